@@ -1,0 +1,116 @@
+package gate
+
+// RubricRef names a rubric and its hash.
+type RubricRef struct {
+	Name string `json:"name"`
+	Hash string `json:"hash"`
+}
+
+// Report is the scored run: what `rubricgate score --json` prints.
+// Numbers are unrounded. Pointer numbers are null when there is nothing to
+// average.
+type Report struct {
+	Rubric RubricRef `json:"rubric"`
+	// Items is the number of items read, scored or not.
+	Items int `json:"items"`
+	// Scored is the number of items with scores (Items - unscored).
+	Scored int `json:"scored"`
+	// Score is the mean item score (0-100) over scored items.
+	Score *float64 `json:"score"`
+	// PassRate is the share of scored items that pass.
+	PassRate *float64 `json:"pass_rate"`
+	// Criteria are per-criterion figures, in rubric order.
+	Criteria []CriterionStats `json:"criteria"`
+	// BlockingFailures lists every item below a blocking criterion's minimum.
+	BlockingFailures []BlockingFailure `json:"blocking_failures"`
+	// RetrievalMiss counts review rows tagged as retrieval misses.
+	RetrievalMiss RetrievalMiss `json:"retrieval_miss"`
+	// Unscored lists items the judge failed on.
+	Unscored Unscored `json:"unscored"`
+	// Warnings are non-fatal remarks (rubric warnings, pass-column disagreements).
+	Warnings []string `json:"warnings"`
+}
+
+// CriterionStats are the figures of one criterion over a run.
+type CriterionStats struct {
+	ID     string  `json:"id"`
+	Name   string  `json:"name"`
+	Weight float64 `json:"weight"`
+	// Mean is the mean raw score over items that scored it.
+	Mean *float64 `json:"mean"`
+	// Normalized is the mean normalised score, 0-100.
+	Normalized *float64 `json:"normalized"`
+	Scored     int      `json:"scored"`
+	NA         int      `json:"na"`
+	// BelowMin counts items below the critical minimum.
+	BelowMin int `json:"below_min"`
+	// Histogram counts items per level, every level of the scale present.
+	Histogram map[int]int `json:"histogram"`
+}
+
+// BlockingFailure is one item below a blocking criterion's minimum.
+type BlockingFailure struct {
+	Item      string `json:"item"`
+	Criterion string `json:"criterion"`
+	Score     int    `json:"score"`
+	// Reasoning is the judge's reasoning or, for review rows, the note.
+	Reasoning string `json:"reasoning"`
+}
+
+// RetrievalMiss counts retrieval misses (seed 000), apart from generation failures.
+type RetrievalMiss struct {
+	Count int     `json:"count"`
+	Rate  float64 `json:"rate"`
+}
+
+// Unscored summarises items that carry a judge error instead of scores.
+type Unscored struct {
+	Count int `json:"count"`
+	// Rate is Count / Items.
+	Rate float64 `json:"rate"`
+	// Exceeded is true when Rate is above ScoreOptions.MaxUnscored.
+	Exceeded bool           `json:"exceeded"`
+	List     []UnscoredItem `json:"items"`
+}
+
+// UnscoredItem is one item the judge failed on.
+type UnscoredItem struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+}
+
+// ItemResult is the scored form of one item, as `score --items` writes it.
+type ItemResult struct {
+	ID string `json:"id"`
+	// Score is the 0-100 weighted score; meaningless when Unscored.
+	Score float64 `json:"score"`
+	Pass  bool    `json:"pass"`
+	// Failed lists criteria below their critical minimum.
+	Failed []string `json:"failed"`
+	// NA lists criteria scored `na`.
+	NA []string `json:"na"`
+	// Unscored is true for items with a judge error.
+	Unscored bool `json:"unscored,omitempty"`
+	// Reasoning is the judge reasoning or review note (not written by --items).
+	Reasoning string `json:"-"`
+}
+
+// ScoreOptions tune Score.
+type ScoreOptions struct {
+	// MaxUnscored is the share of unscored items the run tolerates (0-1).
+	MaxUnscored float64
+	// Workers is the number of decoding goroutines (0: GOMAXPROCS).
+	Workers int
+	// Read tunes the readers.
+	Read ReadOptions
+	// OnItem, when set, receives every item's result in input order.
+	OnItem func(*ItemResult) error
+}
+
+// Blocked reports whether the run fails a hard gate on its own: a blocking
+// criterion failure, too many unscored items, or no scored item at all.
+func (r *Report) Blocked() bool {
+	return len(r.BlockingFailures) > 0 || r.Unscored.Exceeded || r.Scored == 0
+}
