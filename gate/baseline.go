@@ -1,0 +1,47 @@
+package gate
+
+import (
+	"time"
+
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// ItemScore is one scored item as a baseline keeps it.
+type ItemScore struct {
+	ID    string
+	Score float64
+}
+
+// BaselineSource says where a baseline came from, for the report.
+type BaselineSource struct {
+	// Kind is "file", "dir" or "github-artifact".
+	Kind string `json:"kind"`
+	// Location is a path, or "owner/repo artifact #id".
+	Location string `json:"location"`
+	// SHA, Ref and Repository are the commit the baseline was made on.
+	SHA        string `json:"sha,omitempty"`
+	Ref        string `json:"ref,omitempty"`
+	Repository string `json:"repository,omitempty"`
+	// RunID and RunURL identify the workflow run that made it.
+	RunID  int64  `json:"run_id,omitempty"`
+	RunURL string `json:"run_url,omitempty"`
+	// CreatedAt is when the baseline was made.
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Baseline is what the decision needs from the last passing run.
+type Baseline struct {
+	// Rubric is the rubric the baseline was scored under (from its canonical form).
+	Rubric *rubric.Rubric
+	// RubricHash is the stored hash of that rubric.
+	RubricHash string
+	// Score and PassRate are the baseline run's aggregate figures.
+	Score    float64
+	PassRate float64
+	// Criteria are the baseline run's per-criterion figures.
+	Criteria []CriterionStats
+	// Items are the baseline's items, in the order they were stored.
+	Items []ItemScore
+	// Source says where it came from.
+	Source BaselineSource
+}

@@ -1,0 +1,455 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// Thresholds are the numbers the decision compares against.
+type Thresholds struct {
+	// MaxDrop is the relative drop of the aggregate score that blocks (0.02 = 2%).
+	MaxDrop float64
+	// MaxBaselineAge warns when the baseline is older than this (0: never).
+	MaxBaselineAge time.Duration
+	// WorstItems is how many item regressions the report keeps.
+	WorstItems int
+}
+
+// DefaultThresholds are seed 001's: block on a 2% relative drop.
+var DefaultThresholds = Thresholds{
+	MaxDrop:        0.02,
+	MaxBaselineAge: 30 * 24 * time.Hour,
+	WorstItems:     10,
+}
+
+// dropTolerance absorbs floating-point error in the relative-drop check, so
+// that a drop of exactly MaxDrop (in exact arithmetic) always blocks even when
+// the aggregate means carry rounding error in their last bits.
+const dropTolerance = 1e-9
+
+// ParseMaxDrop reads a relative drop written as "2%" or as a fraction "0.02".
+func ParseMaxDrop(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(t, "xXpP") {
+		return 0, fmt.Errorf("max-drop %q: expected a percentage like 2%% or a fraction like 0.02", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v < 0 || v > 1 {
+		return 0, fmt.Errorf("max-drop %q: expected a drop between 0%% and 100%%", s)
+	}
+	return v, nil
+}
+
+// Policy says what to do in the situations the numbers alone do not settle.
+type Policy struct {
+	// IfNoBaseline is "pass" (the run starts the baseline) or "fail".
+	IfNoBaseline string
+	// OnRubricChange is "skip" (relative check skipped, hard gates apply) or
+	// "fail", used only when the run cannot be re-scored under the baseline's rubric.
+	OnRubricChange string
+	// Accepted is true when the pull request carries the accept label: a
+	// relative-drop block becomes a recorded, accepted pass.
+	Accepted bool
+	// AcceptLabel names the label, for the reason text.
+	AcceptLabel string
+}
+
+// DefaultPolicy is the default of every policy input.
+var DefaultPolicy = Policy{IfNoBaseline: "pass", OnRubricChange: "skip", AcceptLabel: "rubricgate:accept-regression"}
+
+// Validate checks the policy words.
+func (p Policy) Validate() error {
+	if p.IfNoBaseline != "pass" && p.IfNoBaseline != "fail" {
+		return fmt.Errorf("if-no-baseline %q: expected pass or fail", p.IfNoBaseline)
+	}
+	if p.OnRubricChange != "skip" && p.OnRubricChange != "fail" {
+		return fmt.Errorf("on-rubric-change %q: expected skip or fail", p.OnRubricChange)
+	}
+	return nil
+}
+
+// Decision words.
+const (
+	Pass  = "pass"
+	Block = "block"
+)
+
+// BaselineInfo is the baseline as the report shows it.
+type BaselineInfo struct {
+	Score     float64   `json:"score"`
+	Source    string    `json:"source"`
+	SHA       string    `json:"sha"`
+	RunURL    string    `json:"run_url"`
+	CreatedAt time.Time `json:"created_at"`
+	// Kind is "file", "dir" or "github-artifact".
+	Kind string `json:"kind"`
+	// Ref is the branch or ref the baseline was made on.
+	Ref string `json:"ref,omitempty"`
+	// RubricHash is the hash of the rubric the baseline was scored under.
+	RubricHash string `json:"rubric_hash"`
+}
+
+// CriterionChange compares one criterion's normalised mean with the baseline's.
+type CriterionChange struct {
+	ID     string  `json:"id"`
+	Name   string  `json:"name"`
+	Weight float64 `json:"weight"`
+	// Baseline and Current are normalised means (0-100), nil when not scored.
+	Baseline *float64 `json:"baseline"`
+	Current  *float64 `json:"current"`
+	// Change is Current - Baseline in points, nil when either is missing.
+	Change *float64 `json:"change"`
+	// Gate is true for criteria with a critical minimum; Blocking for run blockers.
+	Gate     bool `json:"gate"`
+	Blocking bool `json:"blocking"`
+	// BelowMin counts current items below the minimum.
+	BelowMin int `json:"below_min"`
+	// Status is "ok", "down", "up", "fail" (blocking failure), "new" or "gone".
+	Status string `json:"status"`
+}
+
+// GateReport is the full result of `rubricgate gate`: the run report plus
+// the comparison and the decision. It is what the JSON, markdown and
+// comment renderers take.
+type GateReport struct {
+	*Report
+	// Baseline is null when no baseline was used.
+	Baseline *BaselineInfo `json:"baseline"`
+	// RelativeChange is (current - baseline) / baseline of the compared scores.
+	RelativeChange *float64 `json:"relative_change"`
+	// CI95 is a 95% bootstrap interval of the relative change.
+	CI95 *[2]float64 `json:"ci95"`
+	// Decision is "pass" or "block".
+	Decision string `json:"decision"`
+	// Reasons says why the run is blocked, or why it passed where that needs saying.
+	Reasons []string `json:"reasons"`
+	// Accepted is true when a relative-drop block was waived by the accept label.
+	Accepted bool `json:"accepted"`
+	// Comparable is false when the relative check was skipped (rubric change
+	// that could not be re-scored, or no baseline).
+	Comparable bool `json:"comparable"`
+	// Rescored is set when the run was re-scored under the baseline's rubric
+	// to compare: the score under the baseline's rubric.
+	Rescored *RescoredInfo `json:"rescored,omitempty"`
+	// ComparedScore is the current score the decision compared with the baseline.
+	ComparedScore *float64 `json:"compared_score"`
+	// MaxDrop is the threshold used.
+	MaxDrop float64 `json:"max_drop"`
+	// Changes are per-criterion changes, in rubric order.
+	Changes []CriterionChange `json:"changes"`
+	// Paired is the item-level comparison, null without a baseline.
+	Paired *Paired `json:"paired"`
+	// BlockReasons and Warnings are the machine-readable forms used for annotations.
+	BlockingCount int `json:"blocking_failure_count"`
+	// Tier is the staged-rollout decision, when tiers are in use.
+	Tier *TierInfo `json:"tier,omitempty"`
+}
+
+// RescoredInfo records a re-score under the baseline's rubric.
+type RescoredInfo struct {
+	RubricHash string  `json:"rubric_hash"`
+	Score      float64 `json:"score"`
+	// CurrentRubricScore is the score under the current rubric, shown beside.
+	CurrentRubricScore *float64 `json:"current_rubric_score"`
+}
+
+// TierInfo is the staged-rollout outcome carried in the gate report.
+type TierInfo struct {
+	Current    int      `json:"current"`
+	Next       int      `json:"next"`
+	MayAdvance bool     `json:"may_advance"`
+	HeldBy     []string `json:"held_by"`
+}
+
+// DecideInput is everything the decision needs, already read and scored.
+type DecideInput struct {
+	// Current is the run under the current rubric.
+	Current *Report
+	// Rubric is the current rubric (for the gate flags of each criterion).
+	Rubric *rubric.Rubric
+	// Baseline is the last passing run; nil when none was found.
+	Baseline *Baseline
+	// NoBaselineNote explains why there is no baseline (not found, store error
+	// passed by policy); shown in the report.
+	NoBaselineNote string
+	// Compared is the run scored under the baseline's rubric when the rubrics
+	// differ (nil when they are the same, or when re-scoring was impossible).
+	Compared *Report
+	// RescoreErr says why re-scoring under the baseline's rubric was impossible.
+	RescoreErr error
+	// Paired is the item-level comparison (nil without a baseline).
+	Paired *Paired
+	// Now is the time used for the baseline's age.
+	Now time.Time
+	Thresholds
+	Policy
+}
+
+// Decide makes the gate decision. It never fails: every situation maps to a
+// pass or a block with reasons; errors in reading belong to the caller.
+func Decide(in DecideInput) *GateReport {
+	cur := in.Current
+	g := &GateReport{
+		Report:   cur,
+		Decision: Pass,
+		Reasons:  []string{},
+		MaxDrop:  in.MaxDrop,
+		Paired:   in.Paired,
+	}
+	var hard, soft []string
+
+	// Hard gates: never waived.
+	if n := len(cur.BlockingFailures); n > 0 {
+		hard = append(hard, blockingReason(cur.BlockingFailures))
+	}
+	if in.Compared != nil {
+		// The baseline's rubric may have blocking gates the current one dropped:
+		// a pull request cannot switch off a safety gate by editing its rubric.
+		extra := missingFailures(cur.BlockingFailures, in.Compared.BlockingFailures)
+		if len(extra) > 0 {
+			hard = append(hard, blockingReason(extra)+" (under the baseline's rubric)")
+			cur.BlockingFailures = append(cur.BlockingFailures, extra...)
+		}
+	}
+	g.BlockingCount = len(cur.BlockingFailures)
+	if cur.Scored == 0 {
+		hard = append(hard, fmt.Sprintf("no item was scored: %d of %d items carry a judge error", cur.Unscored.Count, cur.Items))
+	} else if cur.Unscored.Exceeded {
+		hard = append(hard, fmt.Sprintf("%d of %d items (%.1f%%) are unscored (judge errors), more than max-unscored allows", cur.Unscored.Count, cur.Items, 100*cur.Unscored.Rate))
+	}
+
+	// The relative check.
+	b := in.Baseline
+	switch {
+	case b == nil:
+		note := in.NoBaselineNote
+		if note == "" {
+			note = "no baseline found"
+		}
+		if in.IfNoBaseline == "fail" {
+			hard = append(hard, note+" and if-no-baseline is fail")
+		} else {
+			g.Reasons = append(g.Reasons, note+": this run starts the baseline")
+		}
+	default:
+		g.Baseline = &BaselineInfo{
+			Score: b.Score, Source: b.Source.Location, SHA: b.Source.SHA, RunURL: b.Source.RunURL,
+			CreatedAt: b.Source.CreatedAt, Kind: b.Source.Kind, Ref: b.Source.Ref, RubricHash: b.RubricHash,
+		}
+		compared := cur
+		sameRubric := b.RubricHash == cur.Rubric.Hash
+		if !sameRubric {
+			if in.Compared != nil && in.Compared.Score != nil {
+				compared = in.Compared
+				g.Rescored = &RescoredInfo{RubricHash: b.RubricHash, Score: *in.Compared.Score, CurrentRubricScore: cur.Score}
+				cur.Warnings = append(cur.Warnings, fmt.Sprintf("the rubric changed (%s -> %s): the run was re-scored under the baseline's rubric to compare", shortHash(b.RubricHash), shortHash(cur.Rubric.Hash)))
+			} else {
+				compared = nil
+				why := "the results do not carry the baseline rubric's criteria"
+				if in.RescoreErr != nil {
+					why = in.RescoreErr.Error()
+				}
+				msg := fmt.Sprintf("SCORES ARE NOT COMPARABLE: the rubric changed (%s -> %s) and the run cannot be re-scored under the baseline's rubric (%s)", shortHash(b.RubricHash), shortHash(cur.Rubric.Hash), why)
+				if in.OnRubricChange == "fail" {
+					hard = append(hard, msg+"; on-rubric-change is fail")
+				} else {
+					cur.Warnings = append(cur.Warnings, msg+"; the relative check was skipped, hard gates still apply")
+				}
+			}
+		}
+		if compared != nil && compared.Score != nil {
+			g.Comparable = true
+			c := *compared.Score
+			g.ComparedScore = &c
+			if b.Score > 0 {
+				rel := (c - b.Score) / b.Score
+				g.RelativeChange = &rel
+				if dropBlocks(b.Score, c, in.MaxDrop) {
+					soft = append(soft, fmt.Sprintf("aggregate score dropped %.2f%% (%.1f -> %.1f), at or above max-drop %s", -100*rel, b.Score, c, fmtPct(in.MaxDrop)))
+				}
+			} else {
+				cur.Warnings = append(cur.Warnings, "the baseline score is 0: the relative change is undefined and the relative check was skipped")
+			}
+			g.Changes = criterionChanges(compared, b, gateFlags(in.Rubric, b.Rubric))
+		}
+		if in.MaxBaselineAge > 0 && !b.Source.CreatedAt.IsZero() && in.Now.Sub(b.Source.CreatedAt) > in.MaxBaselineAge {
+			cur.Warnings = append(cur.Warnings, fmt.Sprintf("the baseline is %d days old (max-baseline-age %d days)", int(in.Now.Sub(b.Source.CreatedAt).Hours()/24), int(in.MaxBaselineAge.Hours()/24)))
+		}
+		if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
+			cur.Warnings = append(cur.Warnings, fmt.Sprintf("the item sets differ: %d items added, %d removed since the baseline (%d in common)", p.Added, p.Removed, p.Common))
+		}
+		if p := in.Paired; p != nil && p.CI95 != nil {
+			ci := *p.CI95
+			g.CI95 = &ci
+		}
+	}
+	if g.Changes == nil {
+		g.Changes = criterionChanges(cur, nil, gateFlags(in.Rubric, nil))
+	}
+
+	switch {
+	case len(hard) > 0:
+		g.Decision = Block
+		g.Reasons = append(append(hard, soft...), g.Reasons...)
+	case len(soft) > 0 && in.Accepted:
+		g.Accepted = true
+		for _, s := range soft {
+			g.Reasons = append(g.Reasons, "accepted by the "+in.AcceptLabel+" label: "+s)
+		}
+	case len(soft) > 0:
+		g.Decision = Block
+		g.Reasons = append(soft, g.Reasons...)
+	}
+	if g.Decision == Pass && len(g.Reasons) == 0 {
+		switch {
+		case g.RelativeChange != nil:
+			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score %s vs the baseline (%.1f -> %.1f), within max-drop %s", fmtSignedPct(*g.RelativeChange), b.Score, *g.ComparedScore, fmtPct(in.MaxDrop)))
+		default:
+			g.Reasons = append(g.Reasons, "no blocking criterion failed")
+		}
+	}
+	return g
+}
+
+// dropBlocks reports whether the drop from base to cur reaches maxDrop:
+// (base - cur) / base >= maxDrop, with a relative tolerance so that an exact
+// drop at the threshold blocks despite rounding in the means.
+func dropBlocks(base, cur, maxDrop float64) bool {
+	if base <= 0 {
+		return false
+	}
+	return (base-cur)/base >= maxDrop-dropTolerance
+}
+
+// gateFlag says whether a criterion is a gate and whether it blocks the run.
+type gateFlag struct{ gate, blocking bool }
+
+// gateFlags collects the gate flags of the given rubrics (nil ones skipped);
+// a criterion is a gate if it is one in any of them.
+func gateFlags(rubrics ...*rubric.Rubric) map[string]gateFlag {
+	m := map[string]gateFlag{}
+	for _, rb := range rubrics {
+		if rb == nil {
+			continue
+		}
+		for _, c := range rb.Criteria {
+			f := m[c.ID]
+			f.gate = f.gate || c.IsGate()
+			f.blocking = f.blocking || (c.IsGate() && c.Blocking)
+			m[c.ID] = f
+		}
+	}
+	return m
+}
+
+func criterionChanges(cur *Report, b *Baseline, flags map[string]gateFlag) []CriterionChange {
+	var base map[string]*CriterionStats
+	if b != nil {
+		base = make(map[string]*CriterionStats, len(b.Criteria))
+		for i := range b.Criteria {
+			base[b.Criteria[i].ID] = &b.Criteria[i]
+		}
+	}
+	failing := map[string]bool{}
+	for _, f := range cur.BlockingFailures {
+		failing[f.Criterion] = true
+	}
+	out := make([]CriterionChange, 0, len(cur.Criteria))
+	seen := map[string]bool{}
+	for _, c := range cur.Criteria {
+		seen[c.ID] = true
+		ch := CriterionChange{ID: c.ID, Name: c.Name, Weight: c.Weight, Current: c.Normalized, BelowMin: c.BelowMin, Status: "ok"}
+		ch.Gate, ch.Blocking = flags[c.ID].gate, flags[c.ID].blocking
+		if base != nil {
+			if bc, ok := base[c.ID]; ok {
+				ch.Baseline = bc.Normalized
+				if bc.Normalized != nil && c.Normalized != nil {
+					d := *c.Normalized - *bc.Normalized
+					ch.Change = &d
+					switch {
+					case d <= -0.05:
+						ch.Status = "down"
+					case d >= 0.05:
+						ch.Status = "up"
+					}
+				}
+			} else {
+				ch.Status = "new"
+			}
+		}
+		if failing[c.ID] {
+			ch.Status = "fail"
+		}
+		out = append(out, ch)
+	}
+	if b != nil {
+		for _, bc := range b.Criteria {
+			if !seen[bc.ID] {
+				out = append(out, CriterionChange{ID: bc.ID, Name: bc.Name, Weight: bc.Weight, Baseline: bc.Normalized, Status: "gone"})
+			}
+		}
+	}
+	return out
+}
+
+func missingFailures(have, other []BlockingFailure) []BlockingFailure {
+	key := func(f BlockingFailure) string { return f.Item + "\x00" + f.Criterion }
+	seen := make(map[string]bool, len(have))
+	for _, f := range have {
+		seen[key(f)] = true
+	}
+	var out []BlockingFailure
+	for _, f := range other {
+		if !seen[key(f)] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func blockingReason(fs []BlockingFailure) string {
+	by := map[string][]string{}
+	var order []string
+	for _, f := range fs {
+		if _, ok := by[f.Criterion]; !ok {
+			order = append(order, f.Criterion)
+		}
+		by[f.Criterion] = append(by[f.Criterion], f.Item)
+	}
+	sort.Strings(order)
+	parts := make([]string, 0, len(order))
+	for _, c := range order {
+		ids := by[c]
+		list := strings.Join(ids[:min(len(ids), 5)], ", ")
+		if len(ids) > 5 {
+			list += fmt.Sprintf(" and %d more", len(ids)-5)
+		}
+		parts = append(parts, fmt.Sprintf("%s on %d item(s): %s", c, len(ids), list))
+	}
+	return "blocking criterion failed: " + strings.Join(parts, "; ")
+}
+
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+func fmtPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
+
+func fmtSignedPct(f float64) string {
+	return fmt.Sprintf("%+.2f%%", 100*f)
+}

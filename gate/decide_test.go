@@ -1,0 +1,237 @@
+package gate
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+func fptr(f float64) *float64 { return &f }
+
+func runReport(score float64, failures ...BlockingFailure) *Report {
+	return &Report{
+		Rubric:           RubricRef{Name: "r", Hash: "sha256:aaaa"},
+		Items:            10,
+		Scored:           10,
+		Score:            fptr(score),
+		PassRate:         fptr(1),
+		Criteria:         []CriterionStats{{ID: "accuracy", Name: "Accuracy", Weight: 1, Normalized: fptr(score)}},
+		BlockingFailures: failures,
+		Warnings:         []string{},
+	}
+}
+
+func base(score float64) *Baseline {
+	return &Baseline{
+		RubricHash: "sha256:aaaa",
+		Score:      score,
+		Criteria:   []CriterionStats{{ID: "accuracy", Name: "Accuracy", Weight: 1, Normalized: fptr(score)}},
+		Source:     BaselineSource{Kind: "dir", Location: "b.json", CreatedAt: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)},
+	}
+}
+
+var now = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+
+func decide(cur *Report, b *Baseline, mod func(*DecideInput)) *GateReport {
+	in := DecideInput{Current: cur, Baseline: b, Now: now, Thresholds: DefaultThresholds, Policy: DefaultPolicy}
+	if mod != nil {
+		mod(&in)
+	}
+	return Decide(in)
+}
+
+func TestDecideRelativeDrop(t *testing.T) {
+	tests := []struct {
+		name      string
+		base, cur float64
+		maxDrop   float64
+		want      string
+	}{
+		{"improvement passes", 70, 75, 0.02, Pass},
+		{"no change passes", 70, 70, 0.02, Pass},
+		{"1.99% drop passes", 50, 49.005, 0.02, Pass},
+		{"exactly 2% blocks", 50, 49, 0.02, Block},
+		// 50.01 -> 49.0098 is a drop of exactly 2% in decimal that floating
+		// point computes as 0.01999999999999999.
+		{"exactly 2% with rounding blocks", 50.01, 49.0098, 0.02, Block},
+		{"2.5% drop blocks", 80, 78, 0.02, Block},
+		{"zero max-drop blocks any drop", 80, 79.99, 0, Block},
+		{"zero baseline never divides", 0, 0, 0.02, Pass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := decide(runReport(tt.cur), base(tt.base), func(in *DecideInput) { in.MaxDrop = tt.maxDrop })
+			if g.Decision != tt.want {
+				t.Fatalf("decision = %s, want %s (reasons %q)", g.Decision, tt.want, g.Reasons)
+			}
+			if len(g.Reasons) == 0 {
+				t.Error("no reason line")
+			}
+			if tt.base == 0 {
+				if g.RelativeChange != nil {
+					t.Errorf("relative change %v for a zero baseline", *g.RelativeChange)
+				}
+				if !hasWarning(g, "baseline score is 0") {
+					t.Errorf("no warning for a zero baseline: %q", g.Warnings)
+				}
+			}
+		})
+	}
+}
+
+func TestExactTwoPercentIsBelowInFloat(t *testing.T) {
+	// Guards the test above: the case must really be one that naive float
+	// arithmetic lets through.
+	b, c := 50.01, 49.0098
+	if d := (b - c) / b; d >= 0.02 {
+		t.Fatalf("naive drop = %v: pick values that round below 0.02", d)
+	}
+}
+
+func hasWarning(g *GateReport, sub string) bool {
+	for _, w := range g.Warnings {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDecideHardGates(t *testing.T) {
+	fail := BlockingFailure{Item: "q-3", Criterion: "safety", Score: 0, Reasoning: "asked for a card number"}
+	g := decide(runReport(90, fail), base(70), func(in *DecideInput) { in.Accepted = true })
+	if g.Decision != Block || g.Accepted {
+		t.Fatalf("a safety zero must block even when improved and accepted: %s accepted=%v", g.Decision, g.Accepted)
+	}
+	if !strings.Contains(g.Reasons[0], "safety") || !strings.Contains(g.Reasons[0], "q-3") {
+		t.Errorf("reason %q does not name the criterion and item", g.Reasons[0])
+	}
+	g = decide(runReport(90, fail), nil, nil)
+	if g.Decision != Block {
+		t.Fatal("a safety zero must block without a baseline")
+	}
+
+	cur := runReport(90)
+	cur.Unscored = Unscored{Count: 3, Rate: 0.3, Exceeded: true}
+	if g := decide(cur, base(80), nil); g.Decision != Block || !strings.Contains(g.Reasons[0], "unscored") {
+		t.Fatalf("too many unscored items must block: %s %q", g.Decision, g.Reasons)
+	}
+	cur = runReport(0)
+	cur.Score, cur.Scored = nil, 0
+	cur.Unscored = Unscored{Count: 10, Rate: 1}
+	if g := decide(cur, base(80), nil); g.Decision != Block {
+		t.Fatal("a run with nothing scored must block")
+	}
+}
+
+func TestDecideAcceptLabel(t *testing.T) {
+	g := decide(runReport(60), base(70), func(in *DecideInput) { in.Accepted = true })
+	if g.Decision != Pass || !g.Accepted {
+		t.Fatalf("accepted regression: decision %s accepted %v", g.Decision, g.Accepted)
+	}
+	if !strings.Contains(g.Reasons[0], "rubricgate:accept-regression") {
+		t.Errorf("reason %q does not record the label", g.Reasons[0])
+	}
+	g = decide(runReport(60), base(70), nil)
+	if g.Decision != Block || g.Accepted {
+		t.Fatal("without the label the drop blocks")
+	}
+	g = decide(runReport(75), base(70), func(in *DecideInput) { in.Accepted = true })
+	if g.Accepted {
+		t.Error("accepted is set although nothing was waived")
+	}
+}
+
+func TestDecideNoBaseline(t *testing.T) {
+	g := decide(runReport(50), nil, nil)
+	if g.Decision != Pass || !strings.Contains(g.Reasons[0], "starts the baseline") {
+		t.Fatalf("if-no-baseline pass: %s %q", g.Decision, g.Reasons)
+	}
+	if g.Baseline != nil || g.RelativeChange != nil || g.Comparable {
+		t.Error("no baseline must give null baseline and change")
+	}
+	g = decide(runReport(50), nil, func(in *DecideInput) { in.IfNoBaseline = "fail" })
+	if g.Decision != Block {
+		t.Fatal("if-no-baseline fail must block")
+	}
+}
+
+func TestDecideRubricChange(t *testing.T) {
+	b := base(80)
+	b.RubricHash = "sha256:bbbb"
+	// Re-scored under the baseline's rubric: the decision uses that score.
+	rescored := runReport(78.4) // exactly 2% below 80
+	g := decide(runReport(90), b, func(in *DecideInput) { in.Compared = rescored })
+	if g.Decision != Block || g.Rescored == nil || *g.Rescored.CurrentRubricScore != 90 {
+		t.Fatalf("re-scored comparison: %s %+v", g.Decision, g.Rescored)
+	}
+	// Not re-scorable: skip by default, loudly.
+	g = decide(runReport(10), b, func(in *DecideInput) { in.RescoreErr = errors.New(`missing criterion "tone"`) })
+	if g.Decision != Pass || g.Comparable || !hasWarning(g, "NOT COMPARABLE") {
+		t.Fatalf("skip policy: %s comparable=%v warnings=%q", g.Decision, g.Comparable, g.Warnings)
+	}
+	g = decide(runReport(10), b, func(in *DecideInput) { in.OnRubricChange = "fail" })
+	if g.Decision != Block {
+		t.Fatal("on-rubric-change fail must block")
+	}
+	// A blocking gate in the baseline's rubric still applies after the PR removed it.
+	rescored = runReport(80, BlockingFailure{Item: "q-9", Criterion: "safety"})
+	g = decide(runReport(80), b, func(in *DecideInput) { in.Compared = rescored })
+	if g.Decision != Block || g.BlockingCount != 1 {
+		t.Fatalf("baseline rubric's blocking gate ignored: %s %q", g.Decision, g.Reasons)
+	}
+}
+
+func TestDecideWarnings(t *testing.T) {
+	b := base(70)
+	b.Source.CreatedAt = now.Add(-45 * 24 * time.Hour)
+	g := decide(runReport(70), b, func(in *DecideInput) {
+		in.Paired = &Paired{Common: 8, Added: 2, Removed: 1}
+	})
+	if !hasWarning(g, "45 days old") {
+		t.Errorf("no age warning: %q", g.Warnings)
+	}
+	if !hasWarning(g, "2 items added, 1 removed") {
+		t.Errorf("no item-set warning: %q", g.Warnings)
+	}
+}
+
+func TestCriterionChanges(t *testing.T) {
+	crit := 1
+	rb := &rubric.Rubric{Criteria: []rubric.Criterion{{ID: "accuracy", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}, {ID: "safety", Scale: rubric.Scale{Low: 0, High: 1}, Critical: &crit, Blocking: true}}}
+	cur := runReport(60, BlockingFailure{Item: "x", Criterion: "safety"})
+	cur.Criteria = append(cur.Criteria, CriterionStats{ID: "safety", Normalized: fptr(90)})
+	b := base(70)
+	b.Criteria = append(b.Criteria, CriterionStats{ID: "tone", Normalized: fptr(50)})
+	g := decide(cur, b, func(in *DecideInput) { in.Rubric = rb })
+	want := map[string]string{"accuracy": "down", "safety": "fail", "tone": "gone"}
+	for _, c := range g.Changes {
+		if want[c.ID] != c.Status {
+			t.Errorf("%s: status %s, want %s", c.ID, c.Status, want[c.ID])
+		}
+		if c.ID == "safety" && !(c.Gate && c.Blocking) {
+			t.Errorf("safety not flagged as a blocking gate")
+		}
+	}
+	if len(g.Changes) != 3 || *g.Changes[0].Change != -10 {
+		t.Fatalf("changes = %+v", g.Changes)
+	}
+}
+
+func TestParseMaxDrop(t *testing.T) {
+	good := map[string]float64{"2%": 0.02, "0.02": 0.02, " 5 % ": 0.05, "0": 0, "100%": 1}
+	for in, want := range good {
+		got, err := ParseMaxDrop(in)
+		if err != nil || got != want {
+			t.Errorf("ParseMaxDrop(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "two", "NaN", "-1%", "150%", "0x1p-2", "Inf"} {
+		if _, err := ParseMaxDrop(in); err == nil {
+			t.Errorf("ParseMaxDrop(%q) accepted", in)
+		}
+	}
+}
