@@ -154,6 +154,21 @@ type GateReport struct {
 	BlockingCount int `json:"blocking_failure_count"`
 	// Tier is the staged-rollout decision, when tiers are in use.
 	Tier *TierInfo `json:"tier,omitempty"`
+	// Context says which run made the report (inside GitHub Actions), so a
+	// later job can check a report it is asked to post.
+	Context *RunContext `json:"context,omitempty"`
+}
+
+// RunContext identifies the CI run that made a report.
+type RunContext struct {
+	Repository  string `json:"repository"`
+	EventName   string `json:"event_name"`
+	SHA         string `json:"sha"`
+	HeadSHA     string `json:"head_sha"`
+	PullRequest int    `json:"pull_request,omitempty"`
+	RunID       int64  `json:"run_id,omitempty"`
+	RunURL      string `json:"run_url,omitempty"`
+	CommentKey  string `json:"comment_key,omitempty"`
 }
 
 // RescoredInfo records a re-score under the baseline's rubric.

@@ -95,6 +95,10 @@ type ItemResult struct {
 	Unscored bool `json:"unscored,omitempty"`
 	// Reasoning is the judge reasoning or review note (not written by --items).
 	Reasoning string `json:"-"`
+	// JudgeModel is the item's judge_model field, if any (not written by --items).
+	JudgeModel string `json:"-"`
+	// Length is the answer length in characters, -1 when unknown (not written by --items).
+	Length int `json:"-"`
 }
 
 // ScoreOptions tune Score.

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rubricgate/rubricgate/internal/safe"
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// Exit codes.
+const (
+	exitPass    = 0
+	exitBlocked = 1
+	exitError   = 2
+)
+
+// env is everything the commands take from the process, injected so tests
+// run the real command without a runner.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// now is the clock (nil: time.Now).
+	now func() time.Time
+}
+
+func (e *env) clock() time.Time {
+	if e.now != nil {
+		return e.now()
+	}
+	return time.Now()
+}
+
+// inActions reports whether the process runs as a GitHub Actions step.
+func (e *env) inActions() bool { return e.getenv("GITHUB_ACTIONS") == "true" }
+
+// usageError is a command-line mistake: exit 2 with a hint.
+type usageError struct{ msg string }
+
+func (u *usageError) Error() string { return u.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+const usage = `rubricgate: a CI regression gate for LLM outputs
+
+Usage:
+  rubricgate score --rubric R --results F [F...] [--json OUT] [--items OUT] [--markdown OUT]
+  rubricgate gate --rubric R --results F [F...] [options]     (see rubricgate gate -h)
+  rubricgate comment --report REPORT.json [options]            (post another job's report)
+  rubricgate calibrate --rubric R [options] HUMAN JUDGE
+  rubricgate calibrate --rubric R --reviewers SHEET
+  rubricgate rubric validate R
+  rubricgate rubric export --format json|csv|prompt R
+
+Inside GitHub Actions with no arguments, rubricgate runs the gate from the action inputs.
+Exit status: 0 pass, 1 blocked, 2 error.
+`
+
+// run executes one command line and returns the exit status.
+func run(args []string, e *env) int {
+	if len(args) == 0 && e.inActions() {
+		return runAction(e)
+	}
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, usage)
+		return exitError
+	}
+	var code int
+	var err error
+	switch args[0] {
+	case "score":
+		code, err = cmdScore(args[1:], e)
+	case "gate":
+		code, err = cmdGate(args[1:], e, nil)
+	case "comment":
+		code, err = cmdComment(args[1:], e)
+	case "calibrate":
+		code, err = cmdCalibrate(args[1:], e)
+	case "rubric":
+		code, err = cmdRubric(args[1:], e)
+	case "help", "-h", "--help":
+		fmt.Fprint(e.stdout, usage)
+		return exitPass
+	case "version", "--version":
+		fmt.Fprintln(e.stdout, "rubricgate", version)
+		return exitPass
+	default:
+		err = usagef("unknown command %q", args[0])
+	}
+	if err != nil {
+		return fail(e, err)
+	}
+	return code
+}
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// fail prints an error and returns exit 2. Inside Actions it also makes an
+// error annotation.
+func fail(e *env, err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitError
+	}
+	msg := err.Error()
+	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(msg))
+	var u *usageError
+	if errors.As(err, &u) {
+		fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
+	}
+	if e.inActions() {
+		fmt.Fprintf(e.stdout, "::error title=rubricgate::%s\n", escapeCommand(msg))
+	}
+	return exitError
+}
+
+// escapeCommand escapes a workflow command's message as the runner expects.
+func escapeCommand(s string) string {
+	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	return r.Replace(s)
+}
+
+// newFlags makes a flag set that reports errors instead of exiting.
+func newFlags(name string, e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	return fs
+}
+
+// stringList is a repeatable flag; each value may hold several entries
+// separated by newlines or spaces (as action inputs do).
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, " ") }
+
+// Set adds the value's entries.
+func (s *stringList) Set(v string) error {
+	*s = append(*s, strings.Fields(v)...)
+	return nil
+}
+
+// loadRubric reads and validates a rubric file, printing its warnings.
+func loadRubric(path string, e *env) (*rubric.Rubric, []rubric.Warning, error) {
+	if path == "" {
+		return nil, nil, usagef("--rubric is required")
+	}
+	data, err := readFileLimited(path, 8<<20)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rubric: %w", err)
+	}
+	rb, warns, err := rubric.Load(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range warns {
+		warn(e, w.File, w.Line, w.String())
+	}
+	return rb, warns, nil
+}
+
+// warn prints a warning; inside Actions as a ::warning annotation.
+func warn(e *env, file string, line int, msg string) {
+	if e.inActions() {
+		props := "title=rubricgate"
+		if file != "" {
+			props = fmt.Sprintf("file=%s,line=%d,title=rubricgate", escapeProperty(file), line)
+		}
+		fmt.Fprintf(e.stdout, "::warning %s::%s\n", props, escapeCommand(msg))
+		return
+	}
+	fmt.Fprintf(e.stderr, "warning: %s\n", safe.LogLine(msg))
+}
+
+func escapeProperty(s string) string {
+	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+	return r.Replace(s)
+}
+
+// readFileLimited reads a whole file, refusing one larger than limit.
+func readFileLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	return data, nil
+}
+
+// writeAtomic writes a file via a temp file and rename, so a reader never
+// sees it half-written and an error leaves the old file intact.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	if path == "-" {
+		return errors.New("internal: writeAtomic on stdout")
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := write(f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	ok = true
+	return nil
+}
+
+// output is one file a command writes once everything is computed.
+type output struct {
+	path  string
+	write func(io.Writer) error
+}
+
+// writeOutputs writes every output, stdout for "-". Files are written
+// atomically; they are only written after all computing succeeded, so a
+// failed run leaves nothing half-written.
+func writeOutputs(e *env, outs []output) error {
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		if o.path == "-" {
+			if err := o.write(e.stdout); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := writeAtomic(o.path, o.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/render"
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// cmdScore scores a run and prints the per-criterion table.
+func cmdScore(args []string, e *env) (int, error) {
+	fs := newFlags("score", e)
+	rubricPath := fs.String("rubric", "", "rubric file (YAML or JSON)")
+	var results stringList
+	fs.Var(&results, "results", "results file(s) or globs: .jsonl/.json lines or .csv review sheets; - for stdin (repeatable)")
+	format := fs.String("format", "", "results format: jsonl or csv (default: from the file extension)")
+	maxUnscored := fs.String("max-unscored", "0", "share of unscored (judge error) items tolerated before the run blocks, e.g. 0.05 or 5%")
+	jsonOut := fs.String("json", "", "write the JSON report to this file (- for stdout)")
+	itemsOut := fs.String("items", "", "write one JSON line per item to this file")
+	mdOut := fs.String("markdown", "", "write a markdown report to this file")
+	if err := fs.Parse(args); err != nil {
+		return exitError, err
+	}
+	results = append(results, fs.Args()...)
+	mu, err := parseShare("max-unscored", *maxUnscored)
+	if err != nil {
+		return exitError, err
+	}
+	rb, warns, err := loadRubric(*rubricPath, e)
+	if err != nil {
+		return exitError, err
+	}
+	inputs, closeAll, err := openInputs(results, *format, e)
+	if err != nil {
+		return exitError, err
+	}
+	defer closeAll()
+
+	opts := gate.ScoreOptions{MaxUnscored: mu}
+	var items *pendingFile
+	if *itemsOut != "" {
+		if items, err = newPendingFile(*itemsOut); err != nil {
+			return exitError, err
+		}
+		defer items.abort()
+		bw := bufio.NewWriterSize(items.f, 1<<16)
+		enc := json.NewEncoder(bw)
+		opts.OnItem = func(it *gate.ItemResult) error {
+			return enc.Encode(itemLine{ID: it.ID, Score: scorePtr(it), Pass: it.Pass, Failed: nonNilStrings(it.Failed), NA: nonNilStrings(it.NA)})
+		}
+		defer func() { _ = bw.Flush() }()
+		items.flush = bw.Flush
+	}
+	rep, err := gate.Score(rb, inputs, opts)
+	if err != nil {
+		return exitError, err
+	}
+	addRubricWarnings(rep, warns)
+	if items != nil {
+		if err := items.commit(); err != nil {
+			return exitError, err
+		}
+	}
+	err = writeOutputs(e, []output{
+		{*jsonOut, func(w io.Writer) error { return render.JSON(w, rep) }},
+		{*mdOut, func(w io.Writer) error { _, err := io.WriteString(w, render.ScoreMarkdown(rep)); return err }},
+	})
+	if err != nil {
+		return exitError, err
+	}
+	if *jsonOut != "-" {
+		if err := render.ScoreText(e.stdout, rep, rb); err != nil {
+			return exitError, err
+		}
+	}
+	if rep.Blocked() {
+		return exitBlocked, nil
+	}
+	return exitPass, nil
+}
+
+// itemLine is one line of --items.
+type itemLine struct {
+	ID     string   `json:"id"`
+	Score  *float64 `json:"score"`
+	Pass   bool     `json:"pass"`
+	Failed []string `json:"failed"`
+	NA     []string `json:"na"`
+}
+
+func scorePtr(it *gate.ItemResult) *float64 {
+	if it.Unscored {
+		return nil
+	}
+	s := it.Score
+	return &s
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// addRubricWarnings puts the rubric's warnings first among the report's.
+func addRubricWarnings(rep *gate.Report, warns []rubric.Warning) {
+	if len(warns) == 0 {
+		return
+	}
+	ws := make([]string, 0, len(warns)+len(rep.Warnings))
+	for _, w := range warns {
+		ws = append(ws, w.String())
+	}
+	rep.Warnings = append(ws, rep.Warnings...)
+}
+
+// parseShare reads a share written as "5%" or "0.05".
+func parseShare(name, s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || strings.ContainsAny(t, "xXpPnNiI") {
+		return 0, usagef("%s %q: expected a share like 0.05 or 5%%", name, s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v < 0 || v > 1 {
+		return 0, usagef("%s %q: expected a share between 0 and 1 (0%% to 100%%)", name, s)
+	}
+	return v, nil
+}
+
+// openInputs expands globs and opens every results file. "-" is stdin.
+func openInputs(patterns []string, format string, e *env) ([]gate.Input, func(), error) {
+	var f gate.Format
+	switch strings.ToLower(format) {
+	case "":
+		f = gate.FormatAuto
+	case "jsonl", "json":
+		f = gate.FormatJSONL
+	case "csv":
+		f = gate.FormatCSV
+	default:
+		return nil, func() {}, usagef("--format %q: expected jsonl or csv", format)
+	}
+	if len(patterns) == 0 {
+		return nil, func() {}, usagef("--results: no results file given")
+	}
+	var files []*os.File
+	closeAll := func() {
+		for _, fl := range files {
+			fl.Close()
+		}
+	}
+	var inputs []gate.Input
+	seen := map[string]bool{}
+	stdin := false
+	for _, p := range patterns {
+		if p == "-" {
+			if stdin {
+				return nil, closeAll, usagef("--results: stdin (-) given twice")
+			}
+			stdin = true
+			if f == gate.FormatAuto {
+				closeAll()
+				return nil, func() {}, usagef("--results -: reading stdin needs --format jsonl or csv")
+			}
+			inputs = append(inputs, gate.Input{Name: "-", R: e.stdin, Format: f})
+			continue
+		}
+		matches := []string{p}
+		if strings.ContainsAny(p, "*?[") {
+			m, err := filepath.Glob(p)
+			if err != nil {
+				closeAll()
+				return nil, func() {}, usagef("--results %q: bad pattern: %v", p, err)
+			}
+			if len(m) == 0 {
+				closeAll()
+				return nil, func() {}, fmt.Errorf("--results %q: no file matches", p)
+			}
+			sort.Strings(m)
+			matches = m
+		}
+		for _, path := range matches {
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			fl, err := os.Open(path)
+			if err != nil {
+				closeAll()
+				return nil, func() {}, fmt.Errorf("results: %w", err)
+			}
+			files = append(files, fl)
+			inputs = append(inputs, gate.Input{Name: path, R: fl, Format: f})
+		}
+	}
+	return inputs, closeAll, nil
+}
+
+// pendingFile is an output streamed to a temp file and renamed into place
+// only when the whole command succeeded.
+type pendingFile struct {
+	path, tmp string
+	f         *os.File
+	flush     func() error
+	done      bool
+}
+
+func newPendingFile(path string) (*pendingFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return &pendingFile{path: path, tmp: f.Name(), f: f}, nil
+}
+
+func (p *pendingFile) commit() error {
+	if p.flush != nil {
+		if err := p.flush(); err != nil {
+			return fmt.Errorf("write %s: %w", p.path, err)
+		}
+	}
+	if err := p.f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", p.path, err)
+	}
+	if err := p.f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", p.path, err)
+	}
+	if err := os.Rename(p.tmp, p.path); err != nil {
+		return fmt.Errorf("write %s: %w", p.path, err)
+	}
+	p.done = true
+	return nil
+}
+
+func (p *pendingFile) abort() {
+	if !p.done {
+		p.f.Close()
+		os.Remove(p.tmp)
+	}
+}

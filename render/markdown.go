@@ -1,0 +1,355 @@
+// Package render turns report values into text: the PR comment and job
+// summary markdown, the plain-text tables printed on a terminal, and JSON.
+// Computing happens in package gate; nothing here changes a figure.
+//
+// Every string that came from results or rubrics (ids, names, reasoning,
+// notes) is untrusted and passes through internal/safe before it is shown.
+package render
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/safe"
+)
+
+// MaxCommentBody is GitHub's limit on a comment body, in characters.
+const MaxCommentBody = 65536
+
+// MarkdownOptions tune the markdown report.
+type MarkdownOptions struct {
+	// Title is the heading (default "rubricgate").
+	Title string
+	// Budget is the most characters the body may take (default
+	// MaxCommentBody minus room for the sticky marker).
+	Budget int
+	// Now is used for the baseline's age.
+	Now time.Time
+}
+
+// level is one way of shortening the optional sections, from generous to spare.
+type level struct {
+	reasoning   int // runes of reasoning per item
+	worst       int // item regressions listed
+	failures    int // blocking failure lines
+	listIDs     int // added/removed ids listed
+	warnings    int // warning lines
+	unscored    int // unscored items listed
+	chart, misc bool
+}
+
+var levels = []level{
+	{reasoning: 500, worst: 10, failures: 50, listIDs: 20, warnings: 30, unscored: 20, chart: true, misc: true},
+	{reasoning: 200, worst: 10, failures: 20, listIDs: 10, warnings: 15, unscored: 10, chart: true, misc: true},
+	{reasoning: 80, worst: 5, failures: 10, listIDs: 5, warnings: 10, unscored: 5, chart: true, misc: true},
+	{reasoning: 0, worst: 3, failures: 5, listIDs: 0, warnings: 5, unscored: 0, chart: false, misc: false},
+	{reasoning: 0, worst: 0, failures: 0, listIDs: 0, warnings: 0, unscored: 0, chart: false, misc: false},
+}
+
+// Markdown renders the gate report as the PR comment / job summary body. The
+// headline and the per-criterion table are always kept; other sections are
+// shortened, in steps, until the body fits the budget.
+func Markdown(g *gate.GateReport, o MarkdownOptions) string {
+	if o.Title == "" {
+		o.Title = "rubricgate"
+	}
+	if o.Budget <= 0 {
+		o.Budget = MaxCommentBody - 512
+	}
+	var body string
+	for _, l := range levels {
+		body = markdownAt(g, o, l)
+		if len([]rune(body)) <= o.Budget {
+			return body
+		}
+	}
+	// Headline and table alone exceed the budget (a rubric with a vast number
+	// of criteria): cut on a rune boundary and say so.
+	r := []rune(body)
+	note := "\n\n_(report cut to fit GitHub's comment size limit; see the job summary or the JSON report)_\n"
+	return string(r[:max(0, o.Budget-len([]rune(note)))]) + note
+}
+
+func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+
+	// Headline: decision and its first reason.
+	icon, word := "✅", "passed"
+	if g.Decision == gate.Block {
+		icon, word = "❌", "blocked"
+	} else if g.Accepted {
+		icon, word = "⚠️", "passed (regression accepted)"
+	}
+	reason := ""
+	if len(g.Reasons) > 0 {
+		reason = ": " + safe.Inline(g.Reasons[0], 400)
+	}
+	w("### %s %s %s%s\n\n", icon, safe.Inline(o.Title, 80), word, reason)
+	for _, r := range g.Reasons[min(1, len(g.Reasons)):] {
+		w("- %s\n", safe.Inline(r, 400))
+	}
+	if len(g.Reasons) > 1 {
+		w("\n")
+	}
+
+	// Aggregate.
+	w("| | Baseline | Current | Change | 95%% CI |\n|---|---:|---:|---:|---:|\n")
+	baseScore, change, ci := "—", "—", "—"
+	if g.Baseline != nil {
+		baseScore = num1(g.Baseline.Score)
+	}
+	if g.RelativeChange != nil {
+		change = signedPct(*g.RelativeChange)
+	}
+	if g.CI95 != nil {
+		ci = fmt.Sprintf("%s … %s", signedPct(g.CI95[0]), signedPct(g.CI95[1]))
+	}
+	cur := g.Score
+	if g.ComparedScore != nil {
+		cur = g.ComparedScore
+	}
+	w("| Score (0-100) | %s | %s | %s | %s |\n", baseScore, numPtr(cur), change, ci)
+	w("| Pass rate | — | %s | | |\n", pctPtr(g.PassRate))
+	w("| Items | — | %d scored of %d | | |\n\n", g.Scored, g.Items)
+	if g.Rescored != nil {
+		w("The rubric changed: the run was re-scored under the baseline's rubric to compare. Under the new rubric it scores **%s**.\n\n", numPtr(g.Rescored.CurrentRubricScore))
+	}
+	if !g.Comparable && g.Baseline != nil {
+		w("> [!WARNING]\n> **Scores are not comparable with the baseline**: the relative check was skipped. Hard gates still apply.\n\n")
+	}
+
+	// Per-criterion table: always kept whole.
+	w("| Criterion | Weight | Baseline | Current | Change | Status |\n|---|---:|---:|---:|---:|---|\n")
+	for _, c := range g.Changes {
+		name := safe.Cell(c.ID, 60)
+		if c.Name != "" && c.Name != c.ID {
+			name += " (" + safe.Cell(c.Name, 60) + ")"
+		}
+		if c.Blocking {
+			name += " 🛡️"
+		}
+		w("| %s | %s | %s | %s | %s | %s |\n", name, num(c.Weight), numPtr(c.Baseline), numPtr(c.Current), signedPtr(c.Change), status(c))
+	}
+	w("\n")
+
+	// Blocking failures.
+	if n := len(g.BlockingFailures); n > 0 {
+		w("**Blocking failures (%d)**\n\n", n)
+		for i, f := range g.BlockingFailures {
+			if i == l.failures {
+				w("- … and %d more (see the JSON report)\n", n-i)
+				break
+			}
+			line := fmt.Sprintf("- %s: %s = %d", safe.Code(f.Item, 80), safe.Inline(f.Criterion, 60), f.Score)
+			if l.reasoning > 0 && f.Reasoning != "" {
+				line += " — " + safe.Inline(f.Reasoning, l.reasoning)
+			}
+			w("%s\n", line)
+		}
+		w("\n")
+	}
+	if g.Unscored.Count > 0 {
+		w("**Unscored items (%d, judge errors)**", g.Unscored.Count)
+		if l.unscored > 0 {
+			w(":")
+			for i, u := range g.Unscored.List {
+				if i == l.unscored {
+					w(" … and %d more", g.Unscored.Count-i)
+					break
+				}
+				w(" %s", safe.Code(u.ID, 80))
+			}
+		}
+		w("\n\n")
+	}
+
+	// Worst regressions, collapsed.
+	if p := g.Paired; p != nil && l.worst > 0 && len(p.Worst) > 0 {
+		k := min(l.worst, len(p.Worst))
+		w("<details><summary>Largest item regressions (%d)</summary>\n\n| Item | Baseline | Current | Change | Reasoning |\n|---|---:|---:|---:|---|\n", k)
+		for _, d := range p.Worst[:k] {
+			w("| %s | %s | %s | %s | %s |\n", safe.Cell(d.ID, 80), num1(d.Baseline), num1(d.Current), signed1(d.Delta), safe.Cell(d.Reasoning, max(l.reasoning, 1)))
+		}
+		w("\n</details>\n\n")
+	}
+	if p := g.Paired; p != nil && l.misc {
+		w("Items: %d in common, %d added, %d removed", p.Common, p.Added, p.Removed)
+		if l.listIDs > 0 && len(p.AddedIDs) > 0 {
+			w("; added: %s", idList(p.AddedIDs, l.listIDs, p.Added))
+		}
+		if l.listIDs > 0 && len(p.RemovedIDs) > 0 {
+			w("; removed: %s", idList(p.RemovedIDs, l.listIDs, p.Removed))
+		}
+		if p.CI95 != nil {
+			w(". CI: %s bootstrap, %d resamples, fixed seed", p.Method, p.Resamples)
+		}
+		w(".\n\n")
+	}
+
+	// Warnings.
+	if n := len(g.Warnings); n > 0 && l.warnings > 0 {
+		w("**Warnings**\n\n")
+		for i, s := range g.Warnings {
+			if i == l.warnings {
+				w("- … and %d more\n", n-i)
+				break
+			}
+			w("- %s\n", safe.Inline(s, 300))
+		}
+		w("\n")
+	} else if n > 0 {
+		w("%d warning(s): see the job log.\n\n", n)
+	}
+
+	// Tier.
+	if t := g.Tier; t != nil {
+		if t.MayAdvance {
+			w("**Rollout**: tier %d%% may advance to %d%%.\n\n", t.Current, t.Next)
+		} else {
+			w("**Rollout**: tier %d%% holds.", t.Current)
+			for _, h := range t.HeldBy {
+				w(" %s.", safe.Inline(h, 200))
+			}
+			w("\n\n")
+		}
+	}
+
+	// Chart of per-criterion change.
+	if l.chart {
+		writeChart(&b, g.Changes)
+	}
+
+	// Provenance.
+	if bl := g.Baseline; bl != nil {
+		w("<sub>Baseline: %s", safe.Inline(bl.Kind, 40))
+		if bl.RunURL != "" && isHTTPURL(bl.RunURL) {
+			w(" from [run](%s)", bl.RunURL)
+		} else if bl.Source != "" {
+			w(" %s", safe.Code(bl.Source, 120))
+		}
+		if bl.SHA != "" {
+			w(" at %s", safe.Code(shortSHA(bl.SHA), 20))
+		}
+		if !bl.CreatedAt.IsZero() && !o.Now.IsZero() {
+			w(", %s old", age(o.Now.Sub(bl.CreatedAt)))
+		}
+		w(". Rubric %s, max-drop %s.</sub>\n", safe.Code(shortSHA(trimHash(g.Rubric.Hash)), 20), pctPlain(g.MaxDrop))
+	} else {
+		w("<sub>No baseline. Rubric %s.</sub>\n", safe.Code(shortSHA(trimHash(g.Rubric.Hash)), 20))
+	}
+	return b.String()
+}
+
+func writeChart(b *strings.Builder, changes []gate.CriterionChange) {
+	var ids []string
+	var vals []string
+	lo, hi := -1.0, 1.0
+	for _, c := range changes {
+		if c.Change == nil {
+			continue
+		}
+		// Criterion ids are [a-z0-9_]+ (validated by the rubric loader), safe
+		// in mermaid; quote them anyway and never use display names here.
+		ids = append(ids, fmt.Sprintf("%q", chartLabel(c.ID)))
+		vals = append(vals, fmt.Sprintf("%.1f", *c.Change))
+		lo, hi = math.Min(lo, *c.Change), math.Max(hi, *c.Change)
+	}
+	if len(ids) == 0 {
+		return
+	}
+	span := math.Ceil(math.Max(-lo, hi))
+	fmt.Fprintf(b, "```mermaid\nxychart-beta\n    title \"Change per criterion (points, 0-100)\"\n    x-axis [%s]\n    y-axis \"points\" %g --> %g\n    bar [%s]\n```\n\n",
+		strings.Join(ids, ", "), -span, span, strings.Join(vals, ", "))
+}
+
+func status(c gate.CriterionChange) string {
+	switch c.Status {
+	case "fail":
+		return fmt.Sprintf("❌ %d below minimum", c.BelowMin)
+	case "down":
+		return "🔻 down"
+	case "up":
+		return "🔺 up"
+	case "new":
+		return "new"
+	case "gone":
+		return "removed"
+	}
+	if c.Gate && c.BelowMin > 0 {
+		return fmt.Sprintf("⚠️ %d below minimum", c.BelowMin)
+	}
+	return "✅"
+}
+
+func idList(ids []string, k, total int) string {
+	var parts []string
+	for _, id := range ids[:min(k, len(ids))] {
+		parts = append(parts, safe.Code(id, 60))
+	}
+	s := strings.Join(parts, ", ")
+	if total > len(parts) {
+		s += fmt.Sprintf(" … (+%d)", total-len(parts))
+	}
+	return s
+}
+
+func num(f float64) string { return trimZeros(fmt.Sprintf("%.2f", f)) }
+
+func num1(f float64) string { return fmt.Sprintf("%.1f", f) }
+
+func numPtr(f *float64) string {
+	if f == nil {
+		return "—"
+	}
+	return num1(*f)
+}
+
+func pctPtr(f *float64) string {
+	if f == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f%%", 100**f)
+}
+
+func signed1(f float64) string { return fmt.Sprintf("%+.1f", f) }
+
+func signedPtr(f *float64) string {
+	if f == nil {
+		return "—"
+	}
+	return signed1(*f)
+}
+
+func signedPct(f float64) string { return fmt.Sprintf("%+.2f%%", 100*f) }
+
+func pctPlain(f float64) string { return trimZeros(fmt.Sprintf("%.4f", 100*f)) + "%" }
+
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+func trimHash(h string) string { return strings.TrimPrefix(h, "sha256:") }
+
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func age(d time.Duration) string {
+	switch {
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}

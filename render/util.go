@@ -1,0 +1,34 @@
+package render
+
+import (
+	"net/url"
+	"strings"
+)
+
+// isHTTPURL reports whether s is a plain http(s) URL that is safe to put in a
+// markdown link target: no spaces, parentheses, angle brackets or quotes.
+func isHTTPURL(s string) bool {
+	if len(s) > 2000 || strings.ContainsAny(s, " \t\r\n()<>\"'`[]\\") {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+}
+
+// chartLabel keeps the characters a mermaid label can carry without quoting
+// trouble: letters, digits, '_' and '-'.
+func chartLabel(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "criterion"
+	}
+	return b.String()
+}
