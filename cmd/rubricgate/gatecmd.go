@@ -432,4 +432,3 @@ func (rs *resultSource) score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.
 	defer closeAll()
 	return gate.Score(rb, inputs, opts)
 }
-

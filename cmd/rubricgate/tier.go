@@ -15,7 +15,7 @@ import (
 
 // tierConfig holds the staged-rollout and judge-bias inputs of the gate.
 type tierConfig struct {
-	tiers, tier, calibration, minAgreement string
+	tiers, tier, calibration, minAgreement  string
 	judgeModel, productionModel, sameFamily string
 }
 
