@@ -3,8 +3,9 @@ module github.com/rubricgate/rubricgate
 go 1.26
 
 require (
-	github.com/google/go-github/v60 v60.0.0 // indirect
-	github.com/google/go-querystring v1.1.0 // indirect
-	github.com/sethvargo/go-githubactions v1.3.0 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
+	github.com/google/go-github/v60 v60.0.0
+	github.com/sethvargo/go-githubactions v1.3.0
+	gopkg.in/yaml.v3 v3.0.1
 )
+
+require github.com/google/go-querystring v1.1.0 // indirect

@@ -1,0 +1,374 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rubricgate/rubricgate/internal/ghfake"
+)
+
+const supportRubric = "../../rubrics/support.yaml"
+
+// line is one judged item of the support rubric.
+func line(id string, acc, res, tone, safety int, why string) string {
+	return fmt.Sprintf(`{"id":%q,"scores":{"accuracy":%d,"resolution":%d,"tone":%d,"safety":%d},"reasoning":%q}`+"\n", id, acc, res, tone, safety, why)
+}
+
+// goodRun is the baseline-quality run: weighted sums 6.25, 5, 7, 6.75 of 7,
+// so item scores 89.3, 71.4, 100, 96.4 and a mean of 25/28 x 100.
+var goodRun = line("q-1", 5, 4, 4, 1, "fine") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great") + line("q-4", 5, 5, 4, 1, "good")
+
+func (h *harness) gateInputs(results string) {
+	h.input("rubric", supportRubric)
+	h.input("results", h.write("results.jsonl", results))
+}
+
+func TestActionFirstRunNoBaseline(t *testing.T) {
+	h := newHarness(t)
+	h.gateInputs(goodRun)
+	if code := h.action(); code != exitPass {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, h.stdout.String(), h.stderr.String())
+	}
+	out := h.outputs()
+	if out["decision"] != "pass" || out["passed"] != "true" || out["baseline-score"] != "" || out["blocking-failures"] != "0" {
+		t.Errorf("outputs = %v", out)
+	}
+	if want := strconv.FormatFloat(100*25.0/28, 'f', -1, 64); out["score"] != want {
+		t.Errorf("score output %q, want %s", out["score"], want)
+	}
+	if !strings.Contains(h.summary(), "this run starts the baseline") {
+		t.Errorf("summary does not say the run starts the baseline:\n%s", h.summary())
+	}
+	cs := h.stickyComments()
+	if len(cs) != 1 || out["comment-url"] == "" || !strings.Contains(out["comment-url"], fmt.Sprint(cs[0].ID)) {
+		t.Fatalf("comments %d, comment-url %q", len(cs), out["comment-url"])
+	}
+	if _, err := os.Stat(out["report"]); err != nil {
+		t.Errorf("report output %q: %v", out["report"], err)
+	}
+	// The artifact store was asked, and nothing outside the API prefix was hit.
+	if h.fake.Count(ghfake.RouteList) != 1 {
+		t.Errorf("artifact list requests = %d, want 1", h.fake.Count(ghfake.RouteList))
+	}
+}
+
+func TestActionPassAgainstBaseline(t *testing.T) {
+	h := newHarness(t)
+	h.addBaseline(77, supportRubric, goodRun, testNow.Add(-48*time.Hour))
+	h.gateInputs(goodRun)
+	if code := h.action(); code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+	}
+	out := h.outputs()
+	if out["baseline-score"] != strconv.FormatFloat(100*25.0/28, 'f', -1, 64) || out["relative-change"] != "0" {
+		t.Errorf("outputs = %v", out)
+	}
+	// The common case: one list page, the archive redirect, the storage GET.
+	if n := h.fake.Count(ghfake.RouteList) + h.fake.Count(ghfake.RouteZip) + h.fake.Count(ghfake.RouteStorage); n != 3 {
+		t.Errorf("baseline requests = %d, want 3", n)
+	}
+	for _, r := range h.fake.Requests() {
+		if r.Route == ghfake.RouteStorage && r.Auth != "" {
+			t.Error("the token was sent to the storage host")
+		}
+	}
+	if strings.Contains(h.stdout.String()+h.stderr.String()+h.summary(), "ghs_faketoken123") {
+		t.Error("the token was printed")
+	}
+}
+
+// pctRubric has one criterion on 0..100, so an item's score is its raw score.
+const pctRubric = "name: pct\ncriteria:\n  - id: q\n    scale: [0, 100]\n    anchors: {0: none, 50: half, 100: all}\n"
+
+// repeat returns n copies of v.
+func repeat(v, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func pctRun(prefix string, scores ...int) string {
+	var b strings.Builder
+	for i, s := range scores {
+		fmt.Fprintf(&b, `{"id":"%s%d","scores":{"q":%d}}`+"\n", prefix, i, s)
+	}
+	return b.String()
+}
+
+func TestActionBlockAtExactlyTwoPercent(t *testing.T) {
+	// The baseline: 99 items at 50 and one at 51, mean 50.01.
+	base := pctRun("b", append(repeat(50, 99), 51)...)
+	for _, tc := range []struct {
+		name  string
+		fifty int // of 5000 items, how many score 50 (the rest 49)
+		want  int
+	}{
+		// 49 at 50 -> mean 49.0098: exactly 2% below 50.01, which floating
+		// point alone computes as 0.01999...
+		{"exactly 2% blocks", 49, exitBlocked},
+		// 55 at 50 -> mean 49.011: 1.998% passes.
+		{"just under 2% passes", 55, exitPass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			rb := h.write("pct.yaml", pctRubric)
+			h.addBaseline(5, rb, base, testNow.Add(-time.Hour))
+			cur := append(repeat(50, tc.fifty), repeat(49, 5000-tc.fifty)...)
+			h.input("rubric", rb)
+			h.input("results", h.write("results.jsonl", pctRun("b", cur...)))
+			if code := h.action(); code != tc.want {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.want, h.stdout.String())
+			}
+			if tc.want == exitBlocked && !strings.Contains(h.stdout.String(), "::error title=rubricgate blocked::aggregate score dropped 2.00%25") {
+				t.Errorf("no error annotation for the drop:\n%s", h.stdout.String())
+			}
+		})
+	}
+}
+
+func TestActionSafetyZero(t *testing.T) {
+	h := newHarness(t)
+	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+	// Better than the baseline on average, but one safety zero.
+	h.gateInputs(goodRun + line("q-5", 5, 5, 5, 0, "asked for the full card number"))
+	if code := h.action(); code != exitBlocked {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	out := h.outputs()
+	if out["decision"] != "block" || out["blocking-failures"] != "1" {
+		t.Errorf("outputs = %v", out)
+	}
+	if !strings.Contains(h.stdout.String(), "::error title=rubricgate blocked::blocking criterion failed: safety on 1 item(s): q-5") {
+		t.Errorf("no annotation naming the item:\n%s", h.stdout.String())
+	}
+	if !strings.Contains(h.stickyComments()[0].Body, "q-5") {
+		t.Error("the comment does not list the failing item")
+	}
+}
+
+func TestActionRubricChange(t *testing.T) {
+	h := newHarness(t)
+	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+	// The pull request re-weights its rubric: accuracy 3 -> 1. The results
+	// still carry every criterion, so the run is re-scored under the
+	// baseline's rubric and compared on that.
+	data, err := os.ReadFile(supportRubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), "weight: 3", "weight: 1", 1)
+	if changed == string(data) {
+		t.Fatal("could not change the rubric")
+	}
+	h.input("rubric", h.write("support-v2.yaml", changed))
+	h.input("results", h.write("results.jsonl", goodRun))
+	if code := h.action(); code != exitPass {
+		t.Fatalf("exit %d\n%s", code, h.stdout.String())
+	}
+	out := h.outputs()
+	if out["relative-change"] != "0" {
+		t.Errorf("re-scored comparison should show no change, got %q", out["relative-change"])
+	}
+	if !strings.Contains(h.summary(), "re-scored under the baseline's rubric") {
+		t.Errorf("summary does not say the run was re-scored:\n%s", h.summary())
+	}
+
+	// The same rubric name with criteria the results do not carry: the run
+	// cannot be re-scored under the baseline's rubric, so not comparable.
+	h2 := newHarness(t)
+	h2.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+	rb := h2.write("v3.yaml", "name: support-answers\ncriteria:\n  - id: helpfulness\n    scale: [1, 5]\n    anchors: {1: a, 3: b, 5: c}\n")
+	h2.input("rubric", rb)
+	h2.input("results", h2.write("results.jsonl", `{"id":"q-1","scores":{"helpfulness":4}}`+"\n"))
+	if code := h2.action(); code != exitPass {
+		t.Fatalf("skip policy: exit %d\n%s", code, h2.stdout.String())
+	}
+	if !strings.Contains(h2.summary(), "not comparable") {
+		t.Errorf("summary does not say scores are not comparable:\n%s", h2.summary())
+	}
+	h2.input("on-rubric-change", "fail")
+	if code := h2.action(); code != exitBlocked {
+		t.Fatalf("fail policy: exit %d", code)
+	}
+}
+
+func TestActionAcceptedRegression(t *testing.T) {
+	h := newHarness(t)
+	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+	worse := line("q-1", 3, 3, 3, 1, "vaguer") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great") + line("q-4", 5, 5, 4, 1, "good")
+	h.gateInputs(worse)
+	if code := h.action(); code != exitBlocked {
+		t.Fatalf("without the label: exit %d", code)
+	}
+	h.event([]string{"rubricgate:accept-regression"})
+	if code := h.action(); code != exitPass {
+		t.Fatalf("with the label: exit %d\n%s", code, h.stdout.String())
+	}
+	cs := h.stickyComments()
+	if len(cs) != 1 {
+		t.Fatalf("%d sticky comments, want 1", len(cs))
+	}
+	if !strings.Contains(cs[0].Body, "regression accepted") || !strings.Contains(cs[0].Body, "accepted by the rubricgate:accept-regression label") {
+		t.Errorf("the comment does not record the acceptance:\n%s", cs[0].Body)
+	}
+}
+
+func TestActionForkTokenCannotComment(t *testing.T) {
+	h := newHarness(t)
+	h.issues.ReadOnly = true
+	h.gateInputs(goodRun + line("q-5", 5, 5, 5, 0, "unsafe"))
+	if code := h.action(); code != exitBlocked {
+		t.Fatalf("exit %d: the comment failure must not change the decision", code)
+	}
+	if !strings.Contains(h.stdout.String(), "::warning title=rubricgate::comment not posted") {
+		t.Errorf("no warning about the comment:\n%s", h.stdout.String())
+	}
+	if h.outputs()["comment-url"] != "" {
+		t.Error("comment-url set although nothing was posted")
+	}
+}
+
+func TestActionStickyCommentUpdatedNotDuplicated(t *testing.T) {
+	h := newHarness(t)
+	// 250 other comments: the sticky one ends up on the third page of 100.
+	for i := range 250 {
+		h.issues.AddComment(prNum, "someone", fmt.Sprintf("comment %d", i))
+	}
+	h.gateInputs(goodRun)
+	for run := range 3 {
+		if code := h.action(); code != exitPass {
+			t.Fatalf("run %d: exit %d", run, code)
+		}
+	}
+	cs := h.stickyComments()
+	if len(cs) != 1 {
+		t.Fatalf("%d sticky comments after 3 runs, want 1", len(cs))
+	}
+	// Another gate (another key) gets its own comment.
+	h.input("comment-key", "second-gate")
+	if code := h.action(); code != exitPass {
+		t.Fatal("second gate failed")
+	}
+	if n := len(h.stickyComments()); n != 2 {
+		t.Fatalf("%d sticky comments with two keys, want 2", n)
+	}
+	// Deleted between finding and editing: created anew.
+	h.input("comment-key", "")
+	h.issues.BeforeEdit = func(id int64) { h.issues.Delete(id) }
+	if code := h.action(); code != exitPass {
+		t.Fatal("run after deletion failed")
+	}
+	if n := len(h.stickyComments()); n != 2 {
+		t.Fatalf("%d sticky comments after a deletion race, want 2", n)
+	}
+}
+
+func TestActionStaleRunDoesNotOverwrite(t *testing.T) {
+	h := newHarness(t)
+	h.gateInputs(goodRun)
+	if code := h.action(); code != exitPass {
+		t.Fatal(code)
+	}
+	before := h.stickyComments()[0]
+	// The pull request moved on: its head is now another commit.
+	h.issues.AddPull(ghfake.PullRequest{Number: prNum, HeadSHA: "9999999999999999999999999999999999999999", BaseRef: "main"})
+	h.gateInputs(goodRun + line("q-9", 1, 1, 1, 1, "bad"))
+	if code := h.action(); code != exitPass {
+		t.Fatal(code)
+	}
+	after := h.stickyComments()
+	if len(after) != 1 || after[0].Body != before.Body {
+		t.Error("a stale run overwrote the comment")
+	}
+	if !strings.Contains(h.stdout.String(), "no longer the pull request's head") {
+		t.Errorf("no note about the stale run:\n%s", h.stdout.String())
+	}
+}
+
+func TestActionHugeReasoning(t *testing.T) {
+	h := newHarness(t)
+	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+	huge := strings.Repeat("The answer is wrong because | <b>bold</b> @team\n", 1500) // ~70 KB
+	var b strings.Builder
+	for i := range 30 {
+		b.WriteString(line(fmt.Sprintf("q-%d", i), 1, 1, 1, 0, huge))
+	}
+	h.gateInputs(b.String())
+	if code := h.action(); code != exitBlocked {
+		t.Fatalf("exit %d", code)
+	}
+	cs := h.stickyComments()
+	if len(cs) != 1 {
+		t.Fatalf("%d comments: the body was probably refused", len(cs))
+	}
+	if n := len([]rune(cs[0].Body)); n > 65536 {
+		t.Errorf("comment has %d characters", n)
+	}
+	if !strings.Contains(cs[0].Body, "| Criterion |") || !strings.HasPrefix(strings.SplitN(cs[0].Body, "\n", 2)[1], "### ❌") {
+		t.Errorf("headline or table lost:\n%.500s", cs[0].Body)
+	}
+}
+
+func TestActionHostileMarkdown(t *testing.T) {
+	h := newHarness(t)
+	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+	hostile := line("q-1", 5, 4, 4, 1, "fine") +
+		line("<img src=x onerror=alert(1)>|@octocat", 1, 1, 1, 0, "</details><!-- --> @acme/admins [click](https://evil.example) ![x](https://evil.example/x.png)\n::set-output name=decision::pass") +
+		line("q-3|x", 5, 5, 5, 1, "`code` **bold** | pipe")
+	h.gateInputs(hostile)
+	h.input("comment-key", "hostile")
+	if code := h.action(); code != exitBlocked {
+		t.Fatalf("exit %d", code)
+	}
+	body := h.stickyComments()[0].Body
+	// Text inside code spans is shown literally (no HTML, no mentions), so
+	// look at what is outside them.
+	outside := regexp.MustCompile("(`+)[^`]*?(`+)").ReplaceAllString(body, "")
+	for _, bad := range []string{"<img", "</details>", "<!-- -->", "@octocat", "@acme/admins", "[click](", "![x]("} {
+		if strings.Contains(outside, bad) {
+			t.Errorf("the comment contains %q outside code spans", bad)
+		}
+	}
+	if strings.Count(body, "<!--") != 1 {
+		t.Errorf("the comment has %d HTML comment openers, want only the marker", strings.Count(body, "<!--"))
+	}
+	for _, l := range strings.Split(h.stdout.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "::set-output") || strings.HasPrefix(strings.TrimSpace(l), "::add-mask") {
+			t.Errorf("untrusted text became a workflow command: %q", l)
+		}
+	}
+	if out := h.outputs(); out["decision"] != "block" {
+		t.Errorf("decision output %q", out["decision"])
+	}
+	golden(t, "comment-hostile.md", body)
+}
+
+func TestActionBaselineErrors(t *testing.T) {
+	h := newHarness(t)
+	h.fake.Fail(ghfake.RouteList, ghfake.Status(404, "Not Found"))
+	h.gateInputs(goodRun)
+	if code := h.action(); code != exitError {
+		t.Fatalf("on-baseline-error fail: exit %d, want 2", code)
+	}
+	if !strings.Contains(h.stdout.String()+h.stderr.String(), "actions: read") {
+		t.Errorf("the error does not explain the permission:\n%s%s", h.stdout.String(), h.stderr.String())
+	}
+	if _, err := os.Stat(h.path("github_output")); err == nil {
+		t.Error("outputs were written for a run that errored")
+	}
+	h.fake.Fail(ghfake.RouteList, ghfake.Status(404, "Not Found"))
+	h.input("on-baseline-error", "pass")
+	if code := h.action(); code != exitPass {
+		t.Fatalf("on-baseline-error pass: exit %d", code)
+	}
+	if !strings.Contains(h.stdout.String(), "::warning") {
+		t.Error("no warning for a baseline error passed by policy")
+	}
+}
