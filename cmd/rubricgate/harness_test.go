@@ -248,4 +248,3 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
-
