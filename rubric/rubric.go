@@ -7,7 +7,11 @@
 package rubric
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -29,7 +33,8 @@ type Rubric struct {
 	ModelFamilies map[string][]string `json:"model_families,omitempty"`
 }
 
-// Scale is an inclusive integer range [Low, High] with Low < High.
+// Scale is an inclusive integer range [Low, High] with Low < High. In JSON it
+// is the array [Low, High].
 type Scale struct {
 	Low  int
 	High int
@@ -123,8 +128,12 @@ type Error struct {
 	Msg  string
 }
 
+// Error formats the error as "file:line:col: message", leaving out the
+// position parts that are unknown (and the file when it is empty).
 func (e *Error) Error() string {
 	switch {
+	case e.File == "":
+		return e.Msg
 	case e.Line > 0 && e.Col > 0:
 		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 	case e.Line > 0:
@@ -143,10 +152,133 @@ type Warning struct {
 	Msg       string `json:"message"`
 }
 
+// String formats the warning like an Error: "file:line:col: message".
 func (w Warning) String() string {
 	e := Error{File: w.File, Line: w.Line, Col: w.Col, Msg: w.Msg}
 	if w.File == "" {
 		return w.Msg
 	}
 	return e.Error()
+}
+
+// MarshalJSON encodes the scale as [Low, High].
+func (s Scale) MarshalJSON() ([]byte, error) {
+	return []byte("[" + strconv.Itoa(s.Low) + "," + strconv.Itoa(s.High) + "]"), nil
+}
+
+// UnmarshalJSON decodes [Low, High]: exactly two integers. It does not check
+// Low < High; Validate does.
+func (s *Scale) UnmarshalJSON(data []byte) error {
+	var v []json.RawMessage
+	if err := json.Unmarshal(data, &v); err != nil || len(v) != 2 {
+		return fmt.Errorf("scale: expected [lowest, highest] integers, got %s", clip(string(data), 40))
+	}
+	var b [2]int
+	for i, n := range v {
+		x, err := strconv.ParseInt(string(n), 10, 64)
+		if err != nil || x < -maxBound || x > maxBound {
+			return fmt.Errorf("scale: expected [lowest, highest] integers within ±%d, got %s", maxBound, clip(string(data), 40))
+		}
+		b[i] = int(x)
+	}
+	s.Low, s.High = b[0], b[1]
+	return nil
+}
+
+// anchorMap marshals anchors with the levels in numeric order (encoding/json
+// would sort "10" before "2").
+type anchorMap map[int]string
+
+func (m anchorMap) MarshalJSON() ([]byte, error) {
+	levels := make([]int, 0, len(m))
+	for k := range m {
+		levels = append(levels, k)
+	}
+	slices.Sort(levels)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range levels {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + strconv.Itoa(k) + `":`)
+		t, err := json.Marshal(m[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(t)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// MarshalJSON encodes the criterion with its fields in declaration order and
+// its anchors in level order (a requirement of the canonical form).
+func (c Criterion) MarshalJSON() ([]byte, error) {
+	type out struct {
+		ID          string    `json:"id"`
+		Name        string    `json:"name"`
+		Description string    `json:"description,omitempty"`
+		Weight      float64   `json:"weight"`
+		Scale       Scale     `json:"scale"`
+		Anchors     anchorMap `json:"anchors,omitempty"`
+		Critical    *int      `json:"critical,omitempty"`
+		Blocking    bool      `json:"blocking,omitempty"`
+		NA          bool      `json:"na,omitempty"`
+		Aliases     []string  `json:"aliases,omitempty"`
+	}
+	return json.Marshal(out{c.ID, c.Name, c.Description, c.Weight, c.Scale,
+		anchorMap(c.Anchors), c.Critical, c.Blocking, c.NA, c.Aliases})
+}
+
+// Gates returns the indices of the criteria that have a critical minimum, in
+// rubric order.
+func (r *Rubric) Gates() []int {
+	var g []int
+	for i := range r.Criteria {
+		if r.Criteria[i].IsGate() {
+			g = append(g, i)
+		}
+	}
+	return g
+}
+
+// MaxPoints is how far the criterion can move the 0-100 weighted score:
+// 100 * weight / total, where total is the rubric's TotalWeight. It is 0 when
+// total is not positive.
+func (c *Criterion) MaxPoints(total float64) float64 {
+	if !(total > 0) {
+		return 0
+	}
+	return 100 * c.Weight / total
+}
+
+// reservedColumns are result keys and review-sheet columns that are not
+// criteria; no criterion id or alias may take one of them.
+var reservedColumns = []string{
+	"id", "question", "answer", "output", "response", "length", "reasoning",
+	"notes", "reviewer", "pass", "retrieval_miss", "error", "judge_model", "scores",
+}
+
+// Reserved reports whether name (case-insensitively, ignoring surrounding
+// space) is a reserved result key or review-sheet column, which no criterion
+// id or alias may use: id, question, answer, output, response, length,
+// reasoning, notes, reviewer, pass, retrieval_miss, error, judge_model, scores.
+func Reserved(name string) bool {
+	k := strings.TrimSpace(name)
+	for _, r := range reservedColumns {
+		if strings.EqualFold(r, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// clip shortens untrusted text quoted in an error message.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
