@@ -11,6 +11,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/safe"
@@ -23,8 +24,10 @@ const MaxCommentBody = 65536
 type MarkdownOptions struct {
 	// Title is the heading (default "rubricgate").
 	Title string
-	// Budget is the most characters the body may take (default
-	// MaxCommentBody minus room for the sticky marker).
+	// Budget is the most bytes the body may take (default MaxCommentBody
+	// minus room for the sticky marker). Bytes, not characters: a byte
+	// budget also keeps a body of emoji and accents within GitHub's
+	// character limit.
 	Budget int
 	// Now is used for the baseline's age.
 	Now time.Time
@@ -62,15 +65,18 @@ func Markdown(g *gate.GateReport, o MarkdownOptions) string {
 	var body string
 	for _, l := range levels {
 		body = markdownAt(g, o, l)
-		if len([]rune(body)) <= o.Budget {
+		if len(body) <= o.Budget {
 			return body
 		}
 	}
 	// Headline and table alone exceed the budget (a rubric with a vast number
 	// of criteria): cut on a rune boundary and say so.
-	r := []rune(body)
 	note := "\n\n_(report cut to fit GitHub's comment size limit; see the job summary or the JSON report)_\n"
-	return string(r[:max(0, o.Budget-len([]rune(note)))]) + note
+	cut := max(0, o.Budget-len(note))
+	for cut > 0 && !utf8.RuneStart(body[cut]) {
+		cut--
+	}
+	return body[:cut] + note
 }
 
 func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {

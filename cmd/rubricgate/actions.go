@@ -187,12 +187,12 @@ func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key,
 		warn(e, "", 0, "comment: no github-token given; the comment was not posted")
 		return ""
 	}
-	out, err := upsert(ctx, gh, c.githubToken, gh.pr, key, md, gh.headSHA)
+	out, err := upsert(ctx, gh, c.githubToken, c.commentAuthor, gh.pr, key, md, gh.headSHA)
 	if err != nil {
 		warn(e, "", 0, "comment not posted: "+err.Error())
 		return ""
 	}
-	if out.Action == "skipped-stale" {
+	if out.Action == comment.ActionSkippedStale {
 		fmt.Fprintln(e.stdout, "  comment not updated: this run's commit is no longer the pull request's head")
 		return ""
 	}
@@ -200,21 +200,21 @@ func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key,
 	return out.URL
 }
 
-func upsert(ctx context.Context, gh *ghContext, token string, pr int, key, body, headSHA string) (comment.Outcome, error) {
+func upsert(ctx context.Context, gh *ghContext, token, author string, pr int, key, body, headSHA string) (comment.Outcome, error) {
 	api, err := baseline.NewGitHubClient(gh.apiURL, token, &http.Client{Timeout: 30 * time.Second})
 	if err != nil {
 		return comment.Outcome{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo}
+	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Author: author}
 	return svc.Upsert(ctx, pr, key, body, headSHA)
 }
 
 // commentConfig holds the flags of `rubricgate comment`.
 type commentConfig struct {
 	report, githubToken, title string
-	maxReport                  string
+	maxReport, commentAuthor   string
 }
 
 func commentFlags(fs *flag.FlagSet, c *commentConfig) {
@@ -222,6 +222,7 @@ func commentFlags(fs *flag.FlagSet, c *commentConfig) {
 	fs.StringVar(&c.githubToken, "github-token", "", "token with pull-requests: write; never printed")
 	fs.StringVar(&c.title, "title", "", "heading of the comment (default: rubricgate: <rubric name>)")
 	fs.StringVar(&c.maxReport, "max-report", "10MiB", "largest report accepted")
+	fs.StringVar(&c.commentAuthor, "comment-author", defaultCommentAuthor, "login whose marker comment is adopted and edited; empty: any author")
 }
 
 // cmdComment posts a report another job made: the fork-safe pattern. It runs
@@ -299,12 +300,12 @@ func cmdComment(args []string, e *env) (int, error) {
 	if title == "" {
 		title = "rubricgate: " + g.Rubric.Name
 	}
-	md := render.Markdown(&g, render.MarkdownOptions{Title: title, Now: e.clock()})
 	key := g.Context.CommentKey
 	if key == "" {
-		key = "rubricgate"
+		key = comment.DefaultKey
 	}
-	out, err := upsert(ctx, gh, c.githubToken, pr, key, md, wr.HeadSHA)
+	md := render.Markdown(&g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
+	out, err := upsert(ctx, gh, c.githubToken, c.commentAuthor, pr, key, md, wr.HeadSHA)
 	if err != nil {
 		return exitError, fmt.Errorf("comment: %w", err)
 	}

@@ -1,8 +1,118 @@
 package main
 
-import "errors"
+import (
+	"io"
+	"os"
+	"strconv"
+	"strings"
 
-// cmdCalibrate measures judge-human or reviewer-reviewer agreement.
+	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// cmdCalibrate measures judge-human agreement (HUMAN JUDGE) or the
+// agreement of two reviewers in one review sheet (--reviewers SHEET).
+// Exit 0 when every criterion reaches the minimum, 1 when any falls short.
 func cmdCalibrate(args []string, e *env) (int, error) {
-	return exitError, errors.New("calibrate: not wired yet")
+	fs := newFlags("calibrate", e)
+	rubricPath := fs.String("rubric", "", "rubric file (YAML or JSON)")
+	minAgree := fs.String("min-agreement", "0.75", "agreement each criterion must reach")
+	metric := fs.String("metric", "exact", "metric that decides: exact, adjacent, kappa, kappa_quadratic, alpha (ordinal) or alpha_interval")
+	format := fs.String("format", "", "results format of the inputs: jsonl or csv (default: from the extension)")
+	jsonOut := fs.String("json", "", "write the JSON report here (- for stdout)")
+	mdOut := fs.String("markdown", "", "write a markdown report here")
+	reviewers := fs.String("reviewers", "", "one review sheet scored by two reviewers (a reviewer column)")
+	if err := fs.Parse(args); err != nil {
+		return exitError, err
+	}
+	m, err := calibrate.ParseMetric(*metric)
+	if err != nil {
+		return exitError, usagef("--metric: %v", err)
+	}
+	min, err := strconv.ParseFloat(strings.TrimSpace(*minAgree), 64)
+	if err != nil || !(min > 0 && min <= 1) {
+		return exitError, usagef("--min-agreement %q: expected a number in (0, 1], like 0.75", *minAgree)
+	}
+	opts := calibrate.Options{Metric: m, MinAgreement: min}
+	rb, _, err := loadRubric(*rubricPath, e)
+	if err != nil {
+		return exitError, err
+	}
+	var passed bool
+	var outs []output
+	var text func(io.Writer) error
+	if *reviewers != "" {
+		if fs.NArg() != 0 {
+			return exitError, usagef("calibrate --reviewers takes one sheet and no other files")
+		}
+		rows, err := readRatings(rb, *reviewers, *format)
+		if err != nil {
+			return exitError, err
+		}
+		rep, err := calibrate.CompareReviewers(rb, rows, opts)
+		if err != nil {
+			return exitError, err
+		}
+		passed = rep.Passed
+		text = func(w io.Writer) error { return calibrate.WriteReviewersText(w, rep) }
+		outs = []output{
+			{*jsonOut, func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
+			{*mdOut, func(w io.Writer) error { return calibrate.WriteReviewersMarkdown(w, rep) }},
+		}
+	} else {
+		if fs.NArg() != 2 {
+			return exitError, usagef("calibrate: expected two files, HUMAN and JUDGE (or --reviewers SHEET)")
+		}
+		human, err := readRatings(rb, fs.Arg(0), *format)
+		if err != nil {
+			return exitError, err
+		}
+		judge, err := readRatings(rb, fs.Arg(1), *format)
+		if err != nil {
+			return exitError, err
+		}
+		rep, err := calibrate.Compare(rb, human, judge, opts)
+		if err != nil {
+			return exitError, err
+		}
+		passed = rep.Passed
+		text = func(w io.Writer) error { return calibrate.WriteText(w, rep) }
+		outs = []output{
+			{*jsonOut, func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
+			{*mdOut, func(w io.Writer) error { return calibrate.WriteMarkdown(w, rep) }},
+		}
+	}
+	if err := writeOutputs(e, outs); err != nil {
+		return exitError, err
+	}
+	if *jsonOut != "-" {
+		if err := text(e.stdout); err != nil {
+			return exitError, err
+		}
+	}
+	if !passed {
+		return exitBlocked, nil
+	}
+	return exitPass, nil
+}
+
+// readRatings reads one ratings file in any results format.
+func readRatings(rb *rubric.Rubric, path, format string) ([]calibrate.Rating, error) {
+	f := gate.FormatAuto
+	switch strings.ToLower(format) {
+	case "":
+	case "jsonl", "json":
+		f = gate.FormatJSONL
+	case "csv":
+		f = gate.FormatCSV
+	default:
+		return nil, usagef("--format %q: expected jsonl or csv", format)
+	}
+	fl, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Close()
+	return calibrate.ReadRatings(rb, gate.Input{Name: path, R: fl, Format: f}, gate.ReadOptions{})
 }

@@ -10,9 +10,13 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/internal/ghfake"
+	"github.com/rubricgate/rubricgate/rubric"
 )
 
 const supportRubric = "../../rubrics/support.yaml"
+
+// rubricForKey has the support rubric's name, for computing comment keys.
+var rubricForKey = rubric.Rubric{Name: "support-answers"}
 
 // line is one judged item of the support rubric.
 func line(id string, acc, res, tone, safety int, why string) string {
@@ -370,5 +374,32 @@ func TestActionBaselineErrors(t *testing.T) {
 	}
 	if !strings.Contains(h.stdout.String(), "::warning") {
 		t.Error("no warning for a baseline error passed by policy")
+	}
+}
+
+func TestActionPlantedMarkerIsNotAdopted(t *testing.T) {
+	h := newHarness(t)
+	h.gateInputs(goodRun)
+	// Someone copies the marker of this gate into their own comment, hoping
+	// the gate will edit it (and so vouch for whatever they later write).
+	key := defaultCommentKey(&ghContext{workflow: "evals", job: "gate"}, &rubricForKey, []string{h.vars["INPUT_RESULTS"]})
+	planted := h.issues.AddComment(prNum, "mallory", "<!-- rubricgate:comment key="+key+" -->\n✅ all good")
+	if code := h.action(); code != exitPass {
+		t.Fatal(code)
+	}
+	var mine, theirs int
+	for _, c := range h.issues.Comments(prNum) {
+		switch {
+		case c.ID == planted:
+			theirs++
+			if !strings.HasSuffix(c.Body, "✅ all good") {
+				t.Error("the planted comment was edited")
+			}
+		case strings.Contains(c.Body, "<!-- rubricgate:comment"):
+			mine++
+		}
+	}
+	if mine != 1 || theirs != 1 {
+		t.Fatalf("bot comments %d, planted %d", mine, theirs)
 	}
 }

@@ -13,11 +13,17 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/rubric"
 )
+
+// defaultCommentAuthor is the login of the workflow's GITHUB_TOKEN: only its
+// marker comments are adopted, so nobody can plant a comment with the marker
+// and have the gate edit (and so vouch for) it.
+const defaultCommentAuthor = "github-actions[bot]"
 
 // defaultBaselineDir is the local store used outside GitHub Actions.
 const defaultBaselineDir = ".rubricgate/baselines"
@@ -33,6 +39,7 @@ type gateConfig struct {
 	ifNoBaseline, onBaselineError, onRubricChange string
 	acceptLabel, writeBaseline, jsonOut, mdOut    string
 	comment, commentKey, githubToken, title       string
+	commentAuthor                                 string
 	tierCfg                                       tierConfig
 }
 
@@ -61,6 +68,7 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.comment, "comment", "auto", "PR comment: auto (on pull request events), always, never")
 	fs.StringVar(&c.commentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
 	fs.StringVar(&c.githubToken, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
+	fs.StringVar(&c.commentAuthor, "comment-author", defaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); empty: any author")
 	fs.StringVar(&c.title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
 	tierFlags(fs, &c.tierCfg)
 }
@@ -240,7 +248,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	if title == "" {
 		title = "rubricgate: " + rb.Name
 	}
-	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: e.clock()})
+	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
 	baselinePath := ""
 	if g.Decision == gate.Pass && (c.writeBaseline != "" || saveDir != nil) {
 		meta := baseline.Meta{CreatedAt: e.clock().UTC(), Branch: q.Branch}
