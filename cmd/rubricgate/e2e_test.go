@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -383,7 +384,7 @@ func TestActionPlantedMarkerIsNotAdopted(t *testing.T) {
 	// Someone copies the marker of this gate into their own comment, hoping
 	// the gate will edit it (and so vouch for whatever they later write).
 	key := defaultCommentKey(&ghContext{workflow: "evals", job: "gate"}, &rubricForKey, []string{h.vars["INPUT_RESULTS"]})
-	planted := h.issues.AddComment(prNum, "mallory", "<!-- rubricgate:comment key="+key+" -->\n✅ all good")
+	planted := h.issues.AddComment(prNum, "mallory", comment.Marker(key)+"\n✅ all good")
 	if code := h.action(); code != exitPass {
 		t.Fatal(code)
 	}
