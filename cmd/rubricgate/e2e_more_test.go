@@ -1,0 +1,213 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rubricgate/rubricgate/internal/ghfake"
+)
+
+// forkReport runs the untrusted half of the fork-safe pattern: the gate on a
+// pull request from a fork, with a read-only token, writing its report.
+func forkReport(t *testing.T, h *harness) string {
+	t.Helper()
+	h.issues.ReadOnly = true
+	h.gateInputs(goodRun)
+	h.input("comment", "never")
+	report := h.path("report.json")
+	h.input("json", report)
+	if code := h.action(); code != exitPass {
+		t.Fatalf("untrusted gate: exit %d\n%s", code, h.stdout.String())
+	}
+	if n := len(h.issues.Comments(prNum)); n != 0 {
+		t.Fatalf("the untrusted run commented (%d)", n)
+	}
+	h.issues.ReadOnly = false
+	return report
+}
+
+// workflowRunEvent switches the harness to the trusted workflow_run half.
+func (h *harness) workflowRunEvent(runID int64, sha string, prs []map[string]any) {
+	for k := range h.vars {
+		if strings.HasPrefix(k, "INPUT_") {
+			delete(h.vars, k)
+		}
+	}
+	h.vars["INPUT_GITHUB-TOKEN"] = "ghs_writetoken"
+	h.vars["GITHUB_EVENT_NAME"] = "workflow_run"
+	h.vars["GITHUB_RUN_ID"] = "9100"
+	h.writeJSON("event.json", map[string]any{
+		"action": "completed",
+		"workflow_run": map[string]any{
+			"id": runID, "head_sha": sha, "event": "pull_request", "conclusion": "success",
+			"repository":      map[string]any{"id": repoID, "full_name": owner + "/" + repo},
+			"head_repository": map[string]any{"id": 999, "full_name": "mallory/support-bot"},
+			"pull_requests":   prs,
+		},
+		"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
+	})
+}
+
+func TestCommentReportForkSafe(t *testing.T) {
+	h := newHarness(t)
+	report := forkReport(t, h)
+	// The fork's pull request: workflow_run.pull_requests is empty, so the
+	// pull request is found by its head SHA.
+	h.workflowRunEvent(9001, headSHA, []map[string]any{})
+	h.input("command", "comment")
+	h.input("report", report)
+	if code := h.action(); code != exitPass {
+		t.Fatalf("comment: exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+	}
+	cs := h.stickyComments()
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "passed") {
+		t.Fatalf("sticky comments = %+v", cs)
+	}
+	// Posting again edits the same comment.
+	if code := h.action(); code != exitPass {
+		t.Fatal(code)
+	}
+	if n := len(h.stickyComments()); n != 1 {
+		t.Fatalf("%d sticky comments after a second post", n)
+	}
+}
+
+func TestCommentReportRefusesForeignReports(t *testing.T) {
+	h := newHarness(t)
+	report := forkReport(t, h)
+	tests := []struct {
+		name  string
+		runID int64
+		sha   string
+		edit  func(map[string]any)
+		want  string
+	}{
+		{"another run", 1234, headSHA, nil, "made by run 9001"},
+		{"another commit", 9001, "0000000000000000000000000000000000000000", nil, "is for commit"},
+		{"another repository", 9001, headSHA, func(m map[string]any) { m["context"].(map[string]any)["repository"] = "evil/repo" }, "is for repository"},
+		{"no context", 9001, headSHA, func(m map[string]any) { delete(m, "context") }, "not a rubricgate gate report"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := report
+			if tt.edit != nil {
+				var m map[string]any
+				data, _ := os.ReadFile(report)
+				if err := json.Unmarshal(data, &m); err != nil {
+					t.Fatal(err)
+				}
+				tt.edit(m)
+				out, _ := json.Marshal(m)
+				path = h.write("edited.json", string(out))
+			}
+			h.workflowRunEvent(tt.runID, tt.sha, []map[string]any{{"number": prNum, "head": map[string]any{"sha": tt.sha}}})
+			h.input("command", "comment")
+			h.input("report", path)
+			if code := h.action(); code != exitError {
+				t.Fatalf("exit %d, want 2", code)
+			}
+			if !strings.Contains(h.stderr.String(), tt.want) {
+				t.Errorf("stderr %q does not say %q", h.stderr.String(), tt.want)
+			}
+			if n := len(h.issues.Comments(prNum)); n != 0 {
+				t.Errorf("a foreign report was posted")
+			}
+		})
+	}
+	// An oversized report is refused before it is parsed.
+	h.workflowRunEvent(9001, headSHA, nil)
+	h.input("command", "comment")
+	h.input("report", h.write("big.json", `{"x":"`+strings.Repeat("a", 2048)+`"}`))
+	h.input("max-report", "1KiB")
+	if code := h.action(); code != exitError || !strings.Contains(h.stderr.String(), "larger than") {
+		t.Fatalf("oversized report: exit %d, %s", code, h.stderr.String())
+	}
+}
+
+// calibration writes a calibrate JSON report for the support rubric.
+func (h *harness) calibration(t *testing.T, rubricPath string, agree bool) string {
+	t.Helper()
+	human := "id,accuracy,resolution,tone,safety\n"
+	judge := ""
+	for i, s := range []int{1, 2, 3, 4, 5, 1, 2, 3, 4, 5} {
+		id := "c-" + string(rune('a'+i))
+		human += id + "," + itoa(s) + "," + itoa(s) + "," + itoa(s) + ",1\n"
+		j := s
+		if !agree && i%2 == 0 {
+			j = 6 - s
+		}
+		judge += line(id, j, s, s, 1, "")
+	}
+	out := h.path("calibration.json")
+	code := run([]string{"calibrate", "--rubric", rubricPath, "--json", out, h.write("human.csv", human), h.write("judge.jsonl", judge)},
+		&env{stdin: strings.NewReader(""), stdout: &h.stdout, stderr: &h.stderr, getenv: func(string) string { return "" }})
+	if want := map[bool]int{true: exitPass, false: exitBlocked}[agree]; code != want {
+		t.Fatalf("calibrate: exit %d, want %d\n%s", code, want, h.stderr.String())
+	}
+	return out
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+func TestActionTierGate(t *testing.T) {
+	h := newHarness(t)
+	h.gateInputs(goodRun)
+	h.input("tier", "25")
+	h.input("calibration", h.calibration(t, supportRubric, true))
+	if code := h.action(); code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+	}
+	out := h.outputs()
+	if out["may-advance"] != "true" || out["next-tier"] != "50" {
+		t.Fatalf("outputs %v", out)
+	}
+
+	// Poor agreement holds the tier, and the summary says why.
+	h.input("calibration", h.calibration(t, supportRubric, false))
+	if code := h.action(); code != exitPass {
+		t.Fatalf("exit %d", code)
+	}
+	if out := h.outputs(); out["may-advance"] != "false" || out["next-tier"] != "50" {
+		t.Fatalf("outputs %v", out)
+	}
+	if !strings.Contains(h.summary(), "tier 25% holds") || !strings.Contains(h.summary(), "criterion accuracy agreement") {
+		t.Errorf("the summary does not say what held the tier:\n%s", h.summary())
+	}
+
+	// A calibration made with another rubric is stale: refused.
+	data, _ := os.ReadFile(supportRubric)
+	other := h.write("support-v2.yaml", strings.Replace(string(data), "threshold: 70", "threshold: 60", 1))
+	h.input("calibration", h.calibration(t, other, true))
+	if code := h.action(); code != exitError {
+		t.Fatalf("stale calibration: exit %d, want 2", code)
+	}
+	if !strings.Contains(h.stderr.String(), "stale") {
+		t.Errorf("the error does not say the calibration is stale: %s", h.stderr.String())
+	}
+}
+
+func TestActionJudgeFamily(t *testing.T) {
+	h := newHarness(t)
+	h.gateInputs(strings.ReplaceAll(goodRun, `"reasoning"`, `"judge_model":"gpt-4o-mini","reasoning"`))
+	h.input("production-model", "gpt-4o")
+	if code := h.action(); code != exitError {
+		t.Fatalf("same family: exit %d, want 2", code)
+	}
+	if !strings.Contains(h.stderr.String(), "judge") {
+		t.Errorf("stderr: %s", h.stderr.String())
+	}
+	h.input("same-family", "warn")
+	if code := h.action(); code != exitPass {
+		t.Fatalf("same-family warn: exit %d", code)
+	}
+	h.input("production-model", "claude-sonnet-4-5")
+	h.input("same-family", "fail")
+	if code := h.action(); code != exitPass {
+		t.Fatalf("different families: exit %d\n%s", code, h.stderr.String())
+	}
+	if h.fake.Count(ghfake.RouteList) == 0 {
+		t.Error("the baseline was not looked up")
+	}
+}
