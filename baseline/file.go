@@ -1,0 +1,568 @@
+// Package baseline keeps the last passing run: the baseline.json file format
+// (versioned, with the rubric embedded in canonical form and every item's
+// score in compact columns) and the stores it lives in: a local directory, a
+// single named file, and GitHub Actions artifacts.
+//
+// A baseline is only written for a run that passed the gate. That rule
+// belongs to the caller (the gate command): this package writes whatever it is
+// given and never judges a run.
+//
+// Everything read here is untrusted: a baseline file may have been edited by
+// hand, truncated, or (for artifacts) produced by someone else. Read checks
+// the schema, the size, the required fields, the ranges of the figures and the
+// hash of the embedded rubric before anything uses it.
+package baseline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// Schema is the baseline file schema this package writes and reads.
+const Schema = 1
+
+// DefaultMaxSize is the largest baseline file Read accepts when given no
+// limit: 100 MiB, the artifact size limit.
+const DefaultMaxSize int64 = 100 << 20
+
+// File is one baseline: the figures of a passing run, the rubric it was
+// scored under, and where it was made.
+type File struct {
+	// Schema is the file format version (Schema).
+	Schema int
+	// Rubric names the rubric and its hash ("sha256:<hex>" of RubricCanonical).
+	Rubric gate.RubricRef
+	// RubricCanonical is the rubric in canonical JSON form, so a later run can
+	// re-score under it.
+	RubricCanonical json.RawMessage
+	// CreatedAt is when the baseline was made (UTC, second precision).
+	CreatedAt time.Time
+	// SHA, Ref, Branch and Repository describe the commit the run was on.
+	SHA, Ref, Branch, Repository string
+	// RunID and RunURL identify the workflow run (0 and "" outside Actions).
+	RunID  int64
+	RunURL string
+	// Score is the run's mean item score (0-100); PassRate its share of
+	// passing items (0-1).
+	Score, PassRate float64
+	// Criteria are the run's per-criterion figures, in rubric order.
+	Criteria []gate.CriterionStats
+	// Items are the scored items, in run order. Stored as columns.
+	Items []gate.ItemScore
+
+	// rb caches the decoded rubric (set by New and Read).
+	rb *rubric.Rubric
+}
+
+// Meta describes where and when a baseline was made.
+type Meta struct {
+	CreatedAt                    time.Time
+	SHA, Ref, Branch, Repository string
+	RunID                        int64
+	RunURL                       string
+}
+
+// New builds a baseline from a scored run. It refuses a report with nothing
+// scored (nil Score or PassRate), a report scored under another rubric, and
+// items with empty or duplicate ids or scores outside 0-100. items are the
+// run's scored items (unscored items are left out by the caller).
+//
+// New does not check that the run passed: only write baselines of passing
+// runs (the caller's rule).
+func New(rb *rubric.Rubric, rep *gate.Report, items []gate.ItemScore, m Meta) (*File, error) {
+	if rb == nil {
+		return nil, errors.New("baseline: no rubric")
+	}
+	if rep == nil {
+		return nil, errors.New("baseline: no report")
+	}
+	if rep.Score == nil || rep.PassRate == nil || rep.Scored == 0 {
+		return nil, errors.New("baseline: the report scored nothing; a baseline needs a scored run")
+	}
+	hash := rb.Hash()
+	if rep.Rubric.Hash != "" && rep.Rubric.Hash != hash {
+		return nil, fmt.Errorf("baseline: the report was scored under rubric %s, not %s (%q)", rep.Rubric.Hash, hash, rb.Name)
+	}
+	canon, err := compactJSON(rb.Canonical())
+	if err != nil {
+		return nil, fmt.Errorf("baseline: rubric %q: canonical form is not valid JSON: %w", rb.Name, err)
+	}
+	if got := hashOf(canon); got != hash {
+		return nil, fmt.Errorf("baseline: rubric %q: Hash() %s is not the sha256 of its canonical form (%s)", rb.Name, hash, got)
+	}
+	if m.CreatedAt.IsZero() {
+		return nil, errors.New("baseline: Meta.CreatedAt is required")
+	}
+	f := &File{
+		Schema:          Schema,
+		Rubric:          gate.RubricRef{Name: rb.Name, Hash: hash},
+		RubricCanonical: canon,
+		CreatedAt:       m.CreatedAt.UTC().Truncate(time.Second),
+		SHA:             m.SHA,
+		Ref:             m.Ref,
+		Branch:          m.Branch,
+		Repository:      m.Repository,
+		RunID:           m.RunID,
+		RunURL:          m.RunURL,
+		Score:           *rep.Score,
+		PassRate:        *rep.PassRate,
+		Criteria:        append([]gate.CriterionStats(nil), rep.Criteria...),
+		Items:           append([]gate.ItemScore(nil), items...),
+		rb:              rb,
+	}
+	if err := f.validate(); err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	return f, nil
+}
+
+// wire is the JSON form of a File. Pointers tell a missing field from a
+// zero one. Items are decoded as plain columns (no custom unmarshaler) so a
+// type error anywhere still leaves Schema decoded, for a clear schema error.
+type wire struct {
+	Schema          *int                   `json:"schema"`
+	Rubric          *gate.RubricRef        `json:"rubric"`
+	CreatedAt       *string                `json:"created_at"`
+	SHA             string                 `json:"sha"`
+	Ref             string                 `json:"ref"`
+	Branch          string                 `json:"branch"`
+	Repository      string                 `json:"repository"`
+	RunID           int64                  `json:"run_id"`
+	RunURL          string                 `json:"run_url"`
+	Score           *float64               `json:"score"`
+	PassRate        *float64               `json:"pass_rate"`
+	Criteria        *[]gate.CriterionStats `json:"criteria"`
+	RubricCanonical json.RawMessage        `json:"rubric_canonical"`
+	Items           *wireItems             `json:"items,omitempty"`
+}
+
+type wireItems struct {
+	Count  *int      `json:"count"`
+	IDs    []string  `json:"ids"`
+	Scores []float64 `json:"scores"`
+}
+
+// Write writes the file as JSON: an indented header, then the items as two
+// single-line columns. The embedded rubric keeps its meaning (whitespace
+// aside); Read hashes its compacted form.
+func (f *File) Write(w io.Writer) error {
+	if err := f.validate(); err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	schema := f.Schema
+	created := f.CreatedAt.UTC().Format(time.RFC3339)
+	crit := f.Criteria
+	if crit == nil {
+		crit = []gate.CriterionStats{}
+	}
+	score, pass := f.Score, f.PassRate
+	hdr := wire{
+		Schema:          &schema,
+		Rubric:          &f.Rubric,
+		CreatedAt:       &created,
+		SHA:             f.SHA,
+		Ref:             f.Ref,
+		Branch:          f.Branch,
+		Repository:      f.Repository,
+		RunID:           f.RunID,
+		RunURL:          f.RunURL,
+		Score:           &score,
+		PassRate:        &pass,
+		Criteria:        &crit,
+		RubricCanonical: f.RubricCanonical,
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&hdr); err != nil {
+		return fmt.Errorf("baseline: encode: %w", err)
+	}
+	// Replace the closing "\n}\n" with the items and our own closing.
+	head := bytes.TrimRight(buf.Bytes(), "\n")
+	head = bytes.TrimSuffix(head, []byte("}"))
+	head = bytes.TrimRight(head, "\n")
+
+	ids := make([]string, len(f.Items))
+	scores := make([]float64, len(f.Items))
+	for i, it := range f.Items {
+		ids[i], scores[i] = it.ID, it.Score
+	}
+	var col bytes.Buffer
+	cenc := json.NewEncoder(&col)
+	cenc.SetEscapeHTML(false)
+
+	out := append([]byte(nil), head...)
+	out = fmt.Appendf(out, ",\n  \"items\": {\n    \"count\": %d,\n    \"ids\": ", len(ids))
+	if err := cenc.Encode(ids); err != nil {
+		return fmt.Errorf("baseline: encode ids: %w", err)
+	}
+	out = append(out, bytes.TrimRight(col.Bytes(), "\n")...)
+	col.Reset()
+	out = append(out, ",\n    \"scores\": "...)
+	if err := cenc.Encode(scores); err != nil {
+		return fmt.Errorf("baseline: encode scores: %w", err)
+	}
+	out = append(out, bytes.TrimRight(col.Bytes(), "\n")...)
+	out = append(out, "\n  }\n}\n"...)
+	if _, err := w.Write(out); err != nil {
+		return fmt.Errorf("baseline: write: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes the file as Write does (columnar items).
+func (f File) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// UnmarshalJSON decodes and checks the file as Read does.
+func (f *File) UnmarshalJSON(data []byte) error {
+	g, err := Read(bytes.NewReader(data), "baseline", int64(len(data)))
+	if err != nil {
+		return err
+	}
+	*f = *g
+	return nil
+}
+
+// Read reads and checks a baseline file. name is used in errors; limit caps
+// the size in bytes (<= 0: DefaultMaxSize). It refuses a schema other than
+// Schema (naming the one found), missing required fields, figures out of
+// range, duplicate item ids, and an embedded rubric whose hash differs from
+// the stored one (its bytes, compacted, must hash to it, or else the rubric
+// they decode to must: a file reformatted by a JSON tool still reads). Unknown fields are ignored (later schema-1 writers may add
+// some). Errors name the file and, for JSON errors, the line and column.
+func Read(r io.Reader, name string, limit int64) (*File, error) {
+	if limit <= 0 {
+		limit = DefaultMaxSize
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than the %d-byte limit for a baseline file", name, limit)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file; expected a baseline JSON object", name)
+	}
+	var w wire
+	err = json.Unmarshal(data, &w)
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line, col := position(data, syn.Offset)
+		return nil, fmt.Errorf("%s:%d:%d: invalid JSON: %w", name, line, col, err)
+	}
+	if w.Schema != nil && *w.Schema != Schema {
+		return nil, fmt.Errorf("%s: baseline schema %d is not supported (this rubricgate reads schema %d); use a matching rubricgate or make a new baseline", name, *w.Schema, Schema)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		line, col := position(data, typ.Offset)
+		field := typ.Field
+		if field == "" {
+			return nil, fmt.Errorf("%s:%d:%d: expected a baseline JSON object, found JSON %s", name, line, col, typ.Value)
+		}
+		return nil, fmt.Errorf("%s:%d:%d: field %q: expected %s, found JSON %s", name, line, col, field, typeName(typ), typ.Value)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	missing := func(field string) error {
+		return fmt.Errorf("%s: missing required field %q", name, field)
+	}
+	switch {
+	case w.Schema == nil:
+		return nil, fmt.Errorf("%s: missing field \"schema\"; not a rubricgate baseline file (expected schema %d)", name, Schema)
+	case w.Rubric == nil || w.Rubric.Name == "":
+		return nil, missing("rubric.name")
+	case w.Rubric.Hash == "":
+		return nil, missing("rubric.hash")
+	case len(w.RubricCanonical) == 0 || string(w.RubricCanonical) == "null":
+		return nil, missing("rubric_canonical")
+	case w.CreatedAt == nil:
+		return nil, missing("created_at")
+	case w.Score == nil:
+		return nil, missing("score")
+	case w.PassRate == nil:
+		return nil, missing("pass_rate")
+	case w.Criteria == nil:
+		return nil, missing("criteria")
+	case w.Items == nil:
+		return nil, missing("items")
+	case w.Items.IDs == nil:
+		return nil, missing("items.ids")
+	case w.Items.Scores == nil:
+		return nil, missing("items.scores")
+	}
+	created, err := time.Parse(time.RFC3339, *w.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: field \"created_at\": expected an RFC 3339 time, found %q", name, *w.CreatedAt)
+	}
+	if len(w.Items.IDs) != len(w.Items.Scores) {
+		return nil, fmt.Errorf("%s: field \"items\": %d ids but %d scores; the columns must have the same length", name, len(w.Items.IDs), len(w.Items.Scores))
+	}
+	if w.Items.Count != nil && *w.Items.Count != len(w.Items.IDs) {
+		return nil, fmt.Errorf("%s: field \"items.count\" is %d but there are %d items (truncated or edited file?)", name, *w.Items.Count, len(w.Items.IDs))
+	}
+	canon, err := compactJSON(w.RubricCanonical)
+	if err != nil {
+		return nil, fmt.Errorf("%s: field \"rubric_canonical\": %w", name, err)
+	}
+	rb, err := rubric.FromCanonical(canon)
+	if err != nil {
+		return nil, fmt.Errorf("%s: field \"rubric_canonical\": %w", name, err)
+	}
+	// The stored bytes hash to the stored hash, or (reformatted by a tool)
+	// the rubric they decode to does.
+	if raw := hashOf(canon); raw != w.Rubric.Hash {
+		if got := rb.Hash(); got != w.Rubric.Hash {
+			return nil, fmt.Errorf("%s: the embedded rubric hashes to %s but the file says %s; the file was edited or is corrupt", name, got, w.Rubric.Hash)
+		}
+	}
+	if rb.Name != w.Rubric.Name {
+		return nil, fmt.Errorf("%s: the embedded rubric is named %q but the file says %q", name, rb.Name, w.Rubric.Name)
+	}
+	items := make([]gate.ItemScore, len(w.Items.IDs))
+	for i, id := range w.Items.IDs {
+		items[i] = gate.ItemScore{ID: id, Score: w.Items.Scores[i]}
+	}
+	f := &File{
+		Schema:          *w.Schema,
+		Rubric:          *w.Rubric,
+		RubricCanonical: canon,
+		CreatedAt:       created.UTC(),
+		SHA:             w.SHA,
+		Ref:             w.Ref,
+		Branch:          w.Branch,
+		Repository:      w.Repository,
+		RunID:           w.RunID,
+		RunURL:          w.RunURL,
+		Score:           *w.Score,
+		PassRate:        *w.PassRate,
+		Criteria:        *w.Criteria,
+		Items:           items,
+		rb:              rb,
+	}
+	if err := f.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return f, nil
+}
+
+// Gate returns what the gate needs, with src describing where the file came
+// from. Fields of src left empty (SHA, Ref, Repository, RunID, RunURL,
+// CreatedAt) are filled from the file.
+func (f *File) Gate(src gate.BaselineSource) (*gate.Baseline, error) {
+	rb := f.rb
+	if rb == nil {
+		var err error
+		if rb, err = rubric.FromCanonical(f.RubricCanonical); err != nil {
+			return nil, fmt.Errorf("baseline: embedded rubric %q: %w", f.Rubric.Name, err)
+		}
+		f.rb = rb
+	}
+	return &gate.Baseline{
+		Rubric:     rb,
+		RubricHash: f.Rubric.Hash,
+		Score:      f.Score,
+		PassRate:   f.PassRate,
+		Criteria:   f.Criteria,
+		Items:      f.Items,
+		Source:     f.source(src),
+	}, nil
+}
+
+// source fills the empty fields of src from the file.
+func (f *File) source(src gate.BaselineSource) gate.BaselineSource {
+	if src.SHA == "" {
+		src.SHA = f.SHA
+	}
+	if src.Ref == "" {
+		src.Ref = f.Ref
+	}
+	if src.Repository == "" {
+		src.Repository = f.Repository
+	}
+	if src.RunID == 0 {
+		src.RunID = f.RunID
+	}
+	if src.RunURL == "" {
+		src.RunURL = f.RunURL
+	}
+	if src.CreatedAt.IsZero() {
+		src.CreatedAt = f.CreatedAt
+	}
+	return src
+}
+
+// validate checks the figures; errors name the field.
+func (f *File) validate() error {
+	if f.Schema != Schema {
+		return fmt.Errorf("schema %d is not supported (this rubricgate writes schema %d)", f.Schema, Schema)
+	}
+	if f.Rubric.Name == "" || f.Rubric.Hash == "" {
+		return errors.New("rubric name and hash are required")
+	}
+	if !strings.HasPrefix(f.Rubric.Hash, "sha256:") {
+		return fmt.Errorf("field \"rubric.hash\": expected \"sha256:<hex>\", found %q", f.Rubric.Hash)
+	}
+	if len(f.RubricCanonical) == 0 {
+		return errors.New("the canonical rubric is required")
+	}
+	if f.CreatedAt.IsZero() {
+		return errors.New("field \"created_at\" is required")
+	}
+	if err := inRange("score", f.Score, 0, 100); err != nil {
+		return err
+	}
+	if err := inRange("pass_rate", f.PassRate, 0, 1); err != nil {
+		return err
+	}
+	if f.RunID < 0 {
+		return fmt.Errorf("field \"run_id\": expected a positive id, found %d", f.RunID)
+	}
+	for i, c := range f.Criteria {
+		field := fmt.Sprintf("criteria[%d]", i)
+		if c.ID == "" {
+			return fmt.Errorf("field %q: missing id", field)
+		}
+		if math.IsNaN(c.Weight) || math.IsInf(c.Weight, 0) || c.Weight < 0 {
+			return fmt.Errorf("field %q: weight %v is not a finite number >= 0", field+".weight", c.Weight)
+		}
+		if c.Mean != nil && (math.IsNaN(*c.Mean) || math.IsInf(*c.Mean, 0)) {
+			return fmt.Errorf("field %q: not a finite number", field+".mean")
+		}
+		if c.Normalized != nil {
+			if err := inRange(field+".normalized", *c.Normalized, 0, 100); err != nil {
+				return err
+			}
+		}
+	}
+	if len(f.Items) == 0 {
+		return errors.New("field \"items\": no items; a baseline needs the scored items")
+	}
+	if err := uniqueIDs(f.Items); err != nil {
+		return err
+	}
+	for i, it := range f.Items {
+		if it.ID == "" {
+			return fmt.Errorf("field \"items.ids[%d]\": empty id", i)
+		}
+		if !utf8.ValidString(it.ID) {
+			return fmt.Errorf("field \"items.ids[%d]\": id %q is not valid UTF-8", i, it.ID)
+		}
+		if !(it.Score >= 0 && it.Score <= 100) { // also NaN
+			return inRange(fmt.Sprintf("items.scores[%d]", i), it.Score, 0, 100)
+		}
+	}
+	return nil
+}
+
+// uniqueIDs refuses duplicate ids. It keys a map by a 64-bit hash of the id
+// (much cheaper than string keys for a million items) and falls back to an
+// exact check on a hash collision.
+func uniqueIDs(items []gate.ItemScore) error {
+	seed := maphash.MakeSeed()
+	seen := make(map[uint64]int32, len(items))
+	for i, it := range items {
+		h := maphash.String(seed, it.ID)
+		if j, ok := seen[h]; ok {
+			if items[j].ID == it.ID {
+				return dupError(i, int(j), it.ID)
+			}
+			return uniqueIDsExact(items)
+		}
+		seen[h] = int32(i)
+	}
+	return nil
+}
+
+func uniqueIDsExact(items []gate.ItemScore) error {
+	seen := make(map[string]int, len(items))
+	for i, it := range items {
+		if j, ok := seen[it.ID]; ok {
+			return dupError(i, j, it.ID)
+		}
+		seen[it.ID] = i
+	}
+	return nil
+}
+
+func dupError(i, j int, id string) error {
+	return fmt.Errorf("field \"items.ids[%d]\": duplicate id %q (also items.ids[%d])", i, id, j)
+}
+
+func inRange(field string, v, lo, hi float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < lo || v > hi {
+		return fmt.Errorf("field %q: %v is outside %v-%v", field, v, lo, hi)
+	}
+	return nil
+}
+
+func compactJSON(b []byte) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func hashOf(canon []byte) string {
+	s := sha256.Sum256(canon)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// position turns a byte offset into a 1-based line and column.
+func position(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1)
+	if col < 1 {
+		col = 1
+	}
+	return line, col
+}
+
+func typeName(e *json.UnmarshalTypeError) string {
+	if e.Type == nil {
+		return "another type"
+	}
+	switch e.Type.Kind().String() {
+	case "string":
+		return "a string"
+	case "float64", "float32", "int", "int64", "int32":
+		return "a number"
+	case "slice":
+		return "an array"
+	case "struct", "map", "ptr":
+		return "an object"
+	case "bool":
+		return "true or false"
+	}
+	return e.Type.String()
+}

@@ -1,0 +1,689 @@
+package baseline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/rubricgate/rubricgate/gate"
+)
+
+// GitHub defaults.
+const (
+	DefaultArtifactName   = "rubricgate-baseline"
+	DefaultMaxArchive     = int64(100 << 20)
+	DefaultMaxCandidates  = 5
+	DefaultMaxPages       = 10
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultDeadline       = 2 * time.Minute
+	DefaultMaxRateWait    = 60 * time.Second
+	DefaultRetries        = 3
+	DefaultMinBackoff     = time.Second
+	DefaultMaxBackoff     = 8 * time.Second
+)
+
+// permissionsHint is appended to 401/403/404 answers of the artifact API.
+const permissionsHint = "the workflow token needs `permissions: actions: read` to list and download artifacts; a private repository answers 404 when it is missing"
+
+// GitHub finds the last passing baseline among the repository's GitHub
+// Actions artifacts: the newest unexpired artifact named ArtifactName made by
+// a run of this repository (never a fork's) on the query's branch, whose
+// baseline.json is valid and is for the query's rubric.
+//
+// Zero fields take the Default* values. The common case costs three HTTP
+// requests: one list page, the archive call answering 302, the storage GET.
+//
+// The list order is undocumented (in practice newest first): each page is
+// sorted by created_at, newest first, and the next page is only read when
+// every candidate of the earlier pages failed or none qualified. The
+// artifact API does not say which event made a run, so the caller must only
+// upload baselines from passing runs on the baseline branch (pushes), never
+// from pull_request runs.
+//
+// Requests are built with API.NewRequest (so BaseURL, User-Agent and the
+// token's transport apply) but sent through API.Client() and classified with
+// github.CheckResponse, not API.Do: Do short-circuits every call after a rate
+// limit until the real clock passes the reset, which would defeat this
+// store's own waiting and retrying.
+type GitHub struct {
+	// API is the authenticated client (see NewGitHubClient).
+	API *github.Client
+	// Download fetches the archive from the storage URL. It must carry no
+	// token (nil: a plain client). An Authorization header is never sent.
+	Download *http.Client
+	// Owner and Repo name the repository.
+	Owner, Repo string
+	// RepoID is the repository's id (repository.id in the event payload).
+	// Artifacts whose workflow_run.repository_id or head_repository_id
+	// differ are skipped: a fork's artifact is never used. Required.
+	RepoID int64
+	// ArtifactName is the artifact's name (DefaultArtifactName).
+	ArtifactName string
+	// MaxArchive caps the archive and baseline.json uncompressed, in bytes.
+	MaxArchive int64
+	// MaxCandidates is how many qualifying artifacts are tried at most.
+	MaxCandidates int
+	// MaxPages is how many list pages (100 artifacts each) are read at most.
+	MaxPages int
+	// RequestTimeout bounds each request (a download: until its body is read).
+	RequestTimeout time.Duration
+	// Deadline bounds the whole search.
+	Deadline time.Duration
+	// MaxRateWait is the most the search waits for rate limits, in total.
+	MaxRateWait time.Duration
+	// Retries is how often a 5xx or network failure is retried (0: default;
+	// negative: none). Backoff doubles from MinBackoff up to MaxBackoff.
+	Retries                int
+	MinBackoff, MaxBackoff time.Duration
+	// Sleep waits d or until ctx is done (nil: a timer). Tests inject it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock for expiry and rate-limit resets (nil: time.Now).
+	Now func() time.Time
+	// Logf reports skipped and failed candidates by artifact id (nil: quiet).
+	Logf func(format string, args ...any)
+}
+
+// NewGitHubClient returns a go-github client for apiURL (GITHUB_API_URL;
+// empty: https://api.github.com) authenticated with token. A trailing "/" is
+// added to the base URL when missing, as go-github requires; GitHub
+// Enterprise Server URLs (https://HOST/api/v3) work unchanged. hc may be nil.
+func NewGitHubClient(apiURL, token string, hc *http.Client) (*github.Client, error) {
+	if token == "" {
+		return nil, errors.New("github: no token given; pass the workflow token (github-token: ${{ github.token }})")
+	}
+	if apiURL == "" {
+		apiURL = "https://api.github.com"
+	}
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		return nil, fmt.Errorf("github: API URL %q: %w", apiURL, err)
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("github: API URL %q: expected an absolute http(s) URL like https://api.github.com", apiURL)
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	c := github.NewClient(hc).WithAuthToken(token)
+	c.BaseURL = u
+	up := *u
+	if strings.HasSuffix(up.Path, "/api/v3/") {
+		up.Path = strings.TrimSuffix(up.Path, "api/v3/") + "api/uploads/"
+		c.UploadURL = &up
+	} else if u.Host != "api.github.com" {
+		c.UploadURL = &up
+	}
+	return c, nil
+}
+
+// RequestError is a failed request: which call, which request, the HTTP
+// status (0 for network errors) and, for permission errors, a hint.
+type RequestError struct {
+	// Op names the call ("list artifacts", "artifact archive URL", "download archive").
+	Op string
+	// Request is "METHOD path" (API paths relative to the base URL; storage
+	// URLs without their signed query).
+	Request    string
+	StatusCode int
+	// Detail, when set, is shown instead of Err (GitHub's errors repeat the
+	// whole URL).
+	Detail string
+	Hint   string
+	Err    error
+}
+
+// Error says which call failed, on which request, and why.
+func (e *RequestError) Error() string {
+	var s string
+	if e.Detail != "" {
+		s = fmt.Sprintf("%s (%s): %s", e.Op, e.Request, e.Detail)
+	} else {
+		s = fmt.Sprintf("%s (%s): %v", e.Op, e.Request, e.Err)
+	}
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
+}
+
+// Unwrap returns the underlying error (a go-github error type for API answers).
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// CandidateFailure is why one artifact was not used.
+type CandidateFailure struct {
+	ArtifactID int64
+	Reason     string
+}
+
+// CandidatesError means artifacts qualified but none gave a usable baseline.
+// It is a store error, not ErrNotFound.
+type CandidatesError struct {
+	Failures []CandidateFailure
+}
+
+// Error lists every failed artifact by id with its reason.
+func (e *CandidatesError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no usable baseline artifact: %d candidate(s) failed:", len(e.Failures))
+	for _, f := range e.Failures {
+		fmt.Fprintf(&b, " [artifact #%d: %s]", f.ArtifactID, f.Reason)
+	}
+	return b.String()
+}
+
+// transient marks an error worth retrying (5xx, network, timeout).
+type transient struct{ err error }
+
+func (t *transient) Error() string { return t.err.Error() }
+func (t *transient) Unwrap() error { return t.err }
+
+// rateWait marks a rate limit: wait d (< 0: unknown) then retry.
+type rateWait struct {
+	d   time.Duration
+	err error
+}
+
+func (r *rateWait) Error() string { return r.err.Error() }
+func (r *rateWait) Unwrap() error { return r.err }
+
+// candidateErr marks a failure of one artifact: try the next one.
+type candidateErr struct{ err error }
+
+func (c *candidateErr) Error() string { return c.err.Error() }
+func (c *candidateErr) Unwrap() error { return c.err }
+
+// search is one Latest call.
+type search struct {
+	g        GitHub // with defaults applied
+	api      *http.Client
+	dl       *http.Client
+	rateLeft time.Duration
+}
+
+func (g GitHub) withDefaults() GitHub {
+	if g.ArtifactName == "" {
+		g.ArtifactName = DefaultArtifactName
+	}
+	if g.MaxArchive <= 0 {
+		g.MaxArchive = DefaultMaxArchive
+	}
+	if g.MaxCandidates <= 0 {
+		g.MaxCandidates = DefaultMaxCandidates
+	}
+	if g.MaxPages <= 0 {
+		g.MaxPages = DefaultMaxPages
+	}
+	if g.RequestTimeout <= 0 {
+		g.RequestTimeout = DefaultRequestTimeout
+	}
+	if g.Deadline <= 0 {
+		g.Deadline = DefaultDeadline
+	}
+	if g.MaxRateWait <= 0 {
+		g.MaxRateWait = DefaultMaxRateWait
+	}
+	switch {
+	case g.Retries == 0:
+		g.Retries = DefaultRetries
+	case g.Retries < 0:
+		g.Retries = 0
+	}
+	if g.MinBackoff <= 0 {
+		g.MinBackoff = DefaultMinBackoff
+	}
+	if g.MaxBackoff <= 0 {
+		g.MaxBackoff = DefaultMaxBackoff
+	}
+	if g.Sleep == nil {
+		g.Sleep = sleepCtx
+	}
+	if g.Now == nil {
+		g.Now = time.Now
+	}
+	if g.Logf == nil {
+		g.Logf = func(string, ...any) {}
+	}
+	return g
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Latest finds the newest usable baseline artifact for q (see GitHub).
+// It returns an error wrapping ErrNotFound when no artifact qualifies, a
+// *CandidatesError when artifacts qualified but all failed, and otherwise a
+// store error naming the call that failed.
+func (g GitHub) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource, error) {
+	var none gate.BaselineSource
+	switch {
+	case g.API == nil:
+		return nil, none, errors.New("github baseline store: no API client")
+	case g.Owner == "" || g.Repo == "":
+		return nil, none, errors.New("github baseline store: owner and repository are required")
+	case g.RepoID <= 0:
+		return nil, none, errors.New("github baseline store: the repository id is required (repository.id from the event payload) to refuse artifacts made by forks")
+	case q.Branch == "":
+		return nil, none, errors.New("github baseline store: no baseline branch given")
+	case q.Rubric == "":
+		return nil, none, errors.New("github baseline store: no rubric name given")
+	}
+	s := &search{g: g.withDefaults()}
+	s.rateLeft = s.g.MaxRateWait
+	s.api = s.g.API.Client()
+	apiHost := s.g.API.BaseURL.Host
+	s.api.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		// Follow a moved repository (301/308) on the API host only; a 302
+		// to storage is returned as is, so the token never leaves the API.
+		if req.Response != nil && (req.Response.StatusCode == http.StatusMovedPermanently || req.Response.StatusCode == http.StatusPermanentRedirect) &&
+			req.URL.Host == apiHost && len(via) < 3 {
+			return nil
+		}
+		return http.ErrUseLastResponse
+	}
+	s.dl = s.g.Download
+	if s.dl == nil {
+		s.dl = &http.Client{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.g.Deadline)
+	defer cancel()
+	return s.run(ctx, q)
+}
+
+func (s *search) run(ctx context.Context, q Query) (*File, gate.BaselineSource, error) {
+	var none gate.BaselineSource
+	var (
+		failures                             []CandidateFailure
+		listed, expired, forks, other, wrong int
+	)
+	page := 1
+	for pages := 0; page > 0 && pages < s.g.MaxPages && len(failures) < s.g.MaxCandidates; pages++ {
+		list, next, err := s.listPage(ctx, page)
+		if err != nil {
+			return nil, none, err
+		}
+		page = next
+		var cands []*github.Artifact
+		for _, a := range list {
+			listed++
+			wr := a.GetWorkflowRun()
+			switch {
+			case a.GetName() != s.g.ArtifactName || a.GetID() <= 0:
+				wrong++
+			case a.GetExpired() || (a.ExpiresAt != nil && !a.ExpiresAt.After(s.g.Now())):
+				expired++
+			case wr == nil || wr.GetRepositoryID() != s.g.RepoID || wr.GetHeadRepositoryID() != s.g.RepoID:
+				forks++
+				s.g.Logf("skipping artifact #%d: not made by a run of this repository (head repository id %d, expected %d); artifacts from forks are never used", a.GetID(), wr.GetHeadRepositoryID(), s.g.RepoID)
+			case wr.GetHeadBranch() != q.Branch:
+				other++
+			default:
+				cands = append(cands, a)
+			}
+		}
+		// The list order is undocumented: newest first by created_at, then id.
+		sort.SliceStable(cands, func(i, j int) bool {
+			ti, tj := cands[i].GetCreatedAt().Time, cands[j].GetCreatedAt().Time
+			if !ti.Equal(tj) {
+				return ti.After(tj)
+			}
+			return cands[i].GetID() > cands[j].GetID()
+		})
+		for _, a := range cands {
+			if len(failures) >= s.g.MaxCandidates {
+				break
+			}
+			f, err := s.fetch(ctx, a, q)
+			if err == nil {
+				src := gate.BaselineSource{
+					Kind:     "github-artifact",
+					Location: fmt.Sprintf("%s/%s artifact #%d", s.g.Owner, s.g.Repo, a.GetID()),
+				}
+				if wr := a.GetWorkflowRun(); wr != nil {
+					src.SHA = wr.GetHeadSHA()
+					src.RunID = wr.GetID()
+				}
+				return f, f.source(src), nil
+			}
+			var ce *candidateErr
+			if !errors.As(err, &ce) {
+				return nil, none, err
+			}
+			failures = append(failures, CandidateFailure{ArtifactID: a.GetID(), Reason: ce.Error()})
+			s.g.Logf("skipping baseline artifact #%d: %v", a.GetID(), ce)
+		}
+	}
+	if len(failures) > 0 {
+		return nil, none, &CandidatesError{Failures: failures}
+	}
+	more := ""
+	if page > 0 {
+		more = fmt.Sprintf("; stopped after %d page(s) (MaxPages)", s.g.MaxPages)
+	}
+	return nil, none, fmt.Errorf("%w for rubric %q on branch %q: %d artifact(s) named %q listed in %s/%s, none qualifies (%d expired, %d from other repositories, %d from other branches, %d misnamed)%s",
+		ErrNotFound, q.Rubric, q.Branch, listed, s.g.ArtifactName, s.g.Owner, s.g.Repo, expired, forks, other, wrong, more)
+}
+
+// retry runs fn, retrying transient failures with bounded backoff and
+// waiting out rate limits within the search's budget.
+func (s *search) retry(ctx context.Context, fn func() error) error {
+	attempt := 0
+	for {
+		err := fn()
+		if err == nil {
+			return nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("baseline search stopped (deadline %s): %w (last error: %v)", s.g.Deadline, cerr, err)
+		}
+		var rw *rateWait
+		var tr *transient
+		switch {
+		case errors.As(err, &rw):
+			if rw.d < 0 {
+				return fmt.Errorf("%w; rate limited with no reset time given, not waiting", rw.err)
+			}
+			if rw.d > s.rateLeft {
+				return fmt.Errorf("%w; rate limited: waiting %s would exceed the remaining rate-limit wait budget of %s (of %s)", rw.err, rw.d.Round(time.Second), s.rateLeft.Round(time.Second), s.g.MaxRateWait)
+			}
+			if dl, ok := ctx.Deadline(); ok && rw.d > time.Until(dl) {
+				return fmt.Errorf("%w; rate limited: waiting %s would pass the search deadline (%s)", rw.err, rw.d.Round(time.Second), s.g.Deadline)
+			}
+			s.rateLeft -= rw.d
+			s.g.Logf("rate limited; waiting %s: %v", rw.d.Round(time.Second), rw.err)
+			if serr := s.g.Sleep(ctx, rw.d); serr != nil {
+				return fmt.Errorf("%w; stopped while waiting for the rate limit: %v", rw.err, serr)
+			}
+		case errors.As(err, &tr):
+			if attempt >= s.g.Retries {
+				return fmt.Errorf("%w (gave up after %d attempts)", tr.err, attempt+1)
+			}
+			d := s.g.MinBackoff << attempt
+			if d > s.g.MaxBackoff || d <= 0 {
+				d = s.g.MaxBackoff
+			}
+			attempt++
+			s.g.Logf("retrying in %s: %v", d, tr.err)
+			if serr := s.g.Sleep(ctx, d); serr != nil {
+				return fmt.Errorf("%w; stopped while waiting to retry: %v", tr.err, serr)
+			}
+		default:
+			return err
+		}
+	}
+}
+
+// listPage reads one page of artifacts named ArtifactName and returns the
+// next page number (0: none).
+func (s *search) listPage(ctx context.Context, page int) ([]*github.Artifact, int, error) {
+	v := url.Values{}
+	v.Set("name", s.g.ArtifactName)
+	v.Set("per_page", "100")
+	v.Set("page", strconv.Itoa(page))
+	path := "repos/" + url.PathEscape(s.g.Owner) + "/" + url.PathEscape(s.g.Repo) + "/actions/artifacts?" + v.Encode()
+	const op = "list artifacts"
+	var list github.ArtifactList
+	next := 0
+	err := s.retry(ctx, func() error {
+		rctx, cancel := context.WithTimeout(ctx, s.g.RequestTimeout)
+		defer cancel()
+		req, err := s.g.API.NewRequest("GET", path, nil)
+		if err != nil {
+			return &RequestError{Op: op, Request: "GET " + path, Err: err}
+		}
+		resp, err := s.api.Do(req.WithContext(rctx))
+		if err != nil {
+			return netError(op, "GET "+path, err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return s.apiError(op, "GET "+path, resp)
+		}
+		list = github.ArtifactList{}
+		if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil {
+			if rctx.Err() != nil {
+				return netError(op, "GET "+path, err)
+			}
+			return &RequestError{Op: op, Request: "GET " + path, StatusCode: resp.StatusCode, Err: fmt.Errorf("decode the artifact list: %w", err)}
+		}
+		next = nextPage(resp.Header.Get("Link"))
+		return nil
+	})
+	return list.Artifacts, next, err
+}
+
+// fetch downloads and checks one candidate. Failures of the candidate itself
+// are *candidateErr; others are store errors.
+func (s *search) fetch(ctx context.Context, a *github.Artifact, q Query) (*File, error) {
+	id := a.GetID()
+	if sz := a.GetSizeInBytes(); sz > s.g.MaxArchive {
+		return nil, &candidateErr{fmt.Errorf("archive of %d bytes exceeds the %d-byte limit", sz, s.g.MaxArchive)}
+	}
+	var data []byte
+	err := s.retry(ctx, func() error {
+		// A fresh archive URL on every attempt: the signed URL is short-lived.
+		loc, err := s.archiveURL(ctx, id)
+		if err != nil {
+			return err
+		}
+		data, err = s.download(ctx, loc)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("artifact #%d baseline.json", id)
+	raw, err := extractBaseline(data, s.g.MaxArchive)
+	if err != nil {
+		return nil, &candidateErr{err}
+	}
+	f, err := Read(bytes.NewReader(raw), name, s.g.MaxArchive)
+	if err != nil {
+		return nil, &candidateErr{err}
+	}
+	if f.Rubric.Name != q.Rubric {
+		return nil, &candidateErr{fmt.Errorf("baseline is for rubric %q, not %q", f.Rubric.Name, q.Rubric)}
+	}
+	return f, nil
+}
+
+// archiveURL asks the API for the archive's signed storage URL (a 302).
+func (s *search) archiveURL(ctx context.Context, id int64) (*url.URL, error) {
+	const op = "artifact archive URL"
+	path := fmt.Sprintf("repos/%s/%s/actions/artifacts/%d/zip", url.PathEscape(s.g.Owner), url.PathEscape(s.g.Repo), id)
+	rctx, cancel := context.WithTimeout(ctx, s.g.RequestTimeout)
+	defer cancel()
+	req, err := s.g.API.NewRequest("GET", path, nil)
+	if err != nil {
+		return nil, &RequestError{Op: op, Request: "GET " + path, Err: err}
+	}
+	resp, err := s.api.Do(req.WithContext(rctx))
+	if err != nil {
+		return nil, netError(op, "GET "+path, err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect:
+		loc, err := resp.Location()
+		if err != nil || (loc.Scheme != "https" && loc.Scheme != "http") || loc.Host == "" {
+			return nil, &RequestError{Op: op, Request: "GET " + path, StatusCode: resp.StatusCode, Err: fmt.Errorf("redirect without a usable Location (%q)", resp.Header.Get("Location"))}
+		}
+		return loc, nil
+	case http.StatusGone:
+		return nil, &candidateErr{&RequestError{Op: op, Request: "GET " + path, StatusCode: resp.StatusCode, Err: errors.New("410 Gone: the artifact has expired or was deleted")}}
+	}
+	return nil, s.apiError(op, "GET "+path, resp)
+}
+
+// download fetches the archive from storage with the plain client, capped.
+func (s *search) download(ctx context.Context, loc *url.URL) ([]byte, error) {
+	const op = "download archive"
+	shown := *loc
+	shown.RawQuery, shown.Fragment, shown.User = "", "", nil
+	desc := "GET " + shown.String() + " (signed URL)"
+	rctx, cancel := context.WithTimeout(ctx, s.g.RequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, "GET", loc.String(), nil)
+	if err != nil {
+		return nil, &RequestError{Op: op, Request: desc, Err: err}
+	}
+	req.Header.Del("Authorization")
+	resp, err := s.dl.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = shown.String() // keep the signature out of errors and logs
+		}
+		return nil, netError(op, desc, err)
+	}
+	defer resp.Body.Close()
+	rerr := func(err error) *RequestError {
+		return &RequestError{Op: op, Request: desc, StatusCode: resp.StatusCode, Err: err}
+	}
+	switch c := resp.StatusCode; {
+	case c == http.StatusOK:
+	case c == http.StatusNotFound || c == http.StatusGone:
+		return nil, &candidateErr{rerr(fmt.Errorf("%s: the archive has expired or vanished", resp.Status))}
+	case c == http.StatusTooManyRequests:
+		return nil, &rateWait{d: s.retryAfter(resp), err: rerr(errors.New(resp.Status))}
+	case c >= 500:
+		return nil, &transient{rerr(errors.New(resp.Status))}
+	default:
+		return nil, &candidateErr{rerr(fmt.Errorf("storage answered %s", resp.Status))}
+	}
+	if resp.ContentLength > s.g.MaxArchive {
+		return nil, &candidateErr{rerr(fmt.Errorf("archive of %d bytes exceeds the %d-byte limit", resp.ContentLength, s.g.MaxArchive))}
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, s.g.MaxArchive+1))
+	if err != nil {
+		return nil, &transient{rerr(fmt.Errorf("reading the archive: %w", err))}
+	}
+	if int64(len(data)) > s.g.MaxArchive {
+		return nil, &candidateErr{rerr(fmt.Errorf("archive exceeds the %d-byte limit", s.g.MaxArchive))}
+	}
+	return data, nil
+}
+
+// apiError classifies a failed API answer (it reads the body).
+func (s *search) apiError(op, desc string, resp *http.Response) error {
+	err := github.CheckResponse(resp)
+	if err == nil {
+		err = fmt.Errorf("unexpected status %s", resp.Status)
+	}
+	re := &RequestError{Op: op, Request: desc, StatusCode: resp.StatusCode, Err: err}
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
+	var er *github.ErrorResponse
+	msg := ""
+	switch {
+	case errors.As(err, &rl):
+		msg = rl.Message
+	case errors.As(err, &ab):
+		msg = ab.Message
+	case errors.As(err, &er):
+		msg = er.Message
+	}
+	re.Detail = resp.Status
+	if msg != "" {
+		re.Detail += ": " + strings.TrimSpace(msg)
+	}
+	switch {
+	case rl != nil:
+		if rl.Rate.Reset.IsZero() {
+			return &rateWait{d: -1, err: re}
+		}
+		re.Detail += fmt.Sprintf(" (primary rate limit; resets at %s)", rl.Rate.Reset.UTC().Format(time.RFC3339))
+		d := rl.Rate.Reset.Sub(s.g.Now()) + time.Second
+		if d < 0 {
+			d = 0
+		}
+		return &rateWait{d: d, err: re}
+	case ab != nil:
+		re.Detail += " (secondary rate limit)"
+		d := time.Minute // GitHub: without Retry-After, wait at least a minute
+		if ab.RetryAfter != nil && *ab.RetryAfter >= 0 {
+			d = *ab.RetryAfter
+		}
+		return &rateWait{d: d, err: re}
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return &rateWait{d: s.retryAfter(resp), err: re}
+	case resp.StatusCode >= 500:
+		return &transient{re}
+	case resp.StatusCode == http.StatusUnauthorized:
+		re.Hint = "the token is missing or invalid; " + permissionsHint
+	case resp.StatusCode == http.StatusForbidden, resp.StatusCode == http.StatusNotFound:
+		re.Hint = permissionsHint
+	}
+	return re
+}
+
+// retryAfter reads Retry-After (seconds), else X-RateLimit-Reset (epoch
+// seconds), else one minute.
+func (s *search) retryAfter(resp *http.Response) time.Duration {
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
+			return time.Duration(n) * time.Second
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return max(t.Sub(s.g.Now()), 0)
+		}
+	}
+	if v := resp.Header.Get("X-RateLimit-Reset"); v != "" {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+			return max(time.Unix(n, 0).Sub(s.g.Now())+time.Second, 0)
+		}
+	}
+	return time.Minute
+}
+
+// netError wraps a transport error as transient (retried).
+func netError(op, desc string, err error) error {
+	return &transient{&RequestError{Op: op, Request: desc, Err: err}}
+}
+
+// nextPage returns the page number of the rel="next" link, or 0.
+func nextPage(link string) int {
+	for _, part := range strings.Split(link, ",") {
+		segs := strings.Split(strings.TrimSpace(part), ";")
+		if len(segs) < 2 {
+			continue
+		}
+		u := strings.Trim(strings.TrimSpace(segs[0]), "<>")
+		isNext := false
+		for _, p := range segs[1:] {
+			if strings.TrimSpace(p) == `rel="next"` {
+				isNext = true
+			}
+		}
+		if !isNext {
+			continue
+		}
+		pu, err := url.Parse(u)
+		if err != nil {
+			return 0
+		}
+		n, err := strconv.Atoi(pu.Query().Get("page"))
+		if err != nil || n <= 0 {
+			return 0
+		}
+		return n
+	}
+	return 0
+}

@@ -1,0 +1,420 @@
+// Package ghfake is an httptest fake of the parts of the GitHub REST API
+// rubricgate uses, for tests only. It serves one repository under a path
+// prefix (like go-github's own tests), so a request built with an absolute
+// path fails loudly, and a second server plays the artifact storage host,
+// which refuses any request carrying an Authorization header.
+//
+// Served: GET /repos/{owner}/{repo}/actions/artifacts (?name=, ?per_page=,
+// ?page=, Link headers) and GET .../actions/artifacts/{id}/zip (302 to the
+// storage server, 410 for expired artifacts). Other routes can be added with
+// Handle. Faults are queued per route with Fail.
+package ghfake
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// Prefix is the path the fake API is mounted under.
+const Prefix = "/api-v3"
+
+// Route names for Fail and Count.
+const (
+	RouteList    = "list"    // GET /repos/o/r/actions/artifacts
+	RouteZip     = "zip"     // GET /repos/o/r/actions/artifacts/{id}/zip
+	RouteStorage = "storage" // GET on the storage server
+	RouteOther   = "other"   // routes added with Handle
+)
+
+// Artifact is one artifact of the fake repository.
+type Artifact struct {
+	ID               int64
+	Name             string
+	CreatedAt        time.Time
+	ExpiresAt        time.Time // zero: CreatedAt + 90 days
+	Expired          bool
+	RunID            int64
+	RepositoryID     int64
+	HeadRepositoryID int64
+	HeadBranch       string
+	HeadSHA          string
+	// Zip is the archive the storage server serves.
+	Zip []byte
+	// StorageStatus, when set, is the storage server's answer instead of the
+	// archive (e.g. 404 or 410).
+	StorageStatus int
+	// NoContentLength streams the archive without a Content-Length header.
+	NoContentLength bool
+	// SizeInBytes, when set, is the size the list reports instead of len(Zip).
+	SizeInBytes int64
+}
+
+// Fault is a canned answer.
+type Fault struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+// Request is one request the fake saw.
+type Request struct {
+	Route  string
+	Method string
+	Path   string // path without the prefix; storage: the path on the storage server
+	Query  string
+	// Auth is the Authorization header, if any.
+	Auth string
+}
+
+// Server is the fake. Create it with New; it closes itself when the test ends.
+type Server struct {
+	API     *httptest.Server
+	Storage *httptest.Server
+	Owner   string
+	Repo    string
+	// RepoID is the fake repository's id.
+	RepoID int64
+
+	t        testing.TB
+	mu       sync.Mutex
+	arts     []Artifact
+	faults   map[string][]Fault
+	reqs     []Request
+	stray    []string
+	inner    *http.ServeMux
+	perPageD int
+}
+
+// New starts a fake for owner/repo with the given repository id.
+func New(t testing.TB, owner, repo string, repoID int64) *Server {
+	t.Helper()
+	s := &Server{Owner: owner, Repo: repo, RepoID: repoID, t: t, faults: map[string][]Fault{}, inner: http.NewServeMux(), perPageD: 30}
+	base := "/repos/" + owner + "/" + repo
+	s.inner.HandleFunc("GET "+base+"/actions/artifacts", s.list)
+	s.inner.HandleFunc("GET "+base+"/actions/artifacts/{id}/zip", s.zip)
+	s.inner.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+	})
+	outer := http.NewServeMux()
+	outer.Handle(Prefix+"/", http.StripPrefix(Prefix, s.inner))
+	outer.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.stray = append(s.stray, r.Method+" "+r.URL.String())
+		s.mu.Unlock()
+		http.Error(w, "ghfake: request outside the API prefix "+Prefix+" (absolute path?): "+r.URL.Path, http.StatusBadRequest)
+	})
+	s.API = httptest.NewServer(outer)
+	s.Storage = httptest.NewServer(http.HandlerFunc(s.storage))
+	t.Cleanup(func() {
+		s.API.Close()
+		s.Storage.Close()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, r := range s.stray {
+			t.Errorf("ghfake: request outside the API prefix: %s", r)
+		}
+	})
+	return s
+}
+
+// BaseURL is the API base URL, with the trailing slash go-github needs.
+func (s *Server) BaseURL() string { return s.API.URL + Prefix + "/" }
+
+// Client returns a go-github client for the fake, authenticated with token.
+func (s *Server) Client(token string) *github.Client {
+	c := github.NewClient(s.API.Client())
+	if token != "" {
+		c = c.WithAuthToken(token)
+	}
+	u, _ := url.Parse(s.BaseURL())
+	c.BaseURL = u
+	c.UploadURL = u
+	return c
+}
+
+// Add adds artifacts; the list answers in the order they were added.
+func (s *Server) Add(arts ...Artifact) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.arts = append(s.arts, arts...)
+}
+
+// Fail queues faults for a route: the next requests to it get them, in order.
+func (s *Server) Fail(route string, faults ...Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[route] = append(s.faults[route], faults...)
+}
+
+// Handle adds a route under the prefix, e.g. "GET /repos/o/r/issues/1/comments".
+// Requests to it are counted as RouteOther.
+func (s *Server) Handle(pattern string, h http.HandlerFunc) {
+	s.inner.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if s.record(RouteOther, r, w) {
+			return
+		}
+		h(w, r)
+	})
+}
+
+// Requests returns the requests seen so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Count returns the number of requests seen on a route ("" for all).
+func (s *Server) Count(route string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.reqs {
+		if route == "" || r.Route == route {
+			n++
+		}
+	}
+	return n
+}
+
+// record logs a request and serves a queued fault, reporting whether it did.
+func (s *Server) record(route string, r *http.Request, w http.ResponseWriter) bool {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, Request{Route: route, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Auth: r.Header.Get("Authorization")})
+	var f *Fault
+	if q := s.faults[route]; len(q) > 0 {
+		f = &q[0]
+		s.faults[route] = q[1:]
+	}
+	s.mu.Unlock()
+	if f == nil {
+		return false
+	}
+	for k, vs := range f.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if f.Body != "" && w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	}
+	w.WriteHeader(f.Status)
+	_, _ = w.Write([]byte(f.Body))
+	return true
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	if s.record(RouteList, r, w) {
+		return
+	}
+	q := r.URL.Query()
+	perPage := s.perPageD
+	if v := q.Get("per_page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Invalid per_page"})
+			return
+		}
+		perPage = min(n, 100)
+	}
+	page := 1
+	if v := q.Get("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			n = 1
+		}
+		page = n
+	}
+	name, byName := q.Get("name"), q.Has("name")
+	s.mu.Lock()
+	var sel []Artifact
+	for _, a := range s.arts {
+		if !byName || a.Name == name {
+			sel = append(sel, a)
+		}
+	}
+	s.mu.Unlock()
+	total := len(sel)
+	last := max((total+perPage-1)/perPage, 1)
+	lo := min((page-1)*perPage, total)
+	hi := min(lo+perPage, total)
+	out := make([]map[string]any, 0, hi-lo)
+	for _, a := range sel[lo:hi] {
+		out = append(out, s.artifactJSON(a))
+	}
+	var links []string
+	link := func(p int, rel string) {
+		v := url.Values{}
+		for k, vs := range q {
+			v[k] = vs
+		}
+		v.Set("page", strconv.Itoa(p))
+		links = append(links, fmt.Sprintf(`<%s%s%s?%s>; rel="%s"`, s.API.URL, Prefix, r.URL.Path, v.Encode(), rel))
+	}
+	if page > 1 {
+		link(page-1, "prev")
+	}
+	if page < last {
+		link(page+1, "next")
+		link(last, "last")
+	}
+	if page > 1 {
+		link(1, "first")
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": total, "artifacts": out})
+}
+
+// artifactJSON renders an artifact exactly as the REST API does.
+func (s *Server) artifactJSON(a Artifact) map[string]any {
+	exp := a.ExpiresAt
+	if exp.IsZero() {
+		exp = a.CreatedAt.Add(90 * 24 * time.Hour)
+	}
+	size := a.SizeInBytes
+	if size == 0 {
+		size = int64(len(a.Zip))
+	}
+	api := fmt.Sprintf("%s%s/repos/%s/%s/actions/artifacts/%d", s.API.URL, Prefix, s.Owner, s.Repo, a.ID)
+	return map[string]any{
+		"id":                   a.ID,
+		"node_id":              base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("08:Artifact%d", a.ID))),
+		"name":                 a.Name,
+		"size_in_bytes":        size,
+		"url":                  api,
+		"archive_download_url": api + "/zip",
+		"expired":              a.Expired,
+		"created_at":           a.CreatedAt.UTC().Format(time.RFC3339),
+		"updated_at":           a.CreatedAt.UTC().Format(time.RFC3339),
+		"expires_at":           exp.UTC().Format(time.RFC3339),
+		"workflow_run": map[string]any{
+			"id":                 a.RunID,
+			"repository_id":      a.RepositoryID,
+			"head_repository_id": a.HeadRepositoryID,
+			"head_branch":        a.HeadBranch,
+			"head_sha":           a.HeadSHA,
+		},
+	}
+}
+
+func (s *Server) find(idStr string) (Artifact, bool) {
+	id, err := strconv.ParseInt(idStr, 10, 64)
+	if err != nil {
+		return Artifact{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.arts {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return Artifact{}, false
+}
+
+func (s *Server) zip(w http.ResponseWriter, r *http.Request) {
+	if s.record(RouteZip, r, w) {
+		return
+	}
+	if r.Header.Get("Authorization") == "" {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "You must have the actions scope to download artifacts.", "documentation_url": "https://docs.github.com/rest/actions/artifacts#download-an-artifact"})
+		return
+	}
+	a, ok := s.find(r.PathValue("id"))
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/actions/artifacts#download-an-artifact"})
+		return
+	}
+	if a.Expired {
+		writeJSON(w, http.StatusGone, map[string]string{"message": "Artifact has expired", "documentation_url": "https://docs.github.com/rest/actions/artifacts#download-an-artifact"})
+		return
+	}
+	loc := fmt.Sprintf("%s/artifacts/%d.zip?sv=2021-12-02&se=%s&sig=c2lnbmF0dXJl", s.Storage.URL, a.ID, url.QueryEscape(time.Now().Add(time.Minute).UTC().Format(time.RFC3339)))
+	w.Header().Set("Location", loc)
+	w.WriteHeader(http.StatusFound)
+}
+
+func (s *Server) storage(w http.ResponseWriter, r *http.Request) {
+	if s.record(RouteStorage, r, w) {
+		return
+	}
+	if r.Header.Get("Authorization") != "" {
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`<?xml version="1.0" encoding="utf-8"?><Error><Code>AuthenticationFailed</Code><Message>Authorization header not allowed with a signed URL</Message></Error>`))
+		return
+	}
+	idStr, ok := strings.CutPrefix(r.URL.Path, "/artifacts/")
+	idStr, ok2 := strings.CutSuffix(idStr, ".zip")
+	a, found := s.find(idStr)
+	if !ok || !ok2 || !found || r.URL.Query().Get("sig") == "" {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	if a.StorageStatus != 0 {
+		w.WriteHeader(a.StorageStatus)
+		return
+	}
+	w.Header().Set("Content-Type", "application/zip")
+	if !a.NoContentLength {
+		w.Header().Set("Content-Length", strconv.Itoa(len(a.Zip)))
+	} else if f, ok := w.(http.Flusher); ok {
+		w.WriteHeader(http.StatusOK)
+		f.Flush() // force chunked encoding: no Content-Length
+	}
+	_, _ = w.Write(a.Zip)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// RateLimited is a primary rate-limit answer: 403 with
+// X-RateLimit-Remaining: 0 and the reset time.
+func RateLimited(reset time.Time) Fault {
+	h := http.Header{}
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Used", "5000")
+	h.Set("X-RateLimit-Resource", "core")
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	return Fault{Status: http.StatusForbidden, Header: h,
+		Body: `{"message":"API rate limit exceeded for installation ID 1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}`}
+}
+
+// SecondaryLimited is a secondary rate-limit answer: 403 with Retry-After.
+func SecondaryLimited(retryAfter time.Duration) Fault {
+	h := http.Header{}
+	h.Set("Retry-After", strconv.Itoa(int(retryAfter/time.Second)))
+	return Fault{Status: http.StatusForbidden, Header: h,
+		Body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`}
+}
+
+// TooMany is a 429 with Retry-After (omitted when retryAfter < 0).
+func TooMany(retryAfter time.Duration) Fault {
+	h := http.Header{}
+	if retryAfter >= 0 {
+		h.Set("Retry-After", strconv.Itoa(int(retryAfter/time.Second)))
+	}
+	return Fault{Status: http.StatusTooManyRequests, Header: h, Body: `{"message":"Too many requests"}`}
+}
+
+// Status is a plain JSON error answer with GitHub's message shape.
+func Status(code int, message string) Fault {
+	return Fault{Status: code, Body: fmt.Sprintf(`{"message":%q,"documentation_url":"https://docs.github.com/rest"}`, message)}
+}

@@ -1,0 +1,92 @@
+package ghfake
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestListPagingAndShape(t *testing.T) {
+	s := New(t, "o", "r", 7)
+	for i := range 5 {
+		s.Add(Artifact{ID: int64(i + 1), Name: "a", CreatedAt: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), RepositoryID: 7, HeadRepositoryID: 7, HeadBranch: "main"})
+	}
+	s.Add(Artifact{ID: 9, Name: "b"})
+	resp, err := http.Get(s.BaseURL() + "repos/o/r/actions/artifacts?name=a&per_page=2&page=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		TotalCount int              `json:"total_count"`
+		Artifacts  []map[string]any `json:"artifacts"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if body.TotalCount != 5 || len(body.Artifacts) != 2 || body.Artifacts[0]["id"] != float64(3) {
+		t.Fatalf("page 2: %+v", body)
+	}
+	for _, k := range []string{"id", "node_id", "name", "size_in_bytes", "url", "archive_download_url", "expired", "created_at", "updated_at", "expires_at", "workflow_run"} {
+		if _, ok := body.Artifacts[0][k]; !ok {
+			t.Errorf("artifact lacks %q", k)
+		}
+	}
+	if got := body.Artifacts[0]["created_at"]; got != "2026-01-01T00:00:02Z" {
+		t.Errorf("created_at %v", got)
+	}
+	link := resp.Header.Get("Link")
+	for _, w := range []string{`page=3&per_page=2>; rel="next"`, `page=1&per_page=2>; rel="prev"`, `page=3&per_page=2>; rel="last"`, `page=1&per_page=2>; rel="first"`, "name=a", s.BaseURL() + "repos/o/r/actions/artifacts?"} {
+		if !strings.Contains(link, w) {
+			t.Errorf("Link %q lacks %q", link, w)
+		}
+	}
+}
+
+func TestZipRedirectAndStorageAuth(t *testing.T) {
+	s := New(t, "o", "r", 7)
+	s.Add(Artifact{ID: 3, Name: "a", Zip: []byte("PK-data")})
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(c *http.Client, url, auth string) *http.Response {
+		req, _ := http.NewRequest("GET", url, nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	if r := get(noRedirect, s.BaseURL()+"repos/o/r/actions/artifacts/3/zip", ""); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("zip without token: %d", r.StatusCode)
+	}
+	r := get(noRedirect, s.BaseURL()+"repos/o/r/actions/artifacts/3/zip", "Bearer x")
+	loc := r.Header.Get("Location")
+	if r.StatusCode != http.StatusFound || !strings.HasPrefix(loc, s.Storage.URL) {
+		t.Fatalf("zip: %d %q", r.StatusCode, loc)
+	}
+	if r := get(http.DefaultClient, loc, "Bearer x"); r.StatusCode != http.StatusForbidden {
+		t.Errorf("storage with a token: %d, want 403", r.StatusCode)
+	}
+	r = get(http.DefaultClient, loc, "")
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != http.StatusOK || string(b) != "PK-data" || r.ContentLength != 7 {
+		t.Errorf("storage: %d %q %d", r.StatusCode, b, r.ContentLength)
+	}
+	if n := s.Count(RouteStorage); n != 2 {
+		t.Errorf("storage count %d", n)
+	}
+	// Faults are served in order, then normal answers resume.
+	s.Fail(RouteList, Status(http.StatusInternalServerError, "boom"))
+	if r := get(http.DefaultClient, s.BaseURL()+"repos/o/r/actions/artifacts", ""); r.StatusCode != 500 {
+		t.Errorf("fault: %d", r.StatusCode)
+	}
+	if r := get(http.DefaultClient, s.BaseURL()+"repos/o/r/actions/artifacts", ""); r.StatusCode != 200 {
+		t.Errorf("after fault: %d", r.StatusCode)
+	}
+}
