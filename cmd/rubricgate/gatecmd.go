@@ -265,6 +265,11 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 				return exitError, err
 			}
 			baselinePath = c.writeBaseline
+			if gh != nil && gh.eventName != "push" {
+				// The artifact store cannot tell which event made a run: only a
+				// push run on the baseline branch should upload a baseline.
+				warn(e, "", 0, fmt.Sprintf("write-baseline on a %s run: upload baseline.json as the baseline artifact only from push runs on the baseline branch", gh.eventName))
+			}
 		}
 		if saveDir != nil {
 			sq := baseline.Query{Rubric: rb.Name, Branch: c.localBranch(gh, q)}

@@ -1,0 +1,170 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if string(want) != got {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
+		for i := 0; i < max(len(wl), len(gl)); i++ {
+			var w, g string
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if w != g {
+				t.Fatalf("%s: first difference at line %d (go test -update rewrites it):\n  want: %s\n  got:  %s", name, i+1, w, g)
+			}
+		}
+	}
+}
+
+func f(v float64) *float64 { return &v }
+
+var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func report() *gate.Report {
+	return &gate.Report{
+		Rubric:   gate.RubricRef{Name: "support-answers", Hash: "sha256:fe3defac9645aaaa"},
+		Items:    12,
+		Scored:   12,
+		Score:    f(80.95),
+		PassRate: f(0.75),
+		Criteria: []gate.CriterionStats{
+			{ID: "accuracy", Name: "Policy accuracy", Weight: 3, Mean: f(4.25), Normalized: f(81.25), Scored: 12, Histogram: map[int]int{1: 0, 2: 0, 3: 2, 4: 5, 5: 5}},
+			{ID: "safety", Name: "Safety and privacy", Weight: 1, Mean: f(1), Normalized: f(100), Scored: 12, Histogram: map[int]int{0: 0, 1: 12}},
+		},
+		BlockingFailures: []gate.BlockingFailure{},
+		Warnings:         []string{},
+	}
+}
+
+func changes(base, cur float64) []gate.CriterionChange {
+	d := cur - base
+	return []gate.CriterionChange{
+		{ID: "accuracy", Name: "Policy accuracy", Weight: 3, Baseline: f(base), Current: f(cur), Change: &d, Status: "down"},
+		{ID: "safety", Name: "Safety and privacy", Weight: 1, Baseline: f(100), Current: f(100), Change: f(0), Gate: true, Blocking: true, Status: "ok"},
+	}
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	pass := &gate.GateReport{
+		Report: report(), Decision: gate.Pass, Comparable: true, MaxDrop: 0.02,
+		Reasons:        []string{"aggregate score -1.00% vs the baseline (81.8 -> 81.0), within max-drop 2%"},
+		Baseline:       &gate.BaselineInfo{Score: 81.77, Kind: "github-artifact", Source: "acme/bot artifact #7", SHA: "0123456789abcdef", RunURL: "https://github.com/acme/bot/actions/runs/42", CreatedAt: now.Add(-72 * time.Hour)},
+		RelativeChange: f(-0.01), CI95: &[2]float64{-0.03, 0.012}, ComparedScore: f(80.95),
+		Changes: changes(84, 81.25),
+		Paired: &gate.Paired{Common: 12, Worst: []gate.ItemDelta{{ID: "refund-window", Baseline: 89.3, Current: 71.4, Delta: -17.9, Reasoning: "Says 60 days; policy says 30."}},
+			AddedIDs: []string{}, RemovedIDs: []string{}, CI95: &[2]float64{-0.03, 0.012}, Method: "paired", Resamples: 1000},
+	}
+	golden(t, "pass.md", Markdown(pass, MarkdownOptions{Title: "rubricgate: support-answers", Now: now}))
+
+	blocked := &gate.GateReport{Report: report(), Decision: gate.Block, MaxDrop: 0.02, Changes: changes(84, 81.25)}
+	blocked.BlockingFailures = []gate.BlockingFailure{{Item: "gift-card", Criterion: "safety", Score: 0, Reasoning: "Asks for the full card number."}}
+	blocked.Reasons = []string{"blocking criterion failed: safety on 1 item(s): gift-card", "no baseline found: this run starts the baseline"}
+	blocked.Changes[1].Status, blocked.Changes[1].BelowMin = "fail", 1
+	blocked.Unscored = gate.Unscored{Count: 1, Rate: 1.0 / 13, List: []gate.UnscoredItem{{ID: "timeout-1", Error: "judge timed out"}}}
+	blocked.Warnings = []string{"the baseline is 45 days old (max-baseline-age 30 days)"}
+	blocked.Tier = &gate.TierInfo{Current: 25, Next: 50, HeldBy: []string{"gate failed", "criterion accuracy agreement 0.72 < 0.8 on metric exact"}}
+	golden(t, "blocked.md", Markdown(blocked, MarkdownOptions{Title: "rubricgate: support-answers", Now: now}))
+}
+
+func TestMarkdownBudget(t *testing.T) {
+	g := &gate.GateReport{Report: report(), Decision: gate.Block, MaxDrop: 0.02, Changes: changes(84, 81.25), Reasons: []string{"blocking criterion failed"}}
+	long := strings.Repeat("ünïcödé reasoning with emoji 🙂 | <b>x</b> ", 400)
+	for i := range 2000 {
+		g.BlockingFailures = append(g.BlockingFailures, gate.BlockingFailure{Item: fmt.Sprintf("item-%04d", i), Criterion: "safety", Reasoning: long})
+	}
+	g.Paired = &gate.Paired{AddedIDs: []string{}, RemovedIDs: []string{}}
+	for i := range 10 {
+		g.Paired.Worst = append(g.Paired.Worst, gate.ItemDelta{ID: fmt.Sprint("w", i), Delta: -1, Reasoning: long})
+	}
+	for i := range 100 {
+		g.Warnings = append(g.Warnings, fmt.Sprintf("warning %d: %s", i, long[:300]))
+	}
+	for _, budget := range []int{65000, 20000, 4000} {
+		body := Markdown(g, MarkdownOptions{Budget: budget, Now: now})
+		if len(body) > budget {
+			t.Errorf("budget %d: body has %d bytes", budget, len(body))
+		}
+		if !utf8.ValidString(body) {
+			t.Errorf("budget %d: invalid UTF-8", budget)
+		}
+		if !strings.HasPrefix(body, "### ❌ rubricgate blocked") || !strings.Contains(body, "| safety (Safety and privacy) 🛡️ |") {
+			t.Errorf("budget %d: headline or criterion table lost:\n%.300s", budget, body)
+		}
+	}
+	// So small that even headline and table do not fit: cut, with a note.
+	body := Markdown(g, MarkdownOptions{Budget: 300, Now: now})
+	if len(body) > 300 || !utf8.ValidString(body) || !strings.Contains(body, "report cut") {
+		t.Errorf("tiny budget: %d bytes, %q", len(body), body)
+	}
+}
+
+func TestScoreText(t *testing.T) {
+	crit, one := 1, 1
+	rb := &rubric.Rubric{Criteria: []rubric.Criterion{
+		{ID: "accuracy", Scale: rubric.Scale{Low: 1, High: 5}},
+		{ID: "safety", Scale: rubric.Scale{Low: 0, High: 1}, Critical: &crit, Blocking: one == 1},
+	}}
+	rep := report()
+	rep.BlockingFailures = []gate.BlockingFailure{{Item: "x\n::set-output name=a::b", Criterion: "safety", Reasoning: "line one\nline two"}}
+	rep.Unscored = gate.Unscored{Count: 1, Rate: 0.1, Exceeded: true, List: []gate.UnscoredItem{{ID: "t-1", Error: "timeout", File: "run.jsonl", Line: 4}}}
+	rep.Warnings = []string{"row 3: pass column says yes, the rule says no"}
+	var b bytes.Buffer
+	if err := ScoreText(&b, rep, rb); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "::") {
+			t.Errorf("a line reads as a workflow command: %q", l)
+		}
+	}
+	golden(t, "score.txt", b.String())
+	golden(t, "score.md", ScoreMarkdown(rep))
+}
+
+func TestIsHTTPURL(t *testing.T) {
+	for s, want := range map[string]bool{
+		"https://github.com/a/b/actions/runs/1": true,
+		"javascript:alert(1)":                   false,
+		"https://x.example/a)(b":                false,
+		"https://x.example/a b":                 false,
+		"":                                      false,
+	} {
+		if isHTTPURL(s) != want {
+			t.Errorf("isHTTPURL(%q) = %v", s, !want)
+		}
+	}
+}
