@@ -1,13 +1,239 @@
 package gate
 
-import "github.com/rubricgate/rubricgate/rubric"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// chunkSize is the buffer size of a JSON-lines chunk; csvChunkRows the rows
+// of a review-sheet chunk.
+const (
+	chunkSize    = 256 << 10
+	csvChunkRows = 1024
+)
+
+// job is a chunk on its way through the pipeline; done receives its result.
+type job struct {
+	c    *chunk
+	done chan *partial
+}
 
 // Score reads every input (shards of one run), scores each item, and
 // aggregates the run. It streams and uses every core. Bad input returns an
 // *InputError naming file and line; a duplicate id names both places. An
 // empty run is an error.
 //
-// TODO(scoring helper): implement.
+// One goroutine reads the inputs and cuts them into chunks of whole lines;
+// Workers goroutines decode and score chunks; the calling goroutine takes
+// the results in input order, calls OnItem, and folds the chunk aggregates
+// in chunk order, so the report is bit-identical whatever the number of
+// workers. The first error in input order is returned.
 func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*Report, error) {
-	panic("not implemented")
+	sc, err := newSchema(rb, opts.Read)
+	if err != nil {
+		return nil, err
+	}
+	if len(inputs) == 0 {
+		return nil, errors.New("gate: no results inputs")
+	}
+	if len(inputs) > 1<<16 {
+		return nil, fmt.Errorf("gate: too many inputs (%d; at most %d)", len(inputs), 1<<16)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Where each input starts, to re-read it when checking a duplicate id.
+	starts := make([]int64, len(inputs))
+	for i, in := range inputs {
+		starts[i] = -1
+		if s, ok := in.R.(io.Seeker); ok {
+			if off, err := s.Seek(0, io.SeekCurrent); err == nil {
+				starts[i] = off
+			}
+		}
+	}
+
+	pool := newBufPool(3*workers + 4)
+	quit := make(chan struct{})
+	jobs := make(chan *job, workers)
+	order := make(chan *job, 2*workers+2)
+	keep := opts.OnItem != nil
+
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		seq := 0
+		send := func(c *chunk) bool {
+			c.seq = seq
+			seq++
+			j := &job{c: c, done: make(chan *partial, 1)}
+			select {
+			case order <- j:
+			case <-quit:
+				return false
+			}
+			select {
+			case jobs <- j:
+			case <-quit:
+				return false
+			}
+			return true
+		}
+		for i, in := range inputs {
+			if !readInput(sc, i, in, pool, send) {
+				return
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			decs := make(map[string]*decoder)
+			for j := range jobs {
+				d := decs[j.c.file]
+				if d == nil {
+					d = newDecoder(sc, j.c.file)
+					decs[j.c.file] = d
+				}
+				j.done <- work(sc, d, j.c, keep)
+				pool.put(j.c.buf, chunkSize)
+				j.c.buf = nil
+			}
+		}()
+	}
+
+	u := newRun(sc)
+	var store dupStore
+	var ferr error
+	for j := range order {
+		p := <-j.done
+		if p.err != nil {
+			ferr = p.err
+		}
+		if ferr == nil && keep {
+			for k := range p.results {
+				if err := opts.OnItem(&p.results[k]); err != nil {
+					ferr = err
+					break
+				}
+			}
+		}
+		if ferr != nil {
+			break
+		}
+		u.fold(p)
+		store.add(p.recs)
+	}
+	close(quit)
+	if ferr != nil {
+		// The reader stops at its next chunk and the workers when it has
+		// closed jobs; nothing waits for them (the reader may be blocked
+		// reading a stream).
+		return nil, ferr
+	}
+	wg.Wait()
+	if u.agg.items == 0 {
+		names := make([]string, len(inputs))
+		for i, in := range inputs {
+			names[i] = in.Name
+		}
+		return nil, &InputError{File: strings.Join(names, ", "), Msg: "no items: the results are empty (an empty run has no score)"}
+	}
+	if err := dupError(sc, inputs, starts, store.pairs()); err != nil {
+		return nil, err
+	}
+	return u.report(opts), nil
+}
+
+// readInput cuts one input into chunks and sends them; false when told to stop.
+func readInput(sc *schema, idx int, in Input, pool *bufPool, send func(*chunk) bool) bool {
+	if formatOf(in) == FormatCSV {
+		cr, err := newCSVReader(sc, in)
+		if err != nil {
+			send(&chunk{input: idx, file: in.Name, err: err})
+			return false
+		}
+		for {
+			c := &chunk{input: idx, file: in.Name, head: cr.head}
+			var rerr error
+			for len(c.rows) < csvChunkRows {
+				row, line, err := cr.next()
+				if err != nil {
+					rerr = err
+					break
+				}
+				c.rows = append(c.rows, row)
+				c.rowLines = append(c.rowLines, line)
+			}
+			if rerr != nil && rerr != io.EOF {
+				c.err = rerr
+			}
+			if len(c.rows) > 0 || c.err != nil {
+				if !send(c) {
+					return false
+				}
+			}
+			if rerr != nil {
+				return c.err == nil
+			}
+		}
+	}
+	ch := newChunker(in, sc.maxLine, chunkSize)
+	ch.pool = pool
+	for {
+		c, err := ch.next()
+		if c == nil && err != nil && err != io.EOF {
+			c = &chunk{file: in.Name, err: err}
+		}
+		if c != nil {
+			c.input = idx
+			if !send(c) {
+				return false
+			}
+			if c.err != nil {
+				return false
+			}
+		}
+		if err != nil {
+			return err == io.EOF
+		}
+	}
+}
+
+// work decodes and scores one chunk.
+func work(sc *schema, d *decoder, c *chunk, keep bool) *partial {
+	p := newPartial(sc)
+	p.recs = make([]dupRec, 0, len(c.lines)+len(c.rows))
+	if c.head != nil {
+		for k, row := range c.rows {
+			if err := d.decodeCSV(c.head, row, c.rowLines[k]); err != nil {
+				p.err = err
+				return p
+			}
+			p.add(sc, d, c.file, c.input, keep)
+		}
+	} else {
+		for _, l := range c.lines {
+			ok, err := d.decodeJSON(c.buf[l.off:l.end], l.line)
+			if err != nil {
+				p.err = err
+				return p
+			}
+			if ok {
+				p.add(sc, d, c.file, c.input, keep)
+			}
+		}
+	}
+	p.err = c.err
+	return p
 }

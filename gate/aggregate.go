@@ -1,0 +1,293 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// maxWarnings caps the pass-column disagreements listed in a report.
+const maxWarnings = 20
+
+// itemScore applies seed 002's arithmetic to one item's values:
+// norm = (s - low)/(high - low); score = 100 x sum(w x norm) / sum(w) over
+// the scored (not na, not missing) criteria. failed reports whether a scored
+// critical criterion is below its minimum (na and missing pass their gate).
+// Nothing is rounded. The caller has checked that sum(w) > 0.
+func (sc *schema) itemScore(vals []Value) (score float64, failed bool) {
+	var num, den float64
+	for i, v := range vals {
+		if v.State != Scored {
+			continue
+		}
+		w := sc.weight[i]
+		num += w * (float64(v.Score-sc.low[i]) / sc.span[i])
+		den += w
+		if sc.critical[i] && v.Score < sc.min[i] {
+			failed = true
+		}
+	}
+	return 100 * num / den, failed
+}
+
+// critAgg is the running sums of one criterion.
+type critAgg struct {
+	sum    int64 // raw scores: an integer sum is exact in any order
+	scored int
+	na     int
+	below  int
+	hist   []int // by level - low
+}
+
+// partial is the aggregate of one chunk, folded into the run in chunk order
+// so the floating-point sums do not depend on scheduling.
+type partial struct {
+	items, scored, passed, retrievalMiss int
+	scoreSum                             float64
+	crit                                 []critAgg
+	unscored                             []UnscoredItem
+	blocking                             []BlockingFailure
+	warnings                             []string
+	warningsN                            int
+	recs                                 []dupRec
+	results                              []ItemResult
+	err                                  error
+}
+
+func newPartial(sc *schema) *partial {
+	p := &partial{crit: make([]critAgg, len(sc.ids))}
+	for i := range p.crit {
+		p.crit[i].hist = make([]int, sc.high[i]-sc.low[i]+1)
+	}
+	return p
+}
+
+// add scores one validated item into the partial aggregate. keep builds the
+// ItemResult for OnItem.
+func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool) {
+	r := &d.raw
+	p.items++
+	p.recs = append(p.recs, newDupRec(r.id, input, r.line))
+	if r.retrievalMiss {
+		p.retrievalMiss++
+	}
+	if r.unscored() {
+		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.line})
+		if keep {
+			p.results = append(p.results, ItemResult{ID: string(r.id), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.errMsg),
+				JudgeModel: d.intern(r.judgeModel), Length: r.length})
+		}
+		return
+	}
+	score, failed := sc.itemScore(r.vals)
+	pass := score >= sc.rb.Threshold && !failed
+	p.scored++
+	p.scoreSum += score
+	if pass {
+		p.passed++
+	}
+	var res *ItemResult
+	if keep {
+		p.results = append(p.results, ItemResult{ID: string(r.id), Score: score, Pass: pass, Failed: []string{}, NA: []string{},
+			JudgeModel: d.intern(r.judgeModel), Length: r.length})
+		res = &p.results[len(p.results)-1]
+		res.Reasoning = string(r.reasoning)
+		if res.Reasoning == "" {
+			res.Reasoning = string(r.notes)
+		}
+	}
+	for i, v := range r.vals {
+		c := &p.crit[i]
+		switch v.State {
+		case NA:
+			c.na++
+			if res != nil {
+				res.NA = append(res.NA, sc.ids[i])
+			}
+		case Scored:
+			c.sum += int64(v.Score)
+			c.scored++
+			c.hist[v.Score-sc.low[i]]++
+			if sc.critical[i] && v.Score < sc.min[i] {
+				c.below++
+				if res != nil {
+					res.Failed = append(res.Failed, sc.ids[i])
+				}
+				if sc.blocking[i] {
+					why := r.reasoning
+					if len(why) == 0 {
+						why = r.notes
+					}
+					p.blocking = append(p.blocking, BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score, Reasoning: string(why)})
+				}
+			}
+		}
+	}
+	if r.pass >= 0 && (r.pass == 1) != pass {
+		p.warningsN++
+		if len(p.warnings) < maxWarnings {
+			p.warnings = append(p.warnings, disagreement(sc, r, file, score, pass))
+		}
+	}
+}
+
+// disagreement describes a review row whose pass column contradicts the rule.
+func disagreement(sc *schema, r *rawItem, file string, score float64, pass bool) string {
+	say := map[bool]string{true: "pass", false: "fail"}
+	why := ""
+	if !pass {
+		var gates []string
+		for i, v := range r.vals {
+			if v.State == Scored && sc.critical[i] && v.Score < sc.min[i] {
+				gates = append(gates, fmt.Sprintf("%s %d < %d", sc.ids[i], v.Score, sc.min[i]))
+			}
+		}
+		if len(gates) > 0 {
+			why = "; below minimum: " + strings.Join(gates, ", ")
+		}
+	}
+	return fmt.Sprintf("%s:%d: item %s: the pass column says %s but the rubric gives %s (score %.1f, threshold %g%s)",
+		file, r.line, quoteBytes(r.id), say[r.pass == 1], say[pass], score, sc.rb.Threshold, why)
+}
+
+// run is the whole run's aggregate, folded from partials in chunk order.
+type run struct {
+	sc  *schema
+	agg *partial
+}
+
+func newRun(sc *schema) *run { return &run{sc: sc, agg: newPartial(sc)} }
+
+// fold adds p to the run. Called in chunk order only.
+func (u *run) fold(p *partial) {
+	a := u.agg
+	a.items += p.items
+	a.scored += p.scored
+	a.passed += p.passed
+	a.retrievalMiss += p.retrievalMiss
+	a.scoreSum += p.scoreSum
+	for i := range a.crit {
+		c, d := &a.crit[i], &p.crit[i]
+		c.sum += d.sum
+		c.scored += d.scored
+		c.na += d.na
+		c.below += d.below
+		for j := range c.hist {
+			c.hist[j] += d.hist[j]
+		}
+	}
+	a.unscored = append(a.unscored, p.unscored...)
+	a.blocking = append(a.blocking, p.blocking...)
+	for _, w := range p.warnings {
+		if len(a.warnings) < maxWarnings {
+			a.warnings = append(a.warnings, w)
+		}
+	}
+	a.warningsN += p.warningsN
+}
+
+// report builds the final report.
+func (u *run) report(opts ScoreOptions) *Report {
+	sc, a := u.sc, u.agg
+	rep := &Report{
+		Rubric:           RubricRef{Name: sc.rb.Name, Hash: sc.rb.Hash()},
+		Items:            a.items,
+		Scored:           a.scored,
+		Criteria:         make([]CriterionStats, len(sc.ids)),
+		BlockingFailures: a.blocking,
+		Warnings:         a.warnings,
+	}
+	if rep.BlockingFailures == nil {
+		rep.BlockingFailures = []BlockingFailure{}
+	}
+	if rep.Warnings == nil {
+		rep.Warnings = []string{}
+	}
+	if a.warningsN > len(a.warnings) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("... and %d more rows whose pass column disagrees with the rubric", a.warningsN-len(a.warnings)))
+	}
+	if a.scored > 0 {
+		s := a.scoreSum / float64(a.scored)
+		pr := float64(a.passed) / float64(a.scored)
+		rep.Score, rep.PassRate = &s, &pr
+	}
+	for i := range sc.ids {
+		c := &a.crit[i]
+		cr := &sc.rb.Criteria[i]
+		st := CriterionStats{ID: cr.ID, Name: cr.Name, Weight: cr.Weight, Scored: c.scored, NA: c.na, BelowMin: c.below, Histogram: make(map[int]int, len(c.hist))}
+		for j, n := range c.hist {
+			st.Histogram[sc.low[i]+j] = n
+		}
+		if c.scored > 0 {
+			mean := float64(c.sum) / float64(c.scored)
+			norm := 100 * (mean - float64(sc.low[i])) / sc.span[i]
+			st.Mean, st.Normalized = &mean, &norm
+		}
+		rep.Criteria[i] = st
+	}
+	if a.items > 0 {
+		rep.RetrievalMiss = RetrievalMiss{Count: a.retrievalMiss, Rate: float64(a.retrievalMiss) / float64(a.items)}
+		rate := float64(len(a.unscored)) / float64(a.items)
+		rep.Unscored = Unscored{Count: len(a.unscored), Rate: rate, Exceeded: rate > opts.MaxUnscored}
+	}
+	rep.Unscored.List = a.unscored
+	if rep.Unscored.List == nil {
+		rep.Unscored.List = []UnscoredItem{}
+	}
+	return rep
+}
+
+// dupRec is the 16-byte trace an item leaves for duplicate-id detection:
+// an 80-bit hash of its id and its position.
+type dupRec struct {
+	h     uint64
+	h2    uint16
+	input uint16
+	line  uint32
+}
+
+func newDupRec(id []byte, input, line int) dupRec {
+	h1, h2 := idHash(id)
+	if line > math.MaxUint32 {
+		line = math.MaxUint32
+	}
+	return dupRec{h: h1, h2: h2, input: uint16(input), line: uint32(line)}
+}
+
+// idHash is FNV-1a (64 bits) plus 16 bits of an independent multiplicative
+// hash: 80 bits in all, so among n ids a false match has probability about
+// n^2/2^81 (4e-13 for a million ids), and is then re-checked against the
+// real ids when the inputs can be re-read.
+func idHash(id []byte) (uint64, uint16) {
+	h := uint64(14695981039346656037)
+	g := uint64(0x9E3779B97F4A7C15)
+	for _, c := range id {
+		h ^= uint64(c)
+		h *= 1099511628211
+		g = (g ^ uint64(c)) * 0xff51afd7ed558ccd
+		g ^= g >> 32
+	}
+	return h, uint16(g >> 48)
+}
+
+// low packs the fields after h, in sort order.
+func (a dupRec) low() uint64 {
+	return uint64(a.h2)<<48 | uint64(a.input)<<32 | uint64(a.line)
+}
+
+func (a dupRec) less(b dupRec) bool {
+	if a.h != b.h {
+		return a.h < b.h
+	}
+	return a.low() < b.low()
+}
+
+func (a dupRec) sameID(b dupRec) bool { return a.h == b.h && a.h2 == b.h2 }
+
+// posLess orders records by position in the run.
+func (a dupRec) posLess(b dupRec) bool {
+	if a.input != b.input {
+		return a.input < b.input
+	}
+	return a.line < b.line
+}

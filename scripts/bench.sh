@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# bench.sh: time rubricgate's scoring against the plain-Python scorer
+# (scripts/score.py) on the same generated run, side by side, and check the
+# targets: 1M items in under 1 s, at least 5x faster than Python, peak RSS
+# under 64 MiB + 16 bytes an item. Also checks that both give the same figures.
+#
+# Usage: scripts/bench.sh [N]   (N items, default 1000000; or N=... in the env)
+# Data goes to bench/data/ (gitignored), or $BENCH_DATA.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+N="${1:-${N:-1000000}}"
+DATA="${BENCH_DATA:-bench/data}"
+RUNS="${RUNS:-3}"
+mkdir -p "$DATA"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+go build -o "$tmp/genrun" ./scripts/genrun
+run="$DATA/run-$N.jsonl"
+rubric="$DATA/rubric.json"
+if [[ ! -s "$run" || ! -s "$rubric" ]]; then
+	echo "generating $N items into $run"
+	"$tmp/genrun" -n "$N" -o "$run.tmp" -rubric "$rubric"
+	mv "$run.tmp" "$run"
+fi
+bytes=$(wc -c <"$run")
+
+# The CLI when it exists, else genrun's -score driver (same gate.Score).
+if compgen -G "cmd/rubricgate/*.go" >/dev/null && go build -o "$tmp/rubricgate" ./cmd/rubricgate 2>/dev/null; then
+	go_cmd=("$tmp/rubricgate" score --rubric rubrics/production.yaml --results "$run" --json /dev/null)
+	go_name="rubricgate score"
+else
+	go_cmd=("$tmp/genrun" -score "$run")
+	go_name="genrun -score (gate.Score)"
+fi
+
+# measure NAME CMD...: best-of-RUNS wall time; prints "wall user maxrss_kb".
+have_time=0
+[[ -x /usr/bin/time ]] && have_time=1
+# Exit status 1 is accepted: `rubricgate score` says "blocked" that way (the
+# generated run has blocking failures); anything else is an error.
+measure() {
+	local runs="$1"
+	shift
+	local best="" line rc
+	for ((i = 0; i < runs; i++)); do
+		if ((have_time)); then
+			rc=0
+			/usr/bin/time -f "%e %U %M" -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+			((rc <= 1)) || { cat "$tmp/err" >&2; return 1; }
+			line="$(tail -1 "$tmp/t")"
+		else
+			local s e
+			s=$(date +%s.%N)
+			rc=0
+			"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+			((rc <= 1)) || { cat "$tmp/err" >&2; return 1; }
+			e=$(date +%s.%N)
+			line="$(awk -v s="$s" -v e="$e" 'BEGIN{printf "%.2f", e-s}') 0 0"
+		fi
+		if [[ -z "$best" ]] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then
+			best="$line"
+		fi
+	done
+	echo "$best"
+}
+
+echo "input: $run ($N items, $((bytes / 1048576)) MiB), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+go_m=$(measure "$RUNS" "${go_cmd[@]}")
+py_m=$(measure 1 python3 scripts/score.py "$rubric" "$run")
+cp "$tmp/out" "$tmp/py.json"
+"$tmp/genrun" -score "$run" >"$tmp/go.json"
+
+read -r gw gu gm <<<"$go_m"
+read -r pw pu pm <<<"$py_m"
+printf '%-28s %8s %8s %10s %12s\n' tool wall_s user_s maxrss_MiB items/s
+row() { awk -v t="$1" -v w="$2" -v u="$3" -v m="$4" -v n="$N" 'BEGIN{printf "%-28s %8.2f %8.2f %10.1f %12.0f\n", t, w, u, m/1024, (w>0 ? n/w : 0)}'; }
+row "$go_name" "$gw" "$gu" "$gm"
+row "python3 scripts/score.py" "$pw" "$pu" "$pm"
+
+status=0
+speedup=$(awk -v p="$pw" -v g="$gw" 'BEGIN{print (g>0 ? p/g : 0)}')
+printf 'speedup over Python: %.1fx (target >= 5x)\n' "$speedup"
+awk -v s="$speedup" 'BEGIN{exit !(s>=5)}' || { echo "FAIL: less than 5x faster than Python"; status=1; }
+if ((N == 1000000)); then
+	awk -v w="$gw" 'BEGIN{exit !(w<1)}' && echo "1M items in ${gw}s (target < 1 s)" || { echo "FAIL: 1M items took ${gw}s (target < 1 s)"; status=1; }
+fi
+if ((have_time)); then
+	limit_kb=$((64 * 1024 + 16 * N / 1024))
+	((gm <= limit_kb)) && echo "peak RSS ${gm} KiB (limit ${limit_kb} KiB = 64 MiB + 16 B/item)" || { echo "FAIL: peak RSS ${gm} KiB over ${limit_kb} KiB"; status=1; }
+fi
+
+# Same figures from both (the score sums in chunks, so allow rounding noise).
+python3 - "$tmp/go.json" "$tmp/py.json" <<'PY' || status=1
+import json, sys
+g, p = (json.load(open(f)) for f in sys.argv[1:3])
+bad = []
+for k in ("items", "scored"):
+    if g[k] != p[k]:
+        bad.append(f"{k}: go {g[k]} python {p[k]}")
+for k in ("score", "pass_rate"):
+    if abs(g[k] - p[k]) > 1e-9 * max(1, abs(p[k])):
+        bad.append(f"{k}: go {g[k]!r} python {p[k]!r}")
+for gc, pc in zip(g["criteria"], p["criteria"]):
+    if abs(gc["mean"] - pc["mean"]) > 1e-12:
+        bad.append(f"{gc['id']} mean: go {gc['mean']!r} python {pc['mean']!r}")
+if bad:
+    print("FAIL: figures differ:\n  " + "\n  ".join(bad))
+    sys.exit(1)
+print(f"figures agree: score {g['score']:.6f}, pass rate {g['pass_rate']:.6f}, {g['items']} items")
+PY
+exit $status
