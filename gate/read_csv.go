@@ -61,7 +61,7 @@ type csvReader struct {
 // are matched case-insensitively; criterion columns by id or alias. A
 // column named twice is an error.
 func newCSVReader(sc *schema, in Input) (*csvReader, error) {
-	br := bufio.NewReaderSize(in.R, 64<<10)
+	br := bufio.NewReaderSize(&lineLimit{r: in.R, max: sc.maxLine, file: in.Name, line: 1}, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
 	}
@@ -128,6 +128,10 @@ func (cr *csvReader) next() ([]string, int, error) {
 }
 
 func (cr *csvReader) wrap(err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		msg := pe.Err.Error()
@@ -208,4 +212,31 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// lineLimit fails a review sheet with a physical line longer than max bytes,
+// so one runaway line (a missing closing quote, a binary file) cannot make
+// the CSV reader buffer without bound.
+type lineLimit struct {
+	r    io.Reader
+	max  int
+	file string
+	line int // physical line being read, 1-based
+	cur  int // bytes of that line so far
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			l.line++
+			l.cur = 0
+			continue
+		}
+		l.cur++
+		if l.cur > l.max {
+			return i, &InputError{File: l.file, Line: l.line, Msg: fmt.Sprintf("line longer than %d bytes: expected one review row per line (is a closing quote missing?)", l.max)}
+		}
+	}
+	return n, err
 }

@@ -2,8 +2,11 @@ package gate
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/rubricgate/rubricgate/rubric"
 )
 
 func TestReadJSONLForms(t *testing.T) {
@@ -275,4 +278,23 @@ func TestFormatOf(t *testing.T) {
 			t.Errorf("formatOf(%q, %v) = %v, want %v", tt.in.Name, tt.in.Format, got, tt.want)
 		}
 	}
+}
+
+func TestCSVLineTooLong(t *testing.T) {
+	rb := csvLimitRubric()
+	sheet := "id,q\nq-1,3\nq-2,\"" + strings.Repeat("x", 5000) + "\n"
+	err := ReadItems(rb, Input{Name: "sheet.csv", R: strings.NewReader(sheet), Format: FormatCSV}, ReadOptions{MaxLine: 1000}, func(*Item) error { return nil })
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Line != 3 || !strings.Contains(ie.Msg, "longer than 1000 bytes") {
+		t.Fatalf("err = %v, want an InputError at sheet.csv:3", err)
+	}
+	// A long line under the limit reads.
+	sheet = "id,q,notes\nq-1,3,\"" + strings.Repeat("y", 900) + "\"\n"
+	if err := ReadItems(rb, Input{Name: "sheet.csv", R: strings.NewReader(sheet), Format: FormatCSV}, ReadOptions{MaxLine: 1000}, func(*Item) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func csvLimitRubric() *rubric.Rubric {
+	return &rubric.Rubric{Name: "r", Criteria: []rubric.Criterion{{ID: "q", Name: "q", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}}}
 }
