@@ -233,8 +233,12 @@ func cmdComment(args []string, e *env) (int, error) {
 	fs := newFlags("comment", e)
 	var c commentConfig
 	commentFlags(fs, &c)
-	if err := fs.Parse(args); err != nil {
+	posArgs, err := parseArgs(fs, args)
+	if err != nil {
 		return exitError, err
+	}
+	if len(posArgs) > 0 {
+		return exitError, usagef("comment: unexpected argument %q", posArgs[0])
 	}
 	if c.report == "" {
 		return exitError, usagef("comment: --report is required")

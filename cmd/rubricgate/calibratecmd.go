@@ -23,7 +23,8 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	jsonOut := fs.String("json", "", "write the JSON report here (- for stdout)")
 	mdOut := fs.String("markdown", "", "write a markdown report here")
 	reviewers := fs.String("reviewers", "", "one review sheet scored by two reviewers (a reviewer column)")
-	if err := fs.Parse(args); err != nil {
+	posArgs, err := parseArgs(fs, args)
+	if err != nil {
 		return exitError, err
 	}
 	m, err := calibrate.ParseMetric(*metric)
@@ -43,7 +44,7 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	var outs []output
 	var text func(io.Writer) error
 	if *reviewers != "" {
-		if fs.NArg() != 0 {
+		if len(posArgs) != 0 {
 			return exitError, usagef("calibrate --reviewers takes one sheet and no other files")
 		}
 		rows, err := readRatings(rb, *reviewers, *format)
@@ -61,14 +62,14 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 			{*mdOut, func(w io.Writer) error { return calibrate.WriteReviewersMarkdown(w, rep) }},
 		}
 	} else {
-		if fs.NArg() != 2 {
+		if len(posArgs) != 2 {
 			return exitError, usagef("calibrate: expected two files, HUMAN and JUDGE (or --reviewers SHEET)")
 		}
-		human, err := readRatings(rb, fs.Arg(0), *format)
+		human, err := readRatings(rb, posArgs[0], *format)
 		if err != nil {
 			return exitError, err
 		}
-		judge, err := readRatings(rb, fs.Arg(1), *format)
+		judge, err := readRatings(rb, posArgs[1], *format)
 		if err != nil {
 			return exitError, err
 		}

@@ -134,6 +134,27 @@ func newFlags(name string, e *env) *flag.FlagSet {
 	return fs
 }
 
+// parseArgs parses flags wherever they stand among the arguments, as users
+// write them ("--results a.jsonl b.jsonl --json out.json"), and returns the
+// positional arguments. "--" ends the flags.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
 // stringList is a repeatable flag; each value may hold several entries
 // separated by newlines or spaces (as action inputs do).
 type stringList []string
@@ -220,6 +241,10 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 		}
 	}()
 	if err := write(f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// CreateTemp makes the file 0600; outputs are ordinary files.
+	if err := f.Chmod(0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {

@@ -78,10 +78,11 @@ func cmdGate(args []string, e *env, gh *ghContext) (int, error) {
 	fs := newFlags("gate", e)
 	var c gateConfig
 	gateFlags(fs, &c)
-	if err := fs.Parse(args); err != nil {
+	posArgs, err := parseArgs(fs, args)
+	if err != nil {
 		return exitError, err
 	}
-	c.results = append(c.results, fs.Args()...)
+	c.results = append(c.results, posArgs...)
 	if gh == nil && e.inActions() {
 		var err error
 		if gh, err = readGHContext(e.getenv); err != nil {

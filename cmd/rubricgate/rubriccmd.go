@@ -17,26 +17,28 @@ func cmdRubric(args []string, e *env) (int, error) {
 	switch args[0] {
 	case "validate":
 		fs := newFlags("rubric validate", e)
-		if err := fs.Parse(args[1:]); err != nil {
-			return exitError, err
-		}
-		if fs.NArg() != 1 {
-			return exitError, usagef("rubric validate: expected one rubric file")
-		}
-		rb, warns, err := loadRubric(fs.Arg(0), e)
+		posArgs, err := parseArgs(fs, args[1:])
 		if err != nil {
 			return exitError, err
 		}
-		fmt.Fprintf(e.stdout, "%s: ok: rubric %q, %d criteria, %d warning(s), %s\n", fs.Arg(0), clean(rb.Name), len(rb.Criteria), len(warns), rb.Hash())
+		if len(posArgs) != 1 {
+			return exitError, usagef("rubric validate: expected one rubric file")
+		}
+		rb, warns, err := loadRubric(posArgs[0], e)
+		if err != nil {
+			return exitError, err
+		}
+		fmt.Fprintf(e.stdout, "%s: ok: rubric %q, %d criteria, %d warning(s), %s\n", posArgs[0], clean(rb.Name), len(rb.Criteria), len(warns), rb.Hash())
 		return exitPass, nil
 	case "export":
 		fs := newFlags("rubric export", e)
 		format := fs.String("format", "json", "json, csv (a blank review sheet) or prompt (an LLM-judge prompt)")
 		out := fs.String("o", "-", "output file (default stdout)")
-		if err := fs.Parse(args[1:]); err != nil {
+		posArgs, err := parseArgs(fs, args[1:])
+		if err != nil {
 			return exitError, err
 		}
-		if fs.NArg() != 1 {
+		if len(posArgs) != 1 {
 			return exitError, usagef("rubric export: expected one rubric file")
 		}
 		var export func(io.Writer, *rubric.Rubric) error
@@ -50,7 +52,7 @@ func cmdRubric(args []string, e *env) (int, error) {
 		default:
 			return exitError, usagef("rubric export --format %q: expected json, csv or prompt", *format)
 		}
-		rb, _, err := loadRubric(fs.Arg(0), e)
+		rb, _, err := loadRubric(posArgs[0], e)
 		if err != nil {
 			return exitError, err
 		}

@@ -27,10 +27,11 @@ func cmdScore(args []string, e *env) (int, error) {
 	jsonOut := fs.String("json", "", "write the JSON report to this file (- for stdout)")
 	itemsOut := fs.String("items", "", "write one JSON line per item to this file")
 	mdOut := fs.String("markdown", "", "write a markdown report to this file")
-	if err := fs.Parse(args); err != nil {
+	posArgs, err := parseArgs(fs, args)
+	if err != nil {
 		return exitError, err
 	}
-	results = append(results, fs.Args()...)
+	results = append(results, posArgs...)
 	mu, err := parseShare("max-unscored", *maxUnscored)
 	if err != nil {
 		return exitError, err
@@ -233,6 +234,9 @@ func (p *pendingFile) commit() error {
 		if err := p.flush(); err != nil {
 			return fmt.Errorf("write %s: %w", p.path, err)
 		}
+	}
+	if err := p.f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", p.path, err)
 	}
 	if err := p.f.Sync(); err != nil {
 		return fmt.Errorf("write %s: %w", p.path, err)

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.json")
+	if err := writeAtomic(p, func(w io.Writer) error { _, err := io.WriteString(w, "old"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v, err %v", st.Mode(), err)
+	}
+	// A failing writer leaves the old file and no temp file behind.
+	err = writeAtomic(p, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return errors.New("disk full")
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	data, _ := os.ReadFile(p)
+	entries, _ := os.ReadDir(dir)
+	if string(data) != "old" || len(entries) != 1 {
+		t.Fatalf("content %q, %d entries", data, len(entries))
+	}
+}
+
+// runCLI runs a command line outside Actions.
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }, now: func() time.Time { return testNow }})
+	return code, out.String(), errb.String()
+}
+
+func TestScoreCommand(t *testing.T) {
+	dir := t.TempDir()
+	jsonOut, items := filepath.Join(dir, "r.json"), filepath.Join(dir, "items.jsonl")
+	code, out, errs := runCLI(t, "", "score", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--json", jsonOut, "--items", items)
+	if code != exitPass {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "score 81.3") || !strings.Contains(out, "accuracy · Policy accuracy") {
+		t.Errorf("table:\n%s", out)
+	}
+	data, _ := os.ReadFile(items)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 12 || !strings.HasPrefix(lines[0], `{"id":"refund-window","score":89.28571428571429,"pass":true,"failed":[],"na":[]}`) {
+		t.Errorf("items: %d lines, first %q", len(lines), lines[0])
+	}
+	if _, err := os.Stat(jsonOut); err != nil {
+		t.Error(err)
+	}
+	// stdin needs --format; with it, the same run.
+	run, _ := os.ReadFile("../../examples/support/run.jsonl")
+	if code, _, errs := runCLI(t, string(run), "score", "--rubric", supportRubric, "--results", "-"); code != exitError || !strings.Contains(errs, "--format") {
+		t.Errorf("stdin without --format: exit %d %s", code, errs)
+	}
+	if code, out, _ := runCLI(t, string(run), "score", "--rubric", supportRubric, "--format", "jsonl", "-"); code != exitPass || !strings.Contains(out, "score 81.3") {
+		t.Errorf("stdin: exit %d\n%s", code, out)
+	}
+	// A safety zero: exit 1.
+	if code, _, _ := runCLI(t, "", "score", "--rubric", supportRubric, "--results", "../../examples/support/run-regressed.jsonl"); code != exitBlocked {
+		t.Errorf("regressed run: exit %d, want 1", code)
+	}
+}
+
+func TestBadInputWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	os.WriteFile(good, []byte(`{"id":"a","scores":{"accuracy":4,"resolution":3,"tone":4,"safety":1}}`+"\n"), 0o644)
+	tests := []struct {
+		name    string
+		rubric  string
+		results string
+		want    string
+	}{
+		{"malformed JSON", "", `{"id":"a","scores":{"accuracy":4,` + "\n", "bad.jsonl:1:"},
+		{"out of range", "", `{"id":"a","scores":{"accuracy":7,"resolution":3,"tone":4,"safety":1}}` + "\n", "bad.jsonl:1:"},
+		{"NaN", "", `{"id":"a","scores":{"accuracy":"NaN","resolution":3,"tone":4,"safety":1}}` + "\n", "bad.jsonl:1:"},
+		// The same id in two shards: both places are named.
+		{"duplicate id across shards", "", `{"id":"a","scores":{"accuracy":4,"resolution":3,"tone":4,"safety":1}}` + "\n", `bad.jsonl:1: duplicate id "a" (first at ` + good},
+		{"empty run", "", "", "empty"},
+		{"rubric unknown key", "name: x\ncriteria:\n  - id: a\n    scale: [1, 5]\n    wieght: 2\n", `{"id":"a","scores":{"a":1}}` + "\n", "rubric.yaml:5:5:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rb := supportRubric
+			if tt.rubric != "" {
+				rb = filepath.Join(dir, "rubric.yaml")
+				os.WriteFile(rb, []byte(tt.rubric), 0o644)
+			}
+			bad := filepath.Join(dir, "bad.jsonl")
+			os.WriteFile(bad, []byte(tt.results), 0o644)
+			outDir := t.TempDir()
+			files := []string{good, bad}
+			if tt.name == "empty run" {
+				files = []string{bad}
+			}
+			code, _, errs := runCLI(t, "", append([]string{"score", "--rubric", rb, "--results"}, append(files,
+				"--json", filepath.Join(outDir, "r.json"), "--items", filepath.Join(outDir, "i.jsonl"), "--markdown", filepath.Join(outDir, "r.md"))...)...)
+			if code != exitError {
+				t.Fatalf("exit %d, want 2", code)
+			}
+			if !strings.Contains(errs, tt.want) {
+				t.Errorf("error %q does not name %q", errs, tt.want)
+			}
+			if entries, _ := os.ReadDir(outDir); len(entries) != 0 {
+				t.Errorf("files were written: %v", entries)
+			}
+		})
+	}
+}
+
+func TestGateBlockedWritesNoBaseline(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "baseline.json")
+	code, _, errs := runCLI(t, "", "gate", "--rubric", supportRubric, "--results", "../../examples/support/run-regressed.jsonl",
+		"--baseline", "../../examples/support/baseline.json", "--write-baseline", out)
+	if code != exitBlocked {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("a blocked run wrote a baseline")
+	}
+	if !strings.Contains(errs, "no baseline written") {
+		t.Errorf("stderr does not say so: %s", errs)
+	}
+	// The shipped example passes against its own baseline.
+	if code, out, errs := runCLI(t, "", "gate", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--baseline", "../../examples/support/baseline.json"); code != exitPass {
+		t.Fatalf("example: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+func TestRubricCommands(t *testing.T) {
+	code, out, _ := runCLI(t, "", "rubric", "validate", supportRubric)
+	if code != exitPass || !strings.Contains(out, "ok: rubric \"support-answers\", 4 criteria, 0 warning(s), sha256:") {
+		t.Errorf("validate: %d %s", code, out)
+	}
+	for _, f := range []string{"json", "csv", "prompt"} {
+		if code, out, errs := runCLI(t, "", "rubric", "export", "--format", f, supportRubric); code != exitPass || out == "" {
+			t.Errorf("export %s: %d %s", f, code, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "rubric", "export", "--format", "xml", supportRubric); code != exitError || !strings.Contains(errs, "expected json, csv or prompt") {
+		t.Errorf("bad format: %d %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "frobnicate"); code != exitError || !strings.Contains(errs, "unknown command") {
+		t.Errorf("unknown command: %d %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "gate", "--rubric", supportRubric, "--results", "x.jsonl", "--max-drop", "two"); code != exitError || !strings.Contains(errs, "max-drop") {
+		t.Errorf("bad max-drop: %d %s", code, errs)
+	}
+}
