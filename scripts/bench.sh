@@ -28,7 +28,7 @@ bytes=$(wc -c <"$run")
 
 # The CLI when it exists, else genrun's -score driver (same gate.Score).
 if compgen -G "cmd/rubricgate/*.go" >/dev/null && go build -o "$tmp/rubricgate" ./cmd/rubricgate 2>/dev/null; then
-	go_cmd=("$tmp/rubricgate" score --rubric rubrics/production.yaml --results "$run" --json /dev/null)
+	go_cmd=("$tmp/rubricgate" score --rubric "$rubric" --results "$run" --json /dev/null)
 	go_name="rubricgate score"
 else
 	go_cmd=("$tmp/genrun" -score "$run")
