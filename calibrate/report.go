@@ -161,6 +161,10 @@ type CriterionAgreement struct {
 	// Disagreements are the pairs with the largest |diff| (ties by id).
 	Disagreements []Disagreement `json:"disagreements"`
 	Pass          bool           `json:"pass"`
+	// NotApplicable is true when both raters said `na` on every joined item
+	// (citation in a system that does not cite): there is nothing to agree
+	// on, so the criterion passes with null metrics instead of failing.
+	NotApplicable bool `json:"not_applicable"`
 	// Advice says what to fix when the criterion fails; empty when it passes.
 	Advice string `json:"advice"`
 }
@@ -296,8 +300,11 @@ func indexByID(rs []Rating) (map[string]int, error) {
 // agreement computes every figure of one criterion over its pairs.
 func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) CriterionAgreement {
 	ca := CriterionAgreement{ID: c.ID, Name: c.Name, Confusion: newConfusion(c.Scale), Disagreements: []Disagreement{}}
-	var sum int
+	var sum, naBoth int
 	for _, p := range ps {
+		if p.a.State == gate.NA && p.b.State == gate.NA {
+			naBoth++
+		}
 		if p.a.State != gate.Scored || p.b.State != gate.Scored ||
 			!ca.Confusion.add(p.a.Score, p.b.Score) {
 			ca.NAOrMissing++
@@ -321,7 +328,8 @@ func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) Cr
 		ca.MeanDiff = finite(float64(sum) / float64(ca.N))
 	}
 	v := ca.Value(opts.Metric)
-	ca.Pass = v != nil && *v >= opts.MinAgreement
+	ca.NotApplicable = ca.N == 0 && naBoth > 0 && naBoth == ca.NAOrMissing
+	ca.Pass = ca.NotApplicable || (v != nil && *v >= opts.MinAgreement)
 	if !ca.Pass {
 		ca.Advice = advise(c, &ca, opts, names)
 	}

@@ -212,7 +212,7 @@ func TestAdvice(t *testing.T) {
 	}
 	t.Run("no pairs", func(t *testing.T) {
 		c := rubric.Criterion{ID: "x", Scale: five, NA: true}
-		ca := agreement(&c, []pair{{id: "a", a: na, b: na}}, Options{}.withDefaults(), humanJudge)
+		ca := agreement(&c, []pair{{id: "a", a: na, b: gate.Value{}}}, Options{}.withDefaults(), humanJudge)
 		if ca.Pass || ca.Exact != nil || !strings.Contains(ca.Advice, "na or missing") {
 			t.Errorf("pass %v exact %v advice %q", ca.Pass, ca.Exact, ca.Advice)
 		}
@@ -402,4 +402,36 @@ func rubricHashOf(t *testing.T, data []byte) string {
 		t.Fatal(err)
 	}
 	return r.Rubric.Hash
+}
+
+func TestNotApplicableCriterion(t *testing.T) {
+	two := 2
+	rb := &rubric.Rubric{Name: "r", Criteria: []rubric.Criterion{
+		{ID: "grounding", Name: "grounding", Weight: 1, Scale: rubric.Scale{Low: 0, High: 2}, Critical: &two},
+		{ID: "citation", Name: "citation", Weight: 1, Scale: rubric.Scale{Low: 0, High: 2}, NA: true},
+	}}
+	mk := func(id string, g int, c gate.Value) Rating {
+		return Rating{ID: id, Values: []gate.Value{{Score: g, State: gate.Scored}, c}}
+	}
+	na := gate.Value{State: gate.NA}
+	human := []Rating{mk("a", 2, na), mk("b", 1, na), mk("c", 0, na)}
+	judge := []Rating{mk("a", 2, na), mk("b", 1, na), mk("c", 0, na)}
+	rep, err := Compare(rb, human, judge, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Criteria[1]
+	if !c.NotApplicable || !c.Pass || c.Exact != nil || !rep.Passed {
+		t.Fatalf("both-na criterion: %+v passed=%v", c, rep.Passed)
+	}
+	d := DecideTier(DefaultTiers, 10, true, rep, rep.Rubric.Hash, 0.8)
+	if !d.MayAdvance {
+		t.Errorf("a not-applicable criterion held the tier: %v", d.HeldBy)
+	}
+	// One side scored where the other says na: not "not applicable".
+	judge[0] = mk("a", 2, gate.Value{Score: 2, State: gate.Scored})
+	rep, _ = Compare(rb, human, judge, Options{})
+	if c := rep.Criteria[1]; c.NotApplicable || c.Pass {
+		t.Errorf("one-sided na: %+v", c)
+	}
 }

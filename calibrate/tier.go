@@ -99,6 +99,8 @@ func DecideTier(tiers []int, current int, gatePassed bool, cal *Report, rubricHa
 			c := &cal.Criteria[i]
 			v := c.Value(cal.Metric)
 			switch {
+			case c.NotApplicable:
+				// na for both raters on every item: nothing to agree on.
 			case v == nil:
 				d.HeldBy = append(d.HeldBy, fmt.Sprintf("criterion %s agreement is undefined (n=%d) on metric %s", c.ID, c.N, cal.Metric))
 			case *v < minAgreement:
