@@ -208,7 +208,17 @@ type search struct {
 	api      *http.Client
 	dl       *http.Client
 	rateLeft time.Duration
+	// rateWaits counts the rate-limit waits of the whole search.
+	rateWaits int
 }
+
+// minRateWait is the least a rate-limited search waits, and maxRateWaits
+// how often it waits at most: a reset already past on a skewed clock, or a
+// Retry-After of 0, must not turn into a burst of requests while limited.
+const (
+	minRateWait  = time.Second
+	maxRateWaits = 5
+)
 
 func (g GitHub) withDefaults() GitHub {
 	if g.ArtifactName == "" {
@@ -288,12 +298,12 @@ func (g GitHub) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource
 	s := &search{g: g.withDefaults()}
 	s.rateLeft = s.g.MaxRateWait
 	s.api = s.g.API.Client()
-	apiHost := s.g.API.BaseURL.Host
+	apiHost, apiScheme := s.g.API.BaseURL.Host, s.g.API.BaseURL.Scheme
 	s.api.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		// Follow a moved repository (301/308) on the API host only; a 302
 		// to storage is returned as is, so the token never leaves the API.
 		if req.Response != nil && (req.Response.StatusCode == http.StatusMovedPermanently || req.Response.StatusCode == http.StatusPermanentRedirect) &&
-			req.URL.Host == apiHost && len(via) < 3 {
+			req.URL.Host == apiHost && req.URL.Scheme == apiScheme && len(via) < 3 {
 			return nil
 		}
 		return http.ErrUseLastResponse
@@ -400,6 +410,11 @@ func (s *search) retry(ctx context.Context, fn func() error) error {
 			if rw.d < 0 {
 				return fmt.Errorf("%w; rate limited with no reset time given, not waiting", rw.err)
 			}
+			rw.d = max(rw.d, minRateWait)
+			if s.rateWaits >= maxRateWaits {
+				return fmt.Errorf("%w; still rate limited after %d waits, giving up", rw.err, s.rateWaits)
+			}
+			s.rateWaits++
 			if rw.d > s.rateLeft {
 				return fmt.Errorf("%w; rate limited: waiting %s would exceed the remaining rate-limit wait budget of %s (of %s)", rw.err, rw.d.Round(time.Second), s.rateLeft.Round(time.Second), s.g.MaxRateWait)
 			}
@@ -486,6 +501,11 @@ func (s *search) fetch(ctx context.Context, a *github.Artifact, q Query) (*File,
 		data, err = s.download(ctx, loc)
 		return err
 	})
+	var re *RequestError
+	if err != nil && errors.As(err, &re) && re.Op == "download archive" && re.StatusCode == http.StatusForbidden {
+		// Storage kept refusing fresh URLs: this candidate, not the store.
+		err = &candidateErr{err}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -522,7 +542,9 @@ func (s *search) archiveURL(ctx context.Context, id int64) (*url.URL, error) {
 	switch resp.StatusCode {
 	case http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect:
 		loc, err := resp.Location()
-		if err != nil || (loc.Scheme != "https" && loc.Scheme != "http") || loc.Host == "" {
+		// Storage is https; plain http only when the API itself is (a test
+		// server, or an Enterprise host on http).
+		if err != nil || (loc.Scheme != "https" && (loc.Scheme != "http" || s.g.API.BaseURL.Scheme != "http")) || loc.Host == "" {
 			return nil, &RequestError{Op: op, Request: "GET " + path, StatusCode: resp.StatusCode, Err: fmt.Errorf("redirect without a usable Location (%q)", resp.Header.Get("Location"))}
 		}
 		return loc, nil
@@ -563,6 +585,10 @@ func (s *search) download(ctx context.Context, loc *url.URL) ([]byte, error) {
 		return nil, &candidateErr{rerr(fmt.Errorf("%s: the archive has expired or vanished", resp.Status))}
 	case c == http.StatusTooManyRequests:
 		return nil, &rateWait{d: s.retryAfter(resp), err: rerr(errors.New(resp.Status))}
+	case c == http.StatusForbidden:
+		// Usually the signed URL expired during a backoff: retried with a
+		// fresh URL, and a candidate failure if it persists.
+		return nil, &transient{rerr(fmt.Errorf("storage answered %s (signed URL expired?)", resp.Status))}
 	case c >= 500:
 		return nil, &transient{rerr(errors.New(resp.Status))}
 	default:

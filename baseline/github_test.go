@@ -630,3 +630,36 @@ func TestSleepCtx(t *testing.T) {
 		t.Errorf("cancelled sleep: %v", err)
 	}
 }
+
+// A reset already past (a skewed clock) or Retry-After: 0 must not turn into
+// a burst of requests: every wait lasts at least minRateWait and the search
+// gives up after maxRateWaits waits.
+func TestGitHubZeroRateWaitIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    ghfake.Fault
+	}{
+		{"429 retry-after 0", ghfake.TooMany(0)},
+		{"primary limit reset in the past", ghfake.RateLimited(now.Add(-time.Hour))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.fake.Add(art(11, time.Hour, baselineZip(t, "rag-review", 81)))
+			for range 100 {
+				e.fake.Fail(ghfake.RouteList, tc.f)
+			}
+			_, _, err := e.store.Latest(context.Background(), q)
+			if err == nil || errors.Is(err, ErrNotFound) {
+				t.Fatalf("err = %v, want a rate-limit error", err)
+			}
+			if n := e.fake.Count(ghfake.RouteList); n > maxRateWaits+1 {
+				t.Errorf("%d list requests while rate limited, want at most %d", n, maxRateWaits+1)
+			}
+			for _, s := range e.sleeps {
+				if s < minRateWait {
+					t.Errorf("slept %v, less than %v", s, minRateWait)
+				}
+			}
+		})
+	}
+}
