@@ -294,7 +294,7 @@ func (s *Service) find(ctx context.Context, pr int, marker string) (*github.Issu
 			return nil, classify(op, false, err)
 		}
 		for _, c := range list {
-			if !strings.Contains(c.GetBody(), marker) {
+			if !startsWithMarker(c.GetBody(), marker) {
 				continue
 			}
 			if s.Author != "" && !strings.EqualFold(c.GetUser().GetLogin(), s.Author) {
@@ -411,4 +411,13 @@ func (s *Service) FindPullRequestByHeadSHA(ctx context.Context, sha string) (int
 		s.logf("comment: %d open pull requests have head %s: %v; using #%d", len(uniq), sha, uniq, uniq[0])
 	}
 	return uniq[0], nil
+}
+
+// startsWithMarker reports whether the body's first line is the marker: a
+// comment that merely quotes the marker elsewhere (another bot echoing a pull
+// request's text) is never adopted. A CRLF left by an edit in the web UI is
+// accepted.
+func startsWithMarker(body, marker string) bool {
+	first, _, _ := strings.Cut(body, "\n")
+	return strings.TrimSuffix(first, "\r") == marker
 }

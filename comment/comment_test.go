@@ -564,3 +564,20 @@ func TestFindPullRequestBadInput(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestStartsWithMarker(t *testing.T) {
+	m := Marker("k")
+	for body, want := range map[string]bool{
+		m + "\nbody":              true,
+		m:                         true,
+		m + "\r\nbody":            true,
+		"quoting " + m + "\nbody": false,
+		"text\n" + m + "\nbody":   false,
+		Marker("k2") + "\nbody":   false,
+		m + " extra\nbody":        false,
+	} {
+		if got := startsWithMarker(body, m); got != want {
+			t.Errorf("startsWithMarker(%q) = %v, want %v", body, got, want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -120,13 +122,14 @@ func storeName(s baseline.Store) string {
 // actionOutputs writes the step outputs and the job summary. go-githubactions
 // panics when the command files are not set, so both are guarded.
 func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, commentURL string) error {
-	gha := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.stdout))
-	if e.getenv("GITHUB_STEP_SUMMARY") != "" {
-		if err := appendFile(e.getenv("GITHUB_STEP_SUMMARY"), md+"\n"); err != nil {
-			return fmt.Errorf("job summary: %w", err)
+	if p := e.getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		// The summary is for people: a failure to write it is a warning.
+		if err := appendFile(p, md+"\n"); err != nil {
+			warn(e, "", 0, "job summary not written: "+err.Error())
 		}
 	}
-	if e.getenv("GITHUB_OUTPUT") == "" {
+	outPath := e.getenv("GITHUB_OUTPUT")
+	if outPath == "" {
 		return nil
 	}
 	f := func(p *float64) string {
@@ -153,10 +156,29 @@ func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, com
 	if g.Tier != nil {
 		outs = append(outs, [2]string{"may-advance", strconv.FormatBool(g.Tier.MayAdvance)}, [2]string{"next-tier", strconv.Itoa(g.Tier.Next)})
 	}
+	// Written here rather than with go-githubactions' SetOutput, which
+	// panics when the file cannot be written. Steps downstream rely on the
+	// outputs (the baseline upload), so a failure is an error.
+	var b strings.Builder
 	for _, o := range outs {
-		gha.SetOutput(o[0], o[1])
+		b.WriteString(outputLine(o[0], o[1]))
+	}
+	if err := appendFile(outPath, b.String()); err != nil {
+		return fmt.Errorf("step outputs: %w", err)
 	}
 	return nil
+}
+
+// outputLine formats one step output as the runner reads GITHUB_OUTPUT:
+// name=value, or a heredoc with a random delimiter when the value spans lines.
+func outputLine(name, value string) string {
+	if !strings.ContainsAny(value, "\r\n") {
+		return name + "=" + value + "\n"
+	}
+	var r [12]byte
+	_, _ = rand.Read(r[:])
+	delim := "ghadelimiter_" + hex.EncodeToString(r[:])
+	return name + "<<" + delim + "\n" + value + "\n" + delim + "\n"
 }
 
 // appendFile appends to a runner command file.
@@ -207,6 +229,9 @@ func upsert(ctx context.Context, gh *ghContext, token, author string, pr int, ke
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	if author == "*" {
+		author = ""
+	}
 	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Author: author}
 	return svc.Upsert(ctx, pr, key, body, headSHA)
 }
@@ -215,6 +240,7 @@ func upsert(ctx context.Context, gh *ghContext, token, author string, pr int, ke
 type commentConfig struct {
 	report, githubToken, title string
 	maxReport, commentAuthor   string
+	commentKey                 string
 }
 
 func commentFlags(fs *flag.FlagSet, c *commentConfig) {
@@ -222,7 +248,8 @@ func commentFlags(fs *flag.FlagSet, c *commentConfig) {
 	fs.StringVar(&c.githubToken, "github-token", "", "token with pull-requests: write; never printed")
 	fs.StringVar(&c.title, "title", "", "heading of the comment (default: rubricgate: <rubric name>)")
 	fs.StringVar(&c.maxReport, "max-report", "10MiB", "largest report accepted")
-	fs.StringVar(&c.commentAuthor, "comment-author", defaultCommentAuthor, "login whose marker comment is adopted and edited; empty: any author")
+	fs.StringVar(&c.commentAuthor, "comment-author", defaultCommentAuthor, "login whose marker comment is adopted and edited; * for any author")
+	fs.StringVar(&c.commentKey, "comment-key", "", "sticky comment key (default: report: plus the report's own key)")
 }
 
 // cmdComment posts a report another job made: the fork-safe pattern. It runs
@@ -282,7 +309,7 @@ func cmdComment(args []string, e *env) (int, error) {
 	}
 	pr := 0
 	for _, p := range wr.PullRequests {
-		if p.Head.SHA == wr.HeadSHA || p.Head.SHA == "" {
+		if p.Head.SHA == wr.HeadSHA {
 			pr = p.Number
 			break
 		}
@@ -304,9 +331,11 @@ func cmdComment(args []string, e *env) (int, error) {
 	if title == "" {
 		title = "rubricgate: " + g.Rubric.Name
 	}
-	key := g.Context.CommentKey
+	// The report is untrusted: its key lives in its own namespace, so a
+	// report can never take over the sticky comment of a trusted gate.
+	key := c.commentKey
 	if key == "" {
-		key = comment.DefaultKey
+		key = "report:" + g.Context.CommentKey
 	}
 	md := render.Markdown(&g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
 	out, err := upsert(ctx, gh, c.githubToken, c.commentAuthor, pr, key, md, wr.HeadSHA)

@@ -65,6 +65,10 @@ func TestCommentReportForkSafe(t *testing.T) {
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "passed") {
 		t.Fatalf("sticky comments = %+v", cs)
 	}
+	// The report's key is untrusted: it lives in its own namespace.
+	if !strings.HasPrefix(cs[0].Body, "<!-- rubricgate:comment key=report:") {
+		t.Errorf("marker %q is not in the report namespace", strings.SplitN(cs[0].Body, "\n", 2)[0])
+	}
 	// Posting again edits the same comment.
 	if code := h.action(); code != exitPass {
 		t.Fatal(code)
@@ -209,5 +213,43 @@ func TestActionJudgeFamily(t *testing.T) {
 	}
 	if h.fake.Count(ghfake.RouteList) == 0 {
 		t.Error("the baseline was not looked up")
+	}
+}
+
+func TestActionPullRequestNeverSavesLocalBaseline(t *testing.T) {
+	h := newHarness(t)
+	dir := h.path("baselines")
+	h.gateInputs(goodRun)
+	h.input("baseline-dir", dir)
+	if code := h.action(); code != exitPass {
+		t.Fatalf("exit %d\n%s", code, h.stdout.String())
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(dir)
+		t.Fatalf("a pull request's passing run wrote into the baseline store: %v", entries)
+	}
+	if !strings.Contains(h.stdout.String(), "baseline not saved") {
+		t.Errorf("no note:\n%s", h.stdout.String())
+	}
+	// A push to main saves it.
+	h.vars["GITHUB_EVENT_NAME"] = "push"
+	h.vars["GITHUB_REF"] = "refs/heads/main"
+	h.writeJSON("event.json", map[string]any{"ref": "refs/heads/main", "repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"}})
+	if code := h.action(); code != exitPass {
+		t.Fatal(code)
+	}
+	if _, err := os.Stat(h.path("baselines/support-answers/main.json")); err != nil {
+		t.Errorf("a push run on main did not save its baseline: %v", err)
+	}
+}
+
+func TestOutputLine(t *testing.T) {
+	if got := outputLine("score", "87.5"); got != "score=87.5\n" {
+		t.Errorf("single line: %q", got)
+	}
+	got := outputLine("report", "a\nb")
+	lines := strings.Split(got, "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "report<<ghadelimiter_") || lines[1] != "a" || lines[2] != "b" || lines[3] != strings.TrimPrefix(lines[0], "report<<") {
+		t.Errorf("heredoc: %q", got)
 	}
 }

@@ -68,7 +68,7 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.comment, "comment", "auto", "PR comment: auto (on pull request events), always, never")
 	fs.StringVar(&c.commentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
 	fs.StringVar(&c.githubToken, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
-	fs.StringVar(&c.commentAuthor, "comment-author", defaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); empty: any author")
+	fs.StringVar(&c.commentAuthor, "comment-author", defaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
 	fs.StringVar(&c.title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
 	tierFlags(fs, &c.tierCfg)
 }
@@ -272,7 +272,9 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 				warn(e, "", 0, fmt.Sprintf("write-baseline on a %s run: upload baseline.json as the baseline artifact only from push runs on the baseline branch", gh.eventName))
 			}
 		}
-		if saveDir != nil {
+		if saveDir != nil && c.localBranch(gh, q) == "" {
+			fmt.Fprintln(e.stdout, "  baseline not saved: a pull request's run never updates a branch's baseline (give --branch to save it anyway)")
+		} else if saveDir != nil {
 			sq := baseline.Query{Rubric: rb.Name, Branch: c.localBranch(gh, q)}
 			if err := saveDir.Save(sq, bf); err != nil {
 				return exitError, fmt.Errorf("save baseline: %w", err)
@@ -312,15 +314,15 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	return exitPass, nil
 }
 
-// localBranch is the branch a passing run's baseline is saved under.
+// localBranch is the branch a passing run's baseline is saved under in the
+// local store; "" for a pull request's run (unless --branch says otherwise),
+// which must never become its base branch's baseline.
 func (c *gateConfig) localBranch(gh *ghContext, q baseline.Query) string {
 	if c.branch != "" {
 		return c.branch
 	}
 	if gh != nil {
-		if b := gh.branch(); b != "" {
-			return b
-		}
+		return gh.branch()
 	}
 	return q.Branch
 }
