@@ -30,6 +30,10 @@ def main():
     with open(sys.argv[1]) as f:
         rubric = json.load(f)
     crits = rubric["criteria"]
+    for c in crits:  # the canonical form keeps the scale as [lowest, highest]
+        c["low"], c["high"] = c["scale"]
+        c.setdefault("aliases", [])
+        c.setdefault("na", False)
     threshold = rubric["threshold"]
     index = {}
     for i, c in enumerate(crits):

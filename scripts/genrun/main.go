@@ -1,7 +1,7 @@
 // Command genrun writes a synthetic judged run for benchmarks: one JSON
 // object a line, scored on seed 001's five criteria (faithfulness,
 // relevance, completeness, format_tone on 1-5; safety 0/1), about 210 bytes
-// an item. It also writes the matching rubric as plain JSON for
+// an item. It also writes the matching rubric (canonical JSON) for
 // scripts/score.py.
 //
 // With -score FILE it instead scores FILE with gate.Score under that same
@@ -43,21 +43,6 @@ func production() *rubric.Rubric {
 	}
 }
 
-// plainRubric is the rubric in the simple JSON shape scripts/score.py reads.
-type plainRubric struct {
-	Threshold float64          `json:"threshold"`
-	Criteria  []plainCriterion `json:"criteria"`
-}
-
-type plainCriterion struct {
-	ID       string   `json:"id"`
-	Weight   float64  `json:"weight"`
-	Low      int      `json:"low"`
-	High     int      `json:"high"`
-	Critical *int     `json:"critical"`
-	NA       bool     `json:"na"`
-	Aliases  []string `json:"aliases"`
-}
 
 func main() {
 	n := flag.Int("n", 1000000, "number of items")
@@ -100,17 +85,9 @@ func score(path string) error {
 
 func generate(n int, out, rubricOut string, seed uint64, errRate int) error {
 	if rubricOut != "" {
-		rb := production()
-		var p plainRubric
-		p.Threshold = rb.Threshold
-		for _, c := range rb.Criteria {
-			p.Criteria = append(p.Criteria, plainCriterion{ID: c.ID, Weight: c.Weight, Low: c.Scale.Low, High: c.Scale.High, Critical: c.Critical, NA: c.NA, Aliases: c.Aliases})
-		}
-		b, err := json.MarshalIndent(p, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(rubricOut, append(b, '\n'), 0o644); err != nil {
+		// The rubric's canonical JSON: rubricgate loads it, and
+		// scripts/score.py reads the same file.
+		if err := os.WriteFile(rubricOut, append(production().Canonical(), '\n'), 0o644); err != nil {
 			return err
 		}
 	}
