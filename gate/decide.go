@@ -268,14 +268,14 @@ func Decide(in DecideInput) *GateReport {
 			if in.Compared != nil && in.Compared.Score != nil {
 				compared = in.Compared
 				g.Rescored = &RescoredInfo{RubricHash: b.RubricHash, Score: *in.Compared.Score, CurrentRubricScore: cur.Score}
-				cur.Warnings = append(cur.Warnings, fmt.Sprintf("the rubric changed (%s -> %s): the run was re-scored under the baseline's rubric to compare", shortHash(b.RubricHash), shortHash(cur.Rubric.Hash)))
+				cur.Warnings = append(cur.Warnings, fmt.Sprintf("the rubric changed (%s → %s): the run was re-scored under the baseline's rubric to compare", shortHash(b.RubricHash), shortHash(cur.Rubric.Hash)))
 			} else {
 				compared = nil
 				why := "the results do not carry the baseline rubric's criteria"
 				if in.RescoreErr != nil {
 					why = in.RescoreErr.Error()
 				}
-				msg := fmt.Sprintf("SCORES ARE NOT COMPARABLE: the rubric changed (%s -> %s) and the run cannot be re-scored under the baseline's rubric (%s)", shortHash(b.RubricHash), shortHash(cur.Rubric.Hash), why)
+				msg := fmt.Sprintf("SCORES ARE NOT COMPARABLE: the rubric changed (%s → %s) and the run cannot be re-scored under the baseline's rubric (%s)", shortHash(b.RubricHash), shortHash(cur.Rubric.Hash), why)
 				if in.OnRubricChange == "fail" {
 					hard = append(hard, msg+"; on-rubric-change is fail")
 				} else {
@@ -291,7 +291,7 @@ func Decide(in DecideInput) *GateReport {
 				rel := (c - b.Score) / b.Score
 				g.RelativeChange = &rel
 				if dropBlocks(b.Score, c, in.MaxDrop) {
-					soft = append(soft, fmt.Sprintf("aggregate score dropped %.2f%% (%.1f -> %.1f), at or above max-drop %s", -100*rel, b.Score, c, fmtPct(in.MaxDrop)))
+					soft = append(soft, fmt.Sprintf("aggregate score dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", -100*rel, b.Score, c, fmtPct(in.MaxDrop)))
 				}
 			} else {
 				cur.Warnings = append(cur.Warnings, "the baseline score is 0: the relative change is undefined and the relative check was skipped")
@@ -329,7 +329,7 @@ func Decide(in DecideInput) *GateReport {
 	if g.Decision == Pass && len(g.Reasons) == 0 {
 		switch {
 		case g.RelativeChange != nil:
-			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score %s vs the baseline (%.1f -> %.1f), within max-drop %s", fmtSignedPct(*g.RelativeChange), b.Score, *g.ComparedScore, fmtPct(in.MaxDrop)))
+			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score %s vs the baseline (%.1f → %.1f), within max-drop %s", fmtSignedPct(*g.RelativeChange), b.Score, *g.ComparedScore, fmtPct(in.MaxDrop)))
 		default:
 			g.Reasons = append(g.Reasons, "no blocking criterion failed")
 		}

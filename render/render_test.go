@@ -81,7 +81,7 @@ func changes(base, cur float64) []gate.CriterionChange {
 func TestMarkdownGolden(t *testing.T) {
 	pass := &gate.GateReport{
 		Report: report(), Decision: gate.Pass, Comparable: true, MaxDrop: 0.02,
-		Reasons:        []string{"aggregate score -1.00% vs the baseline (81.8 -> 81.0), within max-drop 2%"},
+		Reasons:        []string{"aggregate score -1.00% vs the baseline (81.8 → 81.0), within max-drop 2%"},
 		Baseline:       &gate.BaselineInfo{Score: 81.77, Kind: "github-artifact", Source: "acme/bot artifact #7", SHA: "0123456789abcdef", RunURL: "https://github.com/acme/bot/actions/runs/42", CreatedAt: now.Add(-72 * time.Hour)},
 		RelativeChange: f(-0.01), CI95: &[2]float64{-0.03, 0.012}, ComparedScore: f(80.95),
 		Changes: changes(84, 81.25),
