@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
+
+	"github.com/rubricgate/rubricgate/internal/testgolden"
 )
 
 func TestWriteGolden(t *testing.T) {
@@ -39,7 +41,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	// Write(Read(x)) == x.
 	if again := encode(t, got); !bytes.Equal(again, data) {
-		t.Errorf("rewrite differs:\n%s", lineDiff(string(data), string(again)))
+		t.Errorf("rewrite differs:\n%s", testgolden.Diff(string(data), string(again)))
 	}
 	b, err := got.Gate(gate.BaselineSource{Kind: "file", Location: "x.json"})
 	if err != nil {

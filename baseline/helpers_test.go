@@ -3,20 +3,16 @@ package baseline
 import (
 	"archive/zip"
 	"bytes"
-	"flag"
-	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+	"github.com/rubricgate/rubricgate/internal/testgolden"
+)
 
 func ptr[T any](v T) *T { return &v }
 
@@ -120,58 +116,8 @@ func makeZip(t testing.TB, entries ...zipEntry) []byte {
 	return buf.Bytes()
 }
 
-// golden compares got with testdata/name, rewriting it with -update, and
-// shows a line diff on mismatch.
+// golden checks got against its golden file (internal/testgolden).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff is a small line diff: "-" lines only in want, "+" lines only in got.
-func lineDiff(want, got string) string {
-	a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
-	// Longest common subsequence over lines (inputs are small).
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out strings.Builder
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			i++
-			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			fmt.Fprintf(&out, "+%d: %s\n", j+1, b[j])
-			j++
-		default:
-			fmt.Fprintf(&out, "-%d: %s\n", i+1, a[i])
-			i++
-		}
-	}
-	return out.String()
+	testgolden.Check(t, filepath.Join("testdata", name), got)
 }

@@ -3,11 +3,9 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/rubric"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+	"github.com/rubricgate/rubricgate/internal/testgolden"
+)
 
 func scoreText(t *testing.T, rb *rubric.Rubric, opts ScoreOptions, files ...string) (*Report, error) {
 	t.Helper()
@@ -105,42 +103,10 @@ func TestScoreReportGolden(t *testing.T) {
 	}
 }
 
-// golden compares got with testdata/name, rewriting it under -update.
+// golden checks got against its golden file (internal/testgolden).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update to accept):\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff is a minimal line diff: lines only in want (-) or got (+).
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
+	testgolden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestScoreEmptyAndNonNil(t *testing.T) {

@@ -2,9 +2,7 @@ package render
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,41 +11,14 @@ import (
 
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
+
+	"github.com/rubricgate/rubricgate/internal/testgolden"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
+// golden checks got against its golden file (internal/testgolden).
+func golden(t *testing.T, name string, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if string(want) != got {
-		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-		for i := 0; i < max(len(wl), len(gl)); i++ {
-			var w, g string
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if w != g {
-				t.Fatalf("%s: first difference at line %d (go test -update rewrites it):\n  want: %s\n  got:  %s", name, i+1, w, g)
-			}
-		}
-	}
+	testgolden.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 func f(v float64) *float64 { return &v }

@@ -5,18 +5,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rubricgate/rubricgate/internal/ghfake"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/rubricgate/rubricgate/internal/testgolden"
+)
 
 const (
 	owner  = "acme"
@@ -206,45 +204,8 @@ func (h *harness) stickyComments() []ghfake.Comment {
 	return out
 }
 
-// golden compares got with testdata/golden/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
+// golden checks got against its golden file (internal/testgolden).
+func golden(t *testing.T, name string, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, lineDiff(string(want), got))
-	}
-}
-
-// lineDiff shows the first differing lines.
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(wl), len(gl)) && shown < 10; i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g + "\n")
-			shown++
-		}
-	}
-	return b.String()
+	testgolden.Check(t, filepath.Join("testdata", "golden", name), []byte(got))
 }

@@ -2,17 +2,15 @@ package safe
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+	"github.com/rubricgate/rubricgate/internal/testgolden"
+)
 
 func TestCell(t *testing.T) {
 	tests := []struct {
@@ -511,39 +509,5 @@ func TestGoldenHostile(t *testing.T) {
 			i, Inline(s, 80), Code(s, 80), Code(LogLine(s), 0), Quote(s, 200), Block(s, 200))
 	}
 	b.WriteString("\n<!-- key: " + MarkerKey("evil --> key") + " -->\n")
-	golden := filepath.Join("testdata", "hostile.golden.md")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create): %v", err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("output differs from %s (run with -update if intended):\n%s", golden, lineDiff(string(want), b.String()))
-	}
-}
-
-// lineDiff lists the lines that differ between want and got.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n- %q\n+ %q\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
+	testgolden.Check(t, filepath.Join("testdata", "hostile.golden.md"), b.Bytes())
 }

@@ -43,7 +43,6 @@ func production() *rubric.Rubric {
 	}
 }
 
-
 func main() {
 	n := flag.Int("n", 1000000, "number of items")
 	out := flag.String("o", "-", "output file (- for stdout)")
