@@ -372,48 +372,10 @@ func (s *scanner) skipObject(depth int) error {
 	if depth > maxDepth {
 		return s.errf("nesting deeper than %d levels", maxDepth)
 	}
-	s.i++ // '{'
-	base := len(s.keys)
-	defer func() { s.keys = s.keys[:base] }()
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		return nil
-	}
-	for {
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			return s.errf("expected a string key, found %s", s.describe())
-		}
-		at := s.i
-		k, err := s.str()
-		if err != nil {
-			return err
-		}
-		for _, prev := range s.keys[base:] {
-			if bytes.Equal(prev, k) {
-				s.i = at
-				return s.errf("duplicate key %s", quoteBytes(k))
-			}
-		}
-		s.keys = append(s.keys, k)
-		if err := s.expect(':', "':' after object key"); err != nil {
-			return err
-		}
-		if _, _, _, err := s.value(depth); err != nil {
-			return err
-		}
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ',' {
-			s.i++
-			continue
-		}
-		if s.i < len(s.b) && s.b[s.i] == '}' {
-			s.i++
-			return nil
-		}
-		return s.errf("expected ',' or '}' after object value, found %s", s.describe())
-	}
+	return s.objectMembers(func([]byte, int) error {
+		_, _, _, err := s.value(depth)
+		return err
+	})
 }
 
 func (s *scanner) skipArray(depth int) error {
