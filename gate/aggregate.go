@@ -30,6 +30,13 @@ func (sc *schema) itemScore(vals []Value) (score float64, failed bool) {
 	return 100 * num / den, failed
 }
 
+// thresholdSlack absorbs floating-point error in an item's score when it is
+// compared with the threshold: an item whose exact score equals the threshold
+// (7/7/7 on 0-10 against 70, computed as 69.99999999999999) passes, as seed
+// 002's rule says. Scores are on 0-100, so 1e-9 points is far below any
+// difference a rubric can express.
+const thresholdSlack = 1e-9
+
 // critAgg is the running sums of one criterion.
 type critAgg struct {
 	sum    int64 // raw scores: an integer sum is exact in any order
@@ -80,7 +87,7 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 		return
 	}
 	score, failed := sc.itemScore(r.vals)
-	pass := score >= sc.rb.Threshold && !failed
+	pass := score >= sc.rb.Threshold-thresholdSlack && !failed
 	p.scored++
 	p.scoreSum += score
 	if pass {

@@ -337,3 +337,25 @@ func TestOnItemCarriesJudgeAndLength(t *testing.T) {
 		t.Errorf("OnItem results:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// An item whose exact score equals the threshold passes, although floating
+// point computes it a hair below: 7/7/7 on 0..10 is 70, computed as 69.99999999999999.
+func TestItemExactlyAtThresholdPasses(t *testing.T) {
+	c := func(id string) rubric.Criterion {
+		return rubric.Criterion{ID: id, Name: id, Weight: 1, Scale: rubric.Scale{Low: 0, High: 10}}
+	}
+	rb := &rubric.Rubric{Name: "thr", Threshold: 70, Criteria: []rubric.Criterion{c("a"), c("b"), c("c")}}
+	n := 7.0 / 10 // at run time, as the scorer computes: not constant-folded
+	if s := 100 * (n + n + n) / 3; s >= 70 {
+		t.Fatalf("float computes %v: pick values that round below 70", s)
+	}
+	var got []ItemResult
+	rep, err := Score(rb, []Input{{Name: "t.jsonl", R: strings.NewReader(`{"id":"x","scores":{"a":7,"b":7,"c":7}}` + "\n" + `{"id":"y","scores":{"a":7,"b":7,"c":6}}` + "\n")}},
+		ScoreOptions{OnItem: func(it *ItemResult) error { got = append(got, *it); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got[0].Pass || got[1].Pass || *rep.PassRate != 0.5 {
+		t.Errorf("pass = %v, %v; pass rate %v", got[0].Pass, got[1].Pass, *rep.PassRate)
+	}
+}
