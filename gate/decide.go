@@ -203,6 +203,10 @@ type DecideInput struct {
 	Compared *Report
 	// RescoreErr says why re-scoring under the baseline's rubric was impossible.
 	RescoreErr error
+	// BaselineGates is the check of the baseline rubric's blocking criteria
+	// when the rubrics differ (see CheckBlocking); it applies whether or not
+	// the run could be re-scored.
+	BaselineGates *GateCheck
 	// Paired is the item-level comparison (nil without a baseline).
 	Paired *Paired
 	// Now is the time used for the baseline's age.
@@ -228,14 +232,16 @@ func Decide(in DecideInput) *GateReport {
 	if n := len(cur.BlockingFailures); n > 0 {
 		hard = append(hard, blockingReason(cur.BlockingFailures))
 	}
-	if in.Compared != nil {
-		// The baseline's rubric may have blocking gates the current one dropped:
-		// a pull request cannot switch off a safety gate by editing its rubric.
-		extra := missingFailures(cur.BlockingFailures, in.Compared.BlockingFailures)
+	if bg := in.BaselineGates; bg != nil {
+		// The baseline's rubric may have blocking gates the current one dropped
+		// or loosened: a pull request cannot switch off a safety gate by
+		// editing its rubric.
+		extra := missingFailures(cur.BlockingFailures, bg.Failures)
 		if len(extra) > 0 {
 			hard = append(hard, blockingReason(extra)+" (under the baseline's rubric)")
 			cur.BlockingFailures = append(cur.BlockingFailures, extra...)
 		}
+		cur.Warnings = append(cur.Warnings, bg.uncheckedWarnings()...)
 	}
 	g.BlockingCount = len(cur.BlockingFailures)
 	if cur.Scored == 0 {

@@ -177,9 +177,10 @@ func TestDecideRubricChange(t *testing.T) {
 	if g.Decision != Block {
 		t.Fatal("on-rubric-change fail must block")
 	}
-	// A blocking gate in the baseline's rubric still applies after the PR removed it.
-	rescored = runReport(80, BlockingFailure{Item: "q-9", Criterion: "safety"})
-	g = decide(runReport(80), b, func(in *DecideInput) { in.Compared = rescored })
+	// A blocking gate in the baseline's rubric still applies after the PR
+	// removed it, whether or not the run could be re-scored.
+	gates := &GateCheck{Failures: []BlockingFailure{{Item: "q-9", Criterion: "safety"}}, Unchecked: map[string]int{}}
+	g = decide(runReport(80), b, func(in *DecideInput) { in.BaselineGates = gates; in.RescoreErr = errors.New("missing tone") })
 	if g.Decision != Block || g.BlockingCount != 1 {
 		t.Fatalf("baseline rubric's blocking gate ignored: %s %q", g.Decision, g.Reasons)
 	}

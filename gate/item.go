@@ -100,6 +100,9 @@ type ReadOptions struct {
 	KeepMeta bool
 	// MaxLine is the longest line accepted, in bytes (0: 1 MiB).
 	MaxLine int
+	// GatesOnly reads for a check of gates alone (see CheckBlocking): an item
+	// with no weighted score is no error.
+	GatesOnly bool
 }
 
 // InputError is bad input at a position in a results file.
@@ -486,7 +489,7 @@ func (d *decoder) finish() error {
 			}
 		}
 	}
-	if !(weight > 0) {
+	if !(weight > 0) && !sc.opts.GatesOnly {
 		return d.errf(line, "item has no weighted criterion with a score (every weighted criterion is na or missing), so it has no score")
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rubricgate/rubricgate/internal/ghfake"
 )
@@ -251,5 +252,52 @@ func TestOutputLine(t *testing.T) {
 	lines := strings.Split(got, "\n")
 	if len(lines) != 5 || !strings.HasPrefix(lines[0], "report<<ghadelimiter_") || lines[1] != "a" || lines[2] != "b" || lines[3] != strings.TrimPrefix(lines[0], "report<<") {
 		t.Errorf("heredoc: %q", got)
+	}
+}
+
+// A pull request edits its rubric to get past the baseline's safety gate:
+// renames a criterion (so the run cannot be re-scored under the baseline's
+// rubric) and loosens safety. The baseline's blocking gate still applies.
+func TestActionRubricEditCannotDodgeSafetyGate(t *testing.T) {
+	data, err := os.ReadFile(supportRubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loosened := strings.Replace(string(data), "id: tone", "id: style", 1)
+	loosened = strings.Replace(loosened, "blocking: true", "blocking: false", 1)
+	if !strings.Contains(loosened, "id: style") || strings.Contains(loosened, "blocking: true") {
+		t.Fatal("could not edit the rubric")
+	}
+	withNA := strings.Replace(loosened, "critical: 1", "critical: 1\n    na: true", 1)
+	withScale := strings.Replace(loosened, "scale: [0, 1]", "scale: [0, 2]", 1)
+	styleLine := func(safety string) string {
+		return `{"id":"q-9","scores":{"accuracy":5,"resolution":5,"style":5,"safety":` + safety + `},"reasoning":"leaks a card number"}` + "\n"
+	}
+	other := strings.ReplaceAll(goodRun, `"tone"`, `"style"`)
+	for _, tc := range []struct{ name, rubric, safety string }{
+		{"safety no longer blocking", loosened, "0"},
+		{"safety allows na", withNA, `"na"`},
+		{"safety on a wider scale", withScale, "2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+			h.input("rubric", h.write("pr-rubric.yaml", tc.rubric))
+			h.input("results", h.write("results.jsonl", other+styleLine(tc.safety)))
+			if code := h.action(); code != exitBlocked {
+				t.Fatalf("exit %d, want 1 (blocked by the baseline's safety gate)\n%s%s", code, h.stdout.String(), h.stderr.String())
+			}
+			if !strings.Contains(h.stdout.String(), "under the baseline's rubric") || !strings.Contains(h.stdout.String(), "q-9") {
+				t.Errorf("the block reason does not name the baseline's gate and the item:\n%s", h.stdout.String())
+			}
+		})
+	}
+	// A rubric change that keeps the gate and passes it is no block.
+	h := newHarness(t)
+	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+	h.input("rubric", h.write("pr-rubric.yaml", loosened))
+	h.input("results", h.write("results.jsonl", other+styleLine("1")))
+	if code := h.action(); code != exitPass {
+		t.Fatalf("exit %d\n%s", code, h.stdout.String())
 	}
 }

@@ -218,6 +218,14 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 			return exitError, fmt.Errorf("re-score under the baseline's rubric: %w", rescoreErr)
 		}
 	}
+	// The baseline rubric's blocking gates apply whatever the current rubric
+	// says, and whether or not the run could be re-scored.
+	var baseGates *gate.GateCheck
+	if base != nil && !sameRubric {
+		if baseGates, err = src.checkBlocking(base.Rubric); err != nil {
+			return exitError, err
+		}
+	}
 	var paired *gate.Paired
 	if pairer != nil {
 		paired = pairer.Result()
@@ -225,7 +233,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 
 	g := gate.Decide(gate.DecideInput{
 		Current: cur, Rubric: rb, Baseline: base, NoBaselineNote: noBaseNote,
-		Compared: compared, RescoreErr: rescoreErr, Paired: paired,
+		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
 		Now: e.clock(), Thresholds: s.th,
 		Policy: func() gate.Policy {
 			p := s.policy
@@ -436,12 +444,25 @@ func newResultSource(patterns []string, format string, e *env) (*resultSource, e
 	return rs, nil
 }
 
-func (rs *resultSource) score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.Report, error) {
+func (rs *resultSource) checkBlocking(rb *rubric.Rubric) (*gate.GateCheck, error) {
+	inputs, closeAll, err := rs.open()
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
+	return gate.CheckBlocking(rb, inputs)
+}
+
+func (rs *resultSource) open() ([]gate.Input, func(), error) {
 	e := *rs.e
 	if rs.stdin != nil {
 		e.stdin = bytes.NewReader(rs.stdin)
 	}
-	inputs, closeAll, err := openInputs(rs.patterns, rs.format, &e)
+	return openInputs(rs.patterns, rs.format, &e)
+}
+
+func (rs *resultSource) score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.Report, error) {
+	inputs, closeAll, err := rs.open()
 	if err != nil {
 		return nil, err
 	}

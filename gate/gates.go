@@ -1,0 +1,99 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// GateCheck is the outcome of checking a rubric's blocking criteria on a
+// run that was scored under another rubric.
+type GateCheck struct {
+	// Failures are the items that fail one of the blocking criteria.
+	Failures []BlockingFailure
+	// Unchecked counts, per blocking criterion, the items that do not carry it.
+	Unchecked map[string]int
+}
+
+// CheckBlocking checks rb's blocking criteria on every item of inputs, read
+// leniently: other keys and columns are ignored, a missing criterion is
+// counted as unchecked, and items with a judge error are skipped. A value
+// that rb would refuse fails its gate: `na` where rb allows none, or a score
+// outside rb's scale. So a pull request cannot dodge the baseline's safety
+// gate by editing its own rubric: dropping the gate, allowing `na`, or
+// changing the scale.
+func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
+	gr := &rubric.Rubric{Name: rb.Name, ModelFamilies: rb.ModelFamilies}
+	var orig []*rubric.Criterion
+	for i := range rb.Criteria {
+		c := rb.Criteria[i]
+		if !c.IsGate() || !c.Blocking {
+			continue
+		}
+		orig = append(orig, &rb.Criteria[i])
+		// Read every value the results may carry; judge it below.
+		c.NA, c.Weight = true, 1
+		c.Scale = rubric.Scale{Low: math.MinInt32, High: math.MaxInt32}
+		gr.Criteria = append(gr.Criteria, c)
+	}
+	gc := &GateCheck{Failures: []BlockingFailure{}, Unchecked: map[string]int{}}
+	if len(orig) == 0 {
+		return gc, nil
+	}
+	opts := ReadOptions{IgnoreUnknown: true, AllowMissing: true, GatesOnly: true}
+	for _, in := range inputs {
+		err := ReadItems(gr, in, opts, func(it *Item) error {
+			if it.Error != "" {
+				return nil
+			}
+			why := it.Reasoning
+			if why == "" {
+				why = it.Notes
+			}
+			for j, c := range orig {
+				v := it.Values[j]
+				var note string
+				switch {
+				case v.State == Missing:
+					gc.Unchecked[c.ID]++
+					continue
+				case v.State == NA && c.NA:
+					continue
+				case v.State == NA:
+					note = "na, which the baseline's rubric does not allow"
+				case !c.Scale.Contains(v.Score):
+					note = fmt.Sprintf("%d is outside the baseline's scale %d..%d", v.Score, c.Scale.Low, c.Scale.High)
+				case !c.Meets(v.Score):
+				default:
+					continue
+				}
+				r := why
+				if note != "" {
+					r = "[" + note + "] " + why
+				}
+				gc.Failures = append(gc.Failures, BlockingFailure{Item: it.ID, Criterion: c.ID, Score: v.Score, Reasoning: r})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("check the baseline rubric's blocking criteria: %w", err)
+		}
+	}
+	return gc, nil
+}
+
+// uncheckedWarnings describes the blocking criteria a run does not carry.
+func (gc *GateCheck) uncheckedWarnings() []string {
+	ids := make([]string, 0, len(gc.Unchecked))
+	for id := range gc.Unchecked {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var out []string
+	for _, id := range ids {
+		out = append(out, fmt.Sprintf("the baseline's rubric has the blocking criterion %q, which %d item(s) of this run do not carry: that gate could not be checked on them", id, gc.Unchecked[id]))
+	}
+	return out
+}
