@@ -221,43 +221,10 @@ func readFileLimited(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// writeAtomic writes a file via a temp file and rename, so a reader never
+// writeAtomic writes one file via a temp file and rename, so a reader never
 // sees it half-written and an error leaves the old file intact.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	if path == "-" {
-		return errors.New("internal: writeAtomic on stdout")
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// CreateTemp makes the file 0600; outputs are ordinary files.
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	ok = true
-	return nil
+	return writeOutputs(nil, []output{{path, write}})
 }
 
 // output is one file a command writes once everything is computed.
@@ -266,23 +233,105 @@ type output struct {
 	write func(io.Writer) error
 }
 
-// writeOutputs writes every output, stdout for "-". Files are written
-// atomically; they are only written after all computing succeeded, so a
-// failed run leaves nothing half-written.
-func writeOutputs(e *env, outs []output) error {
+// staged holds a command's outputs, each written to a temp file beside its
+// destination, until commit renames them all into place. A command that
+// fails before commit leaves nothing written: abort removes the temp files.
+type staged struct {
+	files  []stagedFile
+	stdout []func(io.Writer) error
+}
+
+type stagedFile struct {
+	f         *os.File
+	tmp, path string
+}
+
+// create starts a temp file for path.
+func (s *staged) create(path string) (*os.File, error) {
+	if path == "-" {
+		return nil, errors.New("internal: staged file for stdout")
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	s.files = append(s.files, stagedFile{f: f, tmp: f.Name(), path: path})
+	return f, nil
+}
+
+// add writes outputs to temp files ("-": kept for stdout until commit).
+func (s *staged) add(outs ...output) error {
 	for _, o := range outs {
-		if o.path == "" {
+		switch o.path {
+		case "":
+			continue
+		case "-":
+			s.stdout = append(s.stdout, o.write)
 			continue
 		}
-		if o.path == "-" {
-			if err := o.write(e.stdout); err != nil {
-				return err
-			}
-			continue
+		f, err := s.create(o.path)
+		if err != nil {
+			return err
 		}
-		if err := writeAtomic(o.path, o.write); err != nil {
+		if err := o.write(f); err != nil {
+			return fmt.Errorf("write %s: %w", o.path, err)
+		}
+	}
+	return nil
+}
+
+// commit closes the temp files (0644, synced) and renames each into place,
+// then writes the stdout outputs.
+func (s *staged) commit(stdout io.Writer) error {
+	for _, sf := range s.files {
+		// CreateTemp makes the file 0600; outputs are ordinary files.
+		if err := sf.f.Chmod(0o644); err != nil {
+			return fmt.Errorf("write %s: %w", sf.path, err)
+		}
+		if err := sf.f.Sync(); err != nil {
+			return fmt.Errorf("write %s: %w", sf.path, err)
+		}
+		if err := sf.f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", sf.path, err)
+		}
+	}
+	for i, sf := range s.files {
+		if err := os.Rename(sf.tmp, sf.path); err != nil {
+			return fmt.Errorf("write %s: %w", sf.path, err)
+		}
+		s.files[i].tmp = ""
+	}
+	s.files = nil
+	for _, w := range s.stdout {
+		if err := w(stdout); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// abort removes every temp file not yet renamed; safe after commit.
+func (s *staged) abort() {
+	for _, sf := range s.files {
+		if sf.tmp != "" {
+			sf.f.Close()
+			os.Remove(sf.tmp)
+		}
+	}
+	s.files = nil
+}
+
+// writeOutputs writes every output (stdout for "-") all or nothing: each
+// file via a temp file, renamed into place only when all were written.
+func writeOutputs(e *env, outs []output) error {
+	var s staged
+	defer s.abort()
+	if err := s.add(outs...); err != nil {
+		return err
+	}
+	var stdout io.Writer = io.Discard
+	if e != nil {
+		stdout = e.stdout
+	}
+	return s.commit(stdout)
 }

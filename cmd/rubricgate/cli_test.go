@@ -163,3 +163,32 @@ func TestRubricCommands(t *testing.T) {
 		t.Errorf("bad max-drop: %d %s", code, errs)
 	}
 }
+
+// A command that fails on its last output leaves none of the others written.
+func TestOutputsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-dir", "x")
+	jsonOut, items := filepath.Join(dir, "r.json"), filepath.Join(dir, "items.jsonl")
+	code, _, errs := runCLI(t, "", "score", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl",
+		"--json", jsonOut, "--items", items, "--markdown", missing)
+	if code != exitError {
+		t.Fatalf("score: exit %d, want 2 (%s)", code, errs)
+	}
+	newBase, store := filepath.Join(dir, "baseline.json"), filepath.Join(dir, "store")
+	code, _, errs = runCLI(t, "", "gate", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl",
+		"--baseline-dir", store, "--write-baseline", newBase, "--json", missing)
+	if code != exitError {
+		t.Fatalf("gate: exit %d, want 2 (%s)", code, errs)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("a failed command left files behind: %v", names)
+	}
+	if code, _, _ := runCLI(t, "", "score", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--items", "-"); code != exitError {
+		t.Errorf("--items -: exit %d, want 2", code)
+	}
+}

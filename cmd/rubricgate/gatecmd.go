@@ -258,7 +258,12 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		title = "rubricgate: " + rb.Name
 	}
 	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
+	// Outputs are staged and renamed into place together once everything
+	// succeeded, so a run that ends in an error leaves nothing written.
+	var out staged
+	defer out.abort()
 	baselinePath := ""
+	var saveLocal func() error
 	if g.Decision == gate.Pass && (c.writeBaseline != "" || saveDir != nil) {
 		meta := baseline.Meta{CreatedAt: e.clock().UTC(), Branch: q.Branch}
 		if gh != nil {
@@ -270,7 +275,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 			return exitError, fmt.Errorf("new baseline: %w", err)
 		}
 		if c.writeBaseline != "" {
-			if err := writeAtomic(c.writeBaseline, bf.Write); err != nil {
+			if err := out.add(output{c.writeBaseline, bf.Write}); err != nil {
 				return exitError, err
 			}
 			baselinePath = c.writeBaseline
@@ -284,9 +289,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 			fmt.Fprintln(e.stdout, "  baseline not saved: a pull request's run never updates a branch's baseline (give --branch to save it anyway)")
 		} else if saveDir != nil {
 			sq := baseline.Query{Rubric: rb.Name, Branch: c.localBranch(gh, q)}
-			if err := saveDir.Save(sq, bf); err != nil {
-				return exitError, fmt.Errorf("save baseline: %w", err)
-			}
+			saveLocal = func() error { return saveDir.Save(sq, bf) }
 			if p, err := saveDir.Path(sq); err == nil && baselinePath == "" {
 				baselinePath = p
 			}
@@ -300,10 +303,18 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 			reportPath = filepath.Join(dir, "rubricgate-report.json")
 		}
 	}
-	if err := writeOutputs(e, []output{
-		{reportPath, func(w io.Writer) error { return render.JSON(w, g) }},
-		{c.mdOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }},
-	}); err != nil {
+	if err := out.add(
+		output{reportPath, func(w io.Writer) error { return render.JSON(w, g) }},
+		output{c.mdOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }},
+	); err != nil {
+		return exitError, err
+	}
+	if saveLocal != nil {
+		if err := saveLocal(); err != nil {
+			return exitError, fmt.Errorf("save baseline: %w", err)
+		}
+	}
+	if err := out.commit(e.stdout); err != nil {
 		return exitError, err
 	}
 

@@ -47,35 +47,44 @@ func cmdScore(args []string, e *env) (int, error) {
 	defer closeAll()
 
 	opts := gate.ScoreOptions{MaxUnscored: mu}
-	var items *pendingFile
-	if *itemsOut != "" {
-		if items, err = newPendingFile(*itemsOut); err != nil {
+	// Every output is staged and renamed into place only when the whole
+	// command succeeded: bad input leaves nothing written.
+	var out staged
+	defer out.abort()
+	var flushItems func() error
+	switch *itemsOut {
+	case "":
+	case "-":
+		return exitError, usagef("--items -: write the items to a file (stdout carries the table)")
+	default:
+		f, err := out.create(*itemsOut)
+		if err != nil {
 			return exitError, err
 		}
-		defer items.abort()
-		bw := bufio.NewWriterSize(items.f, 1<<16)
+		bw := bufio.NewWriterSize(f, 1<<16)
 		enc := json.NewEncoder(bw)
 		opts.OnItem = func(it *gate.ItemResult) error {
 			return enc.Encode(itemLine{ID: it.ID, Score: scorePtr(it), Pass: it.Pass, Failed: nonNilStrings(it.Failed), NA: nonNilStrings(it.NA)})
 		}
-		defer func() { _ = bw.Flush() }()
-		items.flush = bw.Flush
+		flushItems = bw.Flush
 	}
 	rep, err := gate.Score(rb, inputs, opts)
 	if err != nil {
 		return exitError, err
 	}
 	addRubricWarnings(rep, warns)
-	if items != nil {
-		if err := items.commit(); err != nil {
-			return exitError, err
+	if flushItems != nil {
+		if err := flushItems(); err != nil {
+			return exitError, fmt.Errorf("write %s: %w", *itemsOut, err)
 		}
 	}
-	err = writeOutputs(e, []output{
-		{*jsonOut, func(w io.Writer) error { return render.JSON(w, rep) }},
-		{*mdOut, func(w io.Writer) error { _, err := io.WriteString(w, render.ScoreMarkdown(rep)); return err }},
-	})
-	if err != nil {
+	if err := out.add(
+		output{*jsonOut, func(w io.Writer) error { return render.JSON(w, rep) }},
+		output{*mdOut, func(w io.Writer) error { _, err := io.WriteString(w, render.ScoreMarkdown(rep)); return err }},
+	); err != nil {
+		return exitError, err
+	}
+	if err := out.commit(e.stdout); err != nil {
 		return exitError, err
 	}
 	if *jsonOut != "-" {
@@ -210,50 +219,4 @@ func openInputs(patterns []string, format string, e *env) ([]gate.Input, func(),
 		}
 	}
 	return inputs, closeAll, nil
-}
-
-// pendingFile is an output streamed to a temp file and renamed into place
-// only when the whole command succeeded.
-type pendingFile struct {
-	path, tmp string
-	f         *os.File
-	flush     func() error
-	done      bool
-}
-
-func newPendingFile(path string) (*pendingFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	return &pendingFile{path: path, tmp: f.Name(), f: f}, nil
-}
-
-func (p *pendingFile) commit() error {
-	if p.flush != nil {
-		if err := p.flush(); err != nil {
-			return fmt.Errorf("write %s: %w", p.path, err)
-		}
-	}
-	if err := p.f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", p.path, err)
-	}
-	if err := p.f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", p.path, err)
-	}
-	if err := p.f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", p.path, err)
-	}
-	if err := os.Rename(p.tmp, p.path); err != nil {
-		return fmt.Errorf("write %s: %w", p.path, err)
-	}
-	p.done = true
-	return nil
-}
-
-func (p *pendingFile) abort() {
-	if !p.done {
-		p.f.Close()
-		os.Remove(p.tmp)
-	}
 }
