@@ -368,6 +368,10 @@ func (s *scanner) value(depth int) (kind jsonKind, raw, str []byte, err error) {
 	return kind, s.b[start:s.i], str, nil
 }
 
+// linearKeys is how many keys of one object are checked for duplicates by
+// linear search before a map takes over.
+const linearKeys = 16
+
 func (s *scanner) skipObject(depth int) error {
 	if depth > maxDepth {
 		return s.errf("nesting deeper than %d levels", maxDepth)
@@ -415,6 +419,10 @@ func (s *scanner) objectMembers(fn func(key []byte, at int) error) error {
 	s.i++
 	base := len(s.keys)
 	defer func() { s.keys = s.keys[:base] }()
+	// Keys are compared linearly while an object is small (the common case,
+	// no allocation) and through a map past linearKeys, so a line with a
+	// huge object cannot make the check quadratic.
+	var seen map[string]struct{}
 	s.ws()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
 		s.i++
@@ -430,11 +438,27 @@ func (s *scanner) objectMembers(fn func(key []byte, at int) error) error {
 		if err != nil {
 			return err
 		}
-		for _, prev := range s.keys[base:] {
-			if bytes.Equal(prev, k) {
-				s.i = at
-				return s.errf("duplicate key %s", quoteBytes(k))
+		dup := false
+		if seen == nil && len(s.keys)-base >= linearKeys {
+			seen = make(map[string]struct{}, 2*linearKeys)
+			for _, prev := range s.keys[base:] {
+				seen[string(prev)] = struct{}{}
 			}
+		}
+		if seen != nil {
+			_, dup = seen[string(k)]
+			seen[string(k)] = struct{}{}
+		} else {
+			for _, prev := range s.keys[base:] {
+				if bytes.Equal(prev, k) {
+					dup = true
+					break
+				}
+			}
+		}
+		if dup {
+			s.i = at
+			return s.errf("duplicate key %s", quoteBytes(k))
 		}
 		s.keys = append(s.keys, k)
 		if err := s.expect(':', "':' after object key"); err != nil {

@@ -3,6 +3,7 @@ package gate
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -297,4 +298,27 @@ func TestCSVLineTooLong(t *testing.T) {
 
 func csvLimitRubric() *rubric.Rubric {
 	return &rubric.Rubric{Name: "r", Criteria: []rubric.Criterion{{ID: "q", Name: "q", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}}}
+}
+
+// A huge object switches the duplicate-key check from linear search to a map
+// (so a line cannot make it quadratic); a duplicate far into it is still found.
+func TestHugeObjectKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"id":"a","scores":{"q":3},"meta":{`)
+	for i := range 50000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k` + strconv.Itoa(i) + `":1`)
+	}
+	ok := b.String() + "}}\n"
+	dup := b.String() + `,"k49000":2}}` + "\n"
+	rb := csvLimitRubric()
+	if err := ReadItems(rb, Input{Name: "a.jsonl", R: strings.NewReader(ok), Format: FormatJSONL}, ReadOptions{MaxLine: 4 << 20}, func(*Item) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	err := ReadItems(rb, Input{Name: "a.jsonl", R: strings.NewReader(dup), Format: FormatJSONL}, ReadOptions{MaxLine: 4 << 20}, func(*Item) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), `duplicate key "k49000"`) {
+		t.Fatalf("err = %v", err)
+	}
 }
