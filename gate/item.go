@@ -548,26 +548,55 @@ func (sc *schema) onScale(i, v int) (Value, error) {
 }
 
 // jsonInt returns the integer value of a JSON number. Integer-valued numbers
-// with a fraction or exponent (4.0, 4e0) are accepted: Python's json module
-// and others write whole floats that way. The text has already been checked
-// against the JSON number grammar, so ParseFloat sees no NaN, Inf or hex.
+// written with a fraction or exponent (4.0, 4e0, 40e-1) are accepted: Python's
+// json module and others write whole floats that way. The check is exact, on
+// the decimal digits: 4.9999999999999999 or 1e-400 are not integers, although
+// a float64 would round them to one. The text has already been checked
+// against the JSON number grammar.
 func jsonInt(t []byte) (int, bool) {
-	plain := true
-	for _, c := range t {
-		if c == '.' || c == 'e' || c == 'E' {
-			plain = false
-			break
+	s := string(t)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, expText, hasExp := strings.Cut(strings.ToLower(s), "e")
+	exp := 0
+	if hasExp {
+		e, err := strconv.Atoi(strings.TrimPrefix(expText, "+"))
+		if err != nil || e > 1000 || e < -1000 {
+			// Only zero is an integer of that magnitude that fits a scale.
+			return 0, strings.Trim(mant, "0.") == ""
 		}
+		exp = e
 	}
-	if plain {
-		v, err := strconv.Atoi(string(t))
-		return v, err == nil
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	point := len(intPart) + exp // the decimal point's position in digits
+	var whole string
+	switch {
+	case point <= 0:
+		whole = ""
+	case point >= len(digits):
+		whole = digits + strings.Repeat("0", point-len(digits))
+	default:
+		whole = digits[:point]
 	}
-	f, err := strconv.ParseFloat(string(t), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	if point < len(digits) && strings.Trim(digits[max(point, 0):], "0") != "" {
+		return 0, false // a non-zero digit after the decimal point
+	}
+	whole = strings.TrimLeft(whole, "0")
+	if len(whole) > 15 {
 		return 0, false
 	}
-	return int(f), true
+	v := 0
+	if whole != "" {
+		var err error
+		if v, err = strconv.Atoi(whole); err != nil {
+			return 0, false
+		}
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // toItem fills it from the validated raw item. Strings are copied.

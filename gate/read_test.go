@@ -322,3 +322,17 @@ func TestHugeObjectKeys(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestJSONInt(t *testing.T) {
+	good := map[string]int{"4": 4, "-2": -2, "0": 0, "-0": 0, "4.0": 4, "4.000": 4, "4e0": 4, "40e-1": 4, "0.4e1": 4, "4E+0": 4, "1e2": 100, "0e5000": 0, "0.0e-9999": 0, "123456789012345": 123456789012345}
+	for in, want := range good {
+		if v, ok := jsonInt([]byte(in)); !ok || v != want {
+			t.Errorf("jsonInt(%s) = %d, %v; want %d", in, v, ok, want)
+		}
+	}
+	for _, in := range []string{"4.5", "4.9999999999999999", "1e-400", "0.1", "45e-1", "1e16", "1e5000", "1234567890123456", "3.0000000000000001"} {
+		if v, ok := jsonInt([]byte(in)); ok {
+			t.Errorf("jsonInt(%s) = %d, accepted", in, v)
+		}
+	}
+}
