@@ -46,6 +46,15 @@ var (
 // file, line and column (YAML syntax errors carry the line only, as the YAML
 // parser reports no column). Warnings are returned as data. The rubric
 // returned is normalised: defaults applied, NotesRequiredFor sorted.
+
+// MinWeight and MaxWeight bound a non-zero weight: far smaller or larger
+// weights only bring floating-point trouble (a weight of 5e-324 scored 2 of 5
+// as 0), and no rubric needs a ratio beyond a trillion between criteria.
+const (
+	MinWeight = 1e-6
+	MaxWeight = 1e6
+)
+
 func Load(name string, data []byte) (r *Rubric, warns []Warning, err error) {
 	defer func() {
 		// The YAML parser is third-party code; never let it take the caller down.
@@ -604,8 +613,8 @@ func check(r *Rubric, file string, loc func(string) (int, int)) ([]Warning, erro
 		if err := claim(p+".id", "id", c.ID); err != nil {
 			return nil, err
 		}
-		if !finite(c.Weight) || c.Weight < 0 {
-			return nil, fail(p+".weight", "expected a finite number >= 0, got %v", c.Weight)
+		if !finite(c.Weight) || c.Weight < 0 || (c.Weight != 0 && (c.Weight < MinWeight || c.Weight > MaxWeight)) {
+			return nil, fail(p+".weight", "expected 0 or a number from %g to %g, got %v", MinWeight, MaxWeight, c.Weight)
 		}
 		total += c.Weight
 		s := c.Scale
