@@ -13,6 +13,9 @@ type Paired struct {
 	Common  int `json:"common"`
 	Added   int `json:"added"`
 	Removed int `json:"removed"`
+	// Unscored counts baseline items present in this run with a judge error:
+	// neither compared nor removed.
+	Unscored int `json:"unscored"`
 	// AddedIDs and RemovedIDs list the first few of each, in input order.
 	AddedIDs   []string `json:"added_ids"`
 	RemovedIDs []string `json:"removed_ids"`
@@ -70,6 +73,10 @@ func NewPairer(items []ItemScore, worstN int) *Pairer {
 // items are left out of the comparison.
 func (pr *Pairer) Add(it *ItemResult) {
 	if it.Unscored {
+		if i, ok := pr.base[it.ID]; ok && !pr.seen[i] {
+			pr.seen[i] = true
+			pr.p.Unscored++
+		}
 		return
 	}
 	pr.curAll = append(pr.curAll, it.Score)

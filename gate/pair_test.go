@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -22,6 +23,13 @@ func TestPairer(t *testing.T) {
 	p := pr.Result()
 	if p.Common != 4 || p.Added != 1 || p.Removed != 1 {
 		t.Fatalf("common/added/removed = %d/%d/%d", p.Common, p.Added, p.Removed)
+	}
+	// An item of the baseline that the judge failed on this time is neither
+	// compared nor "removed".
+	pr2 := NewPairer(baseItems, 2)
+	pr2.Add(&ItemResult{ID: "gone", Unscored: true})
+	if p2 := pr2.Result(); p2.Unscored != 1 || p2.Removed != 4 || slices.Contains(p2.RemovedIDs, "gone") {
+		t.Errorf("unscored %d removed %d %v", p2.Unscored, p2.Removed, p2.RemovedIDs)
 	}
 	if !reflect.DeepEqual(p.AddedIDs, []string{"new"}) || !reflect.DeepEqual(p.RemovedIDs, []string{"gone"}) {
 		t.Errorf("ids: %v %v", p.AddedIDs, p.RemovedIDs)

@@ -161,7 +161,7 @@ func (c *chunker) next() (*chunk, error) {
 }
 
 func (c *chunker) tooLong(line int) error {
-	return &InputError{File: c.file, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes (the limit; raise it with MaxLine / --max-line)", c.maxLine)}
+	return &InputError{File: c.file, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes: expected one judged item per line (is a line break missing, or a field far too long?)", c.maxLine)}
 }
 
 // blank reports whether a line holds only JSON whitespace.

@@ -166,3 +166,22 @@ func TestExportsRejectInvalidRubric(t *testing.T) {
 		}
 	}
 }
+
+// The JSON export loads back with the same hash; an edited export warns that
+// its hash no longer matches.
+func TestExportJSONLoadsBack(t *testing.T) {
+	rb, _ := loadPreset(t, "support")
+	var b bytes.Buffer
+	if err := ExportJSON(&b, rb); err != nil {
+		t.Fatal(err)
+	}
+	back, warns, err := Load("support.json", b.Bytes())
+	if err != nil || len(warns) != 0 || back.Hash() != rb.Hash() {
+		t.Fatalf("load back: %v, warnings %v, hash %s vs %s", err, warns, back.Hash(), rb.Hash())
+	}
+	edited := bytes.Replace(b.Bytes(), []byte(`"threshold": 70`), []byte(`"threshold": 60`), 1)
+	_, warns, err = Load("support.json", edited)
+	if err != nil || len(warns) != 1 || !strings.Contains(warns[0].Msg, "does not match this rubric") {
+		t.Fatalf("edited export: %v, %v", err, warns)
+	}
+}

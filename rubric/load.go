@@ -37,7 +37,7 @@ var (
 )
 
 var (
-	rubricKeys    = []string{"name", "version", "threshold", "criteria", "notes_required_for", "model_families"}
+	rubricKeys    = []string{"name", "version", "threshold", "criteria", "notes_required_for", "model_families", "hash"}
 	criterionKeys = []string{"id", "name", "description", "weight", "scale", "anchors", "critical", "blocking", "na", "aliases"}
 )
 
@@ -76,6 +76,11 @@ func Load(name string, data []byte) (r *Rubric, warns []Warning, err error) {
 	warns, err = check(r, name, l.locate)
 	if err != nil {
 		return nil, nil, err
+	}
+	if l.hash != "" && l.hash != r.Hash() {
+		at := l.at["hash"]
+		warns = append(warns, Warning{File: name, Line: at.line, Col: at.col,
+			Msg: fmt.Sprintf("hash: %s does not match this rubric (%s): it was edited since it was exported; the hash is recomputed from the content", l.hash, r.Hash())})
 	}
 	return r, warns, nil
 }
@@ -238,6 +243,8 @@ type pos struct{ line, col int }
 type loader struct {
 	file string
 	at   map[string]pos
+	// hash is the "hash" an exported rubric carries, if any.
+	hash string
 }
 
 func (l *loader) errAt(n *yaml.Node, path, format string, args ...any) error {
@@ -402,6 +409,10 @@ func (l *loader) rubric(root *yaml.Node) (*Rubric, error) {
 			r.Name, err = l.text(v, key, "a rubric name")
 		case "version":
 			r.Version, err = l.text(v, key, "a version label")
+		case "hash":
+			// Written by `rubric export --format json`; checked after loading.
+			l.record(key, v)
+			l.hash, err = l.text(v, key, "the sha256:<hex> hash of an exported rubric")
 		case "threshold":
 			r.Threshold, err = l.number(v, key, "a number within 0..100")
 		case "criteria":
