@@ -107,7 +107,7 @@ var version = "dev"
 // error annotation.
 func fail(e *env, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
-		return exitError
+		return exitPass // -h asked for the usage, which the flag set printed
 	}
 	msg := err.Error()
 	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(msg))

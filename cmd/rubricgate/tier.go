@@ -22,7 +22,7 @@ type tierConfig struct {
 func tierFlags(fs *flag.FlagSet, c *tierConfig) {
 	fs.StringVar(&c.tiers, "tiers", "10,25,50,75,90", "staged-rollout traffic tiers, in percent")
 	fs.StringVar(&c.tier, "tier", "", "the current rollout tier (enables the tier decision)")
-	fs.StringVar(&c.calibration, "calibration", "", "a `rubricgate calibrate --json` report; refused when made with another rubric")
+	fs.StringVar(&c.calibration, "calibration", "", "a calibration report (rubricgate calibrate --json); refused when made with another rubric")
 	fs.StringVar(&c.minAgreement, "min-agreement", "0.80", "agreement every criterion needs before the tier advances")
 	fs.StringVar(&c.judgeModel, "judge-model", "", "the judge model (also read from judge_model in results)")
 	fs.StringVar(&c.productionModel, "production-model", "", "the production model whose outputs are judged")
