@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/rubricgate/rubricgate/internal/ghfake"
 )
 
 var (
@@ -46,10 +48,10 @@ func TestMarker(t *testing.T) {
 }
 
 func TestUpsertCreateThenUpdate(t *testing.T) {
-	f := newFake(t)
-	f.pulls[7] = &fakePull{Number: 7, State: "open", HeadSHA: headA}
-	f.addComment(7, "octocat", "LGTM")
-	s, _ := f.service()
+	f, is := newFake(t)
+	is.AddPull(ghfake.PullRequest{Number: 7, HeadSHA: headA})
+	is.AddComment(7, "octocat", "LGTM")
+	s, _ := service(f)
 	ctx := context.Background()
 
 	out, err := s.Upsert(ctx, 7, "rag", "## Report v1", headA)
@@ -64,10 +66,10 @@ func TestUpsertCreateThenUpdate(t *testing.T) {
 		"GET /repos/octo-org/evals/issues/7/comments?page=1&per_page=100",
 		"POST /repos/octo-org/evals/issues/7/comments",
 	}
-	if got := f.log(); !slices.Equal(got, wantLog) {
+	if got := requestLog(f); !slices.Equal(got, wantLog) {
 		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantLog, "\n"))
 	}
-	cs := f.issueComments(7)
+	cs := is.Comments(7)
 	if len(cs) != 2 || cs[1].Body != Marker("rag")+"\n## Report v1" {
 		t.Fatalf("comments after create: %+v", cs)
 	}
@@ -79,12 +81,12 @@ func TestUpsertCreateThenUpdate(t *testing.T) {
 	if out2.Action != ActionUpdated || out2.ID != out.ID {
 		t.Fatalf("second run: %+v, want update of %d", out2, out.ID)
 	}
-	cs = f.issueComments(7)
+	cs = is.Comments(7)
 	if len(cs) != 2 || cs[1].Body != Marker("rag")+"\n## Report v2" || cs[0].Body != "LGTM" {
 		t.Fatalf("comments after update: %+v", cs)
 	}
 
-	f.resetLog()
+	f.ResetRequests()
 	out3, err := s.Upsert(ctx, 7, "rag", "## Report v2", "")
 	if err != nil {
 		t.Fatal(err)
@@ -92,48 +94,48 @@ func TestUpsertCreateThenUpdate(t *testing.T) {
 	if out3.Action != ActionUnchanged || out3.ID != out.ID {
 		t.Fatalf("third run: %+v", out3)
 	}
-	if w := writes(f.log()); len(w) != 0 {
+	if w := writes(requestLog(f)); len(w) != 0 {
 		t.Errorf("unchanged body still wrote: %v", w)
 	}
 }
 
 func TestUpsertMarkerOnLastPage(t *testing.T) {
-	f := newFake(t)
-	f.pulls[3] = &fakePull{Number: 3, State: "open", HeadSHA: headA}
+	f, is := newFake(t)
+	is.AddPull(ghfake.PullRequest{Number: 3, HeadSHA: headA})
 	for i := 0; i < 230; i++ {
-		f.addComment(3, "reviewer", fmt.Sprintf("comment %d mentions rubricgate", i))
+		is.AddComment(3, "reviewer", fmt.Sprintf("comment %d mentions rubricgate", i))
 	}
-	ours := f.addComment(3, botLogin, Marker("rag")+"\nold report")
+	ours := is.AddComment(3, botLogin, Marker("rag")+"\nold report")
 	for i := 0; i < 5; i++ {
-		f.addComment(3, "reviewer", "later")
+		is.AddComment(3, "reviewer", "later")
 	}
-	s, _ := f.service()
+	s, _ := service(f)
 	out, err := s.Upsert(context.Background(), 3, "rag", "new report", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Action != ActionUpdated || out.ID != ours.ID {
-		t.Fatalf("outcome %+v, want update of %d", out, ours.ID)
+	if out.Action != ActionUpdated || out.ID != ours {
+		t.Fatalf("outcome %+v, want update of %d", out, ours)
 	}
-	log := f.log()
+	log := requestLog(f)
 	for _, page := range []string{"page=1&", "page=2&", "page=3&"} {
 		if !slices.ContainsFunc(log, func(r string) bool { return strings.Contains(r, page) }) {
 			t.Errorf("no request for %s in %v", page, log)
 		}
 	}
-	wantWrite := fmt.Sprintf("PATCH /repos/octo-org/evals/issues/comments/%d", ours.ID)
+	wantWrite := fmt.Sprintf("PATCH /repos/octo-org/evals/issues/comments/%d", ours)
 	if w := writes(log); !slices.Equal(w, []string{wantWrite}) {
 		t.Errorf("writes %v, want [%s]", w, wantWrite)
 	}
-	if n := len(f.issueComments(3)); n != 236 {
+	if n := len(is.Comments(3)); n != 236 {
 		t.Errorf("%d comments, want 236 (no copy)", n)
 	}
 }
 
 func TestUpsertTwoKeysTwoComments(t *testing.T) {
-	f := newFake(t)
-	f.pulls[5] = &fakePull{Number: 5, State: "open", HeadSHA: headA}
-	s, _ := f.service()
+	f, is := newFake(t)
+	is.AddPull(ghfake.PullRequest{Number: 5, HeadSHA: headA})
+	s, _ := service(f)
 	ctx := context.Background()
 	for round := 0; round < 2; round++ {
 		for _, key := range []string{"rag", "summaries"} {
@@ -142,7 +144,7 @@ func TestUpsertTwoKeysTwoComments(t *testing.T) {
 			}
 		}
 	}
-	cs := f.issueComments(5)
+	cs := is.Comments(5)
 	if len(cs) != 2 {
 		t.Fatalf("%d comments, want 2", len(cs))
 	}
@@ -152,35 +154,35 @@ func TestUpsertTwoKeysTwoComments(t *testing.T) {
 }
 
 func TestUpsertSeveralMarkersEditsOldest(t *testing.T) {
-	f := newFake(t)
-	f.pulls[9] = &fakePull{Number: 9, State: "open", HeadSHA: headA}
-	first := f.addComment(9, botLogin, Marker("rag")+"\nrace 1")
-	second := f.addComment(9, botLogin, Marker("rag")+"\nrace 2")
-	s, logs := f.service()
+	f, is := newFake(t)
+	is.AddPull(ghfake.PullRequest{Number: 9, HeadSHA: headA})
+	first := is.AddComment(9, botLogin, Marker("rag")+"\nrace 1")
+	second := is.AddComment(9, botLogin, Marker("rag")+"\nrace 2")
+	s, logs := service(f)
 	out, err := s.Upsert(context.Background(), 9, "rag", "fresh", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.ID != first.ID || first.Body != Marker("rag")+"\nfresh" || second.Body != Marker("rag")+"\nrace 2" {
-		t.Fatalf("outcome %+v; first %q; second %q", out, first.Body, second.Body)
+	if out.ID != first || is.Comment(first).Body != Marker("rag")+"\nfresh" || is.Comment(second).Body != Marker("rag")+"\nrace 2" {
+		t.Fatalf("outcome %+v; first %q; second %q", out, is.Comment(first).Body, is.Comment(second).Body)
 	}
-	if len(*logs) != 1 || !strings.Contains((*logs)[0], fmt.Sprint(second.ID)) {
-		t.Errorf("warnings %q, want one naming %d", *logs, second.ID)
+	if len(*logs) != 1 || !strings.Contains((*logs)[0], fmt.Sprint(second)) {
+		t.Errorf("warnings %q, want one naming %d", *logs, second)
 	}
 }
 
 func TestUpsertAuthorFilter(t *testing.T) {
-	f := newFake(t)
-	f.pulls[4] = &fakePull{Number: 4, State: "open", HeadSHA: headA}
-	planted := f.addComment(4, "mallory", Marker("rag")+"\nplanted by a user")
-	s, _ := f.service()
+	f, is := newFake(t)
+	is.AddPull(ghfake.PullRequest{Number: 4, HeadSHA: headA})
+	planted := is.AddComment(4, "mallory", Marker("rag")+"\nplanted by a user")
+	s, _ := service(f)
 	s.Author = "GitHub-Actions[bot]"
 	out, err := s.Upsert(context.Background(), 4, "rag", "report", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Action != ActionCreated || out.ID == planted.ID || planted.Body != Marker("rag")+"\nplanted by a user" {
-		t.Fatalf("outcome %+v; planted comment %q", out, planted.Body)
+	if out.Action != ActionCreated || out.ID == planted || is.Comment(planted).Body != Marker("rag")+"\nplanted by a user" {
+		t.Fatalf("outcome %+v; planted comment %q", out, is.Comment(planted).Body)
 	}
 	// The next run finds the bot's own comment.
 	out2, err := s.Upsert(context.Background(), 4, "rag", "report 2", "")
@@ -190,21 +192,18 @@ func TestUpsertAuthorFilter(t *testing.T) {
 }
 
 func TestUpsertDeletedBeforeEdit(t *testing.T) {
-	f := newFake(t)
-	f.pulls[2] = &fakePull{Number: 2, State: "open", HeadSHA: headA}
-	old := f.addComment(2, botLogin, Marker("")+"\nold")
-	f.hook = func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method == http.MethodPatch {
-			f.deleteComment(old.ID) // someone deleted it after we listed
-		}
-		return false
+	f, is := newFake(t)
+	is.AddPull(ghfake.PullRequest{Number: 2, HeadSHA: headA})
+	old := is.AddComment(2, botLogin, Marker("")+"\nold")
+	is.BeforeEdit = func(int64) {
+		is.Delete(old) // someone deleted it after we listed
 	}
-	s, logs := f.service()
+	s, logs := service(f)
 	out, err := s.Upsert(context.Background(), 2, "", "new", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := f.issueComments(2)
+	cs := is.Comments(2)
 	if out.Action != ActionCreated || len(cs) != 1 || cs[0].ID != out.ID || cs[0].Body != Marker("")+"\nnew" {
 		t.Fatalf("outcome %+v, comments %+v", out, cs)
 	}
@@ -214,10 +213,10 @@ func TestUpsertDeletedBeforeEdit(t *testing.T) {
 }
 
 func TestUpsertStaleHead(t *testing.T) {
-	f := newFake(t)
-	f.pulls[8] = &fakePull{Number: 8, State: "open", HeadSHA: headB}
-	f.addComment(8, botLogin, Marker("rag")+"\nreport for b")
-	s, logs := f.service()
+	f, is := newFake(t)
+	is.AddPull(ghfake.PullRequest{Number: 8, HeadSHA: headB})
+	is.AddComment(8, botLogin, Marker("rag")+"\nreport for b")
+	s, logs := service(f)
 	out, err := s.Upsert(context.Background(), 8, "rag", "report for a", headA)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +224,7 @@ func TestUpsertStaleHead(t *testing.T) {
 	if out.Action != ActionSkippedStale {
 		t.Fatalf("outcome %+v", out)
 	}
-	if got := f.log(); !slices.Equal(got, []string{"GET /repos/octo-org/evals/pulls/8"}) {
+	if got := requestLog(f); !slices.Equal(got, []string{"GET /repos/octo-org/evals/pulls/8"}) {
 		t.Errorf("requests %v, want only the pull request read", got)
 	}
 	if len(*logs) != 1 {
@@ -258,9 +257,9 @@ func TestUpsertRejectsWithoutRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFake(t)
-			f.pulls[1] = &fakePull{Number: 1, State: "open", HeadSHA: headA}
-			s, _ := f.service()
+			f, is := newFake(t)
+			is.AddPull(ghfake.PullRequest{Number: 1, HeadSHA: headA})
+			s, _ := service(f)
 			_, err := s.Upsert(context.Background(), tt.pr, "k", tt.body, headA)
 			if err == nil || !strings.Contains(err.Error(), tt.substr) {
 				t.Fatalf("err = %v, want it to mention %q", err, tt.substr)
@@ -268,15 +267,15 @@ func TestUpsertRejectsWithoutRequest(t *testing.T) {
 			if tt.target != nil && !errors.Is(err, tt.target) {
 				t.Errorf("err = %v, want errors.Is %v", err, tt.target)
 			}
-			if got := f.log(); len(got) != 0 {
+			if got := requestLog(f); len(got) != 0 {
 				t.Errorf("requests made: %v", got)
 			}
 		})
 	}
 	t.Run("exactly at the limit", func(t *testing.T) {
-		f := newFake(t)
-		f.pulls[1] = &fakePull{Number: 1, State: "open", HeadSHA: headA}
-		s, _ := f.service()
+		f, is := newFake(t)
+		is.AddPull(ghfake.PullRequest{Number: 1, HeadSHA: headA})
+		s, _ := service(f)
 		out, err := s.Upsert(context.Background(), 1, "k", okBody, "")
 		if err != nil || out.Action != ActionCreated {
 			t.Fatalf("%+v, %v", out, err)
@@ -285,8 +284,8 @@ func TestUpsertRejectsWithoutRequest(t *testing.T) {
 }
 
 func TestUpsertConfigErrors(t *testing.T) {
-	f := newFake(t)
-	s, _ := f.service()
+	f, _ := newFake(t)
+	s, _ := service(f)
 	for _, mod := range []func(*Service){
 		func(s *Service) { s.Client = nil },
 		func(s *Service) { s.Owner = "" },
@@ -306,7 +305,7 @@ func TestUpsertConfigErrors(t *testing.T) {
 	if _, err := nilService.Upsert(context.Background(), 1, "k", "b", ""); err == nil {
 		t.Error("nil service: no error")
 	}
-	if got := f.log(); len(got) != 0 {
+	if got := requestLog(f); len(got) != 0 {
 		t.Errorf("requests made: %v", got)
 	}
 }
@@ -316,8 +315,8 @@ func TestUpsertErrors(t *testing.T) {
 		name       string
 		readOnly   bool
 		existing   bool
-		fail       func(r *http.Request) bool // requests answered by respond
-		respond    func(w http.ResponseWriter)
+		fail       string       // the route whose next request gets fault
+		fault      ghfake.Fault // its answer
 		permission bool
 		write      bool
 		rateLimit  bool
@@ -334,62 +333,48 @@ func TestUpsertErrors(t *testing.T) {
 			permission: true, write: true, status: 403, substr: "edit comment",
 		},
 		{
-			name: "403 on list", fail: isMethod("GET"),
-			respond:    func(w http.ResponseWriter) { writeError(w, 403, "Resource not accessible by integration", "") },
+			name: "403 on list", fail: ghfake.RouteComments,
+			fault:      ghfake.Status(403, "Resource not accessible by integration"),
 			permission: true, status: 403, substr: "list comments on #6 (page 1): permission denied",
 		},
 		{
-			name: "404 on create", fail: isMethod("POST"),
-			respond:    func(w http.ResponseWriter) { writeError(w, 404, "Not Found", "") },
+			name: "404 on create", fail: ghfake.RouteCreateComment,
+			fault:      ghfake.Status(404, "Not Found"),
 			permission: true, write: true, status: 404, substr: "create comment on #6",
 		},
 		{
-			name: "500 on edit", existing: true, fail: isMethod("PATCH"),
-			respond: func(w http.ResponseWriter) { writeError(w, 500, "Server Error", "") },
-			status:  500, substr: "edit comment 1001: PATCH ",
+			name: "500 on edit", existing: true, fail: ghfake.RouteEditComment,
+			fault:  ghfake.Status(500, "Server Error"),
+			status: 500, substr: "edit comment 1001: PATCH ",
 		},
 		{
-			name: "primary rate limit", fail: isMethod("GET"),
-			respond: func(w http.ResponseWriter) {
-				w.Header().Set("X-RateLimit-Limit", "1000")
-				w.Header().Set("X-RateLimit-Remaining", "0")
-				w.Header().Set("X-RateLimit-Reset", "1900000000")
-				writeError(w, 403, "API rate limit exceeded for installation ID 1.", "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting")
-			},
+			name: "primary rate limit", fail: ghfake.RouteComments,
+			fault:     ghfake.RateLimited(time.Unix(1900000000, 0)),
 			rateLimit: true, substr: "list comments on #6 (page 1): rate limited",
 		},
 		{
-			name: "secondary rate limit", fail: isMethod("POST"),
-			respond: func(w http.ResponseWriter) {
-				w.Header().Set("Retry-After", "60")
-				writeError(w, 403, "You have exceeded a secondary rate limit.", "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits")
-			},
+			name: "secondary rate limit", fail: ghfake.RouteCreateComment,
+			fault:     ghfake.SecondaryLimited(60 * time.Second),
 			rateLimit: true, substr: "create comment on #6: rate limited",
 		},
 		{
-			name: "429", fail: isMethod("POST"),
-			respond:   func(w http.ResponseWriter) { writeError(w, 429, "Too many requests", "") },
+			name: "429", fail: ghfake.RouteCreateComment,
+			fault:     ghfake.TooMany(-1),
 			rateLimit: true, status: 429, substr: "create comment on #6: rate limited",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFake(t)
-			f.pulls[6] = &fakePull{Number: 6, State: "open", HeadSHA: headA}
+			f, is := newFake(t)
+			is.AddPull(ghfake.PullRequest{Number: 6, HeadSHA: headA})
 			if tt.existing {
-				f.addComment(6, botLogin, Marker("k")+"\nold") // id 1001
+				is.AddComment(6, botLogin, Marker("k")+"\nold") // id 1001
 			}
-			f.readOnly = tt.readOnly
-			if tt.fail != nil {
-				f.hook = func(w http.ResponseWriter, r *http.Request) bool {
-					if tt.fail(r) {
-						tt.respond(w)
-						return true
-					}
-					return false
-				}
+			is.ReadOnly = tt.readOnly
+			if tt.fail != "" {
+				f.Fail(tt.fail, tt.fault)
 			}
-			s, _ := f.service()
+			s, _ := service(f)
 			_, err := s.Upsert(context.Background(), 6, "k", "new", "")
 			if err == nil {
 				t.Fatal("no error")
@@ -424,17 +409,11 @@ func TestUpsertErrors(t *testing.T) {
 	}
 }
 
-func isMethod(m string) func(*http.Request) bool {
-	return func(r *http.Request) bool { return r.Method == m }
-}
-
 func TestBadCredentials(t *testing.T) {
-	f := newFake(t)
-	f.pulls[1] = &fakePull{Number: 1, State: "open", HeadSHA: headA}
-	s, _ := f.service()
-	base := s.Client.BaseURL
-	s.Client = github.NewClient(nil).WithAuthToken("wrong-token")
-	s.Client.BaseURL = base
+	f, is := newFake(t)
+	is.AddPull(ghfake.PullRequest{Number: 1, HeadSHA: headA})
+	s, _ := service(f)
+	s.Client = f.Client("wrong-token")
 	_, err := s.Upsert(context.Background(), 1, "k", "b", headA)
 	var pe *PermissionError
 	if !errors.As(err, &pe) || pe.StatusCode != 401 || pe.Write || !strings.Contains(err.Error(), "get pull request #1") {
@@ -447,11 +426,11 @@ func TestBadCredentials(t *testing.T) {
 
 func TestFindPullRequestByHeadSHA(t *testing.T) {
 	fork := strings.Repeat("f", 40)
-	unknown := "0" + strings.Repeat("e", 39) // the fake answers 422 for it
+	unknown := "0" + strings.Repeat("e", 39) // marked unknown: commits/{sha}/pulls answers 422
 	shared := strings.Repeat("c", 40)
 	tests := []struct {
 		name    string
-		pulls   []*fakePull
+		pulls   []ghfake.PullRequest
 		sha     string
 		want    int
 		wantErr error
@@ -460,12 +439,12 @@ func TestFindPullRequestByHeadSHA(t *testing.T) {
 	}{
 		{
 			name:  "same repository",
-			pulls: []*fakePull{{Number: 11, State: "open", HeadSHA: headA}, {Number: 12, State: "open", HeadSHA: headB}},
+			pulls: []ghfake.PullRequest{{Number: 11, State: "open", HeadSHA: headA}, {Number: 12, State: "open", HeadSHA: headB}},
 			sha:   headA, want: 11,
 		},
 		{
 			name: "closed and moved pull requests ignored",
-			pulls: []*fakePull{
+			pulls: []ghfake.PullRequest{
 				{Number: 20, State: "closed", HeadSHA: headA},
 				{Number: 21, State: "open", HeadSHA: headB},
 				{Number: 22, State: "open", HeadSHA: headA},
@@ -474,7 +453,7 @@ func TestFindPullRequestByHeadSHA(t *testing.T) {
 		},
 		{
 			name: "fork pull request found by scanning open ones",
-			pulls: []*fakePull{
+			pulls: []ghfake.PullRequest{
 				{Number: 30, State: "open", HeadSHA: headB},
 				{Number: 31, State: "open", HeadSHA: fork, HeadRepo: "contributor/evals", Fork: true},
 			},
@@ -482,32 +461,33 @@ func TestFindPullRequestByHeadSHA(t *testing.T) {
 		},
 		{
 			name:  "commit unknown (422) then found in a fork",
-			pulls: []*fakePull{{Number: 40, State: "open", HeadSHA: unknown, HeadRepo: "c/evals", Fork: true}},
+			pulls: []ghfake.PullRequest{{Number: 40, State: "open", HeadSHA: unknown, HeadRepo: "c/evals", Fork: true}},
 			sha:   unknown, want: 40, fallbk: true, warn: true,
 		},
 		{
 			name:  "only closed",
-			pulls: []*fakePull{{Number: 50, State: "closed", HeadSHA: headA}},
+			pulls: []ghfake.PullRequest{{Number: 50, State: "closed", HeadSHA: headA}},
 			sha:   headA, wantErr: ErrNoPullRequest, fallbk: true,
 		},
 		{
 			name:  "two open pull requests share the head",
-			pulls: []*fakePull{{Number: 61, State: "open", HeadSHA: shared}, {Number: 60, State: "open", HeadSHA: shared}},
+			pulls: []ghfake.PullRequest{{Number: 61, State: "open", HeadSHA: shared}, {Number: 60, State: "open", HeadSHA: shared}},
 			sha:   shared, want: 60, warn: true,
 		},
 		{
 			name:  "upper-case sha",
-			pulls: []*fakePull{{Number: 70, State: "open", HeadSHA: headA}},
+			pulls: []ghfake.PullRequest{{Number: 70, State: "open", HeadSHA: headA}},
 			sha:   strings.ToUpper(headA), want: 70, fallbk: true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFake(t)
+			f, is := newFake(t)
+			is.UnknownCommit(unknown)
 			for _, p := range tt.pulls {
-				f.pulls[p.Number] = p
+				is.AddPull(p)
 			}
-			s, logs := f.service()
+			s, logs := service(f)
 			got, err := s.FindPullRequestByHeadSHA(context.Background(), tt.sha)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
@@ -516,11 +496,11 @@ func TestFindPullRequestByHeadSHA(t *testing.T) {
 			} else if err != nil || got != tt.want {
 				t.Fatalf("got %d, %v; want %d", got, err, tt.want)
 			}
-			scanned := slices.ContainsFunc(f.log(), func(r string) bool {
+			scanned := slices.ContainsFunc(requestLog(f), func(r string) bool {
 				return strings.HasPrefix(r, "GET /repos/octo-org/evals/pulls?")
 			})
 			if scanned != tt.fallbk {
-				t.Errorf("open pull requests scanned = %v, want %v (%v)", scanned, tt.fallbk, f.log())
+				t.Errorf("open pull requests scanned = %v, want %v (%v)", scanned, tt.fallbk, requestLog(f))
 			}
 			if (len(*logs) > 0) != tt.warn {
 				t.Errorf("warnings %q, want some = %v", *logs, tt.warn)
@@ -530,13 +510,13 @@ func TestFindPullRequestByHeadSHA(t *testing.T) {
 }
 
 func TestFindPullRequestManyOpen(t *testing.T) {
-	f := newFake(t)
+	f, is := newFake(t)
 	fork := strings.Repeat("9", 40)
 	for n := 1; n <= 250; n++ {
-		f.pulls[n] = &fakePull{Number: n, State: "open", HeadSHA: fmt.Sprintf("%040x", n)}
+		is.AddPull(ghfake.PullRequest{Number: n, State: "open", HeadSHA: fmt.Sprintf("%040x", n)})
 	}
-	f.pulls[3].HeadSHA, f.pulls[3].Fork = fork, true // oldest: last page
-	s, _ := f.service()
+	is.AddPull(ghfake.PullRequest{Number: 3, State: "open", HeadSHA: fork, Fork: true}) // oldest: last page
+	s, _ := service(f)
 	got, err := s.FindPullRequestByHeadSHA(context.Background(), fork)
 	if err != nil || got != 3 {
 		t.Fatalf("got %d, %v", got, err)
@@ -544,20 +524,20 @@ func TestFindPullRequestManyOpen(t *testing.T) {
 }
 
 func TestFindPullRequestBadInput(t *testing.T) {
-	f := newFake(t)
-	s, _ := f.service()
+	f, _ := newFake(t)
+	s, _ := service(f)
 	for _, sha := range []string{"", "abc123", strings.Repeat("g", 40), "../../../x" + strings.Repeat("a", 30), strings.Repeat("a", 41)} {
 		if _, err := s.FindPullRequestByHeadSHA(context.Background(), sha); err == nil {
 			t.Errorf("no error for %q", sha)
 		}
 	}
-	if got := f.log(); len(got) != 0 {
+	if got := requestLog(f); len(got) != 0 {
 		t.Errorf("requests made: %v", got)
 	}
-	f.hook = func(w http.ResponseWriter, r *http.Request) bool {
-		writeError(w, 403, "Resource not accessible by integration", "")
-		return true
-	}
+	// The token cannot read pull requests.
+	denied := ghfake.Status(403, "Resource not accessible by integration")
+	f.Fail(ghfake.RouteCommitPulls, denied)
+	f.Fail(ghfake.RoutePulls, denied)
 	_, err := s.FindPullRequestByHeadSHA(context.Background(), headA)
 	var pe *PermissionError
 	if !errors.As(err, &pe) || pe.Write || !strings.Contains(err.Error(), "pull-requests: read") {

@@ -43,6 +43,9 @@ func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{t: t, dir: t.TempDir()}
 	h.fake = ghfake.New(t, owner, repo, repoID)
+	// The tokens of the two halves of the fork-safe pattern (pull_request,
+	// then workflow_run); any other token gets 401.
+	h.fake.AcceptTokens("ghs_faketoken123", "ghs_writetoken")
 	h.issues = h.fake.ServeIssues()
 	h.issues.AddPull(ghfake.PullRequest{Number: prNum, HeadSHA: headSHA, HeadRef: "feature", BaseRef: "main"})
 	h.vars = map[string]string{

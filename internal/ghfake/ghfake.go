@@ -6,8 +6,15 @@
 //
 // Served: GET /repos/{owner}/{repo}/actions/artifacts (?name=, ?per_page=,
 // ?page=, Link headers) and GET .../actions/artifacts/{id}/zip (302 to the
-// storage server, 410 for expired artifacts). Other routes can be added with
-// Handle. Faults are queued per route with Fail.
+// storage server, 410 for expired artifacts); pull requests and issue
+// comments once ServeIssues is called (see Issues). Other routes can be
+// added with Handle. Faults are queued per route with Fail; AcceptTokens
+// makes the API check the token; Requests is the request log.
+//
+// Answers follow GitHub's REST docs: JSON field names and shapes of the
+// documented example responses, 1-based ?page=&per_page= pagination
+// (default 30, max 100) announced with Link headers, and error bodies with
+// message and documentation_url.
 package ghfake
 
 import (
@@ -35,6 +42,13 @@ const (
 	RouteZip     = "zip"     // GET /repos/o/r/actions/artifacts/{id}/zip
 	RouteStorage = "storage" // GET on the storage server
 	RouteOther   = "other"   // routes added with Handle
+
+	RoutePull          = "pull"           // GET /repos/o/r/pulls/{n}
+	RoutePulls         = "pulls"          // GET /repos/o/r/pulls
+	RouteCommitPulls   = "commit-pulls"   // GET /repos/o/r/commits/{sha}/pulls
+	RouteComments      = "comments"       // GET /repos/o/r/issues/{n}/comments
+	RouteCreateComment = "create-comment" // POST /repos/o/r/issues/{n}/comments
+	RouteEditComment   = "edit-comment"   // PATCH /repos/o/r/issues/comments/{id}
 )
 
 // Artifact is one artifact of the fake repository.
@@ -77,6 +91,15 @@ type Request struct {
 	Auth string
 }
 
+// String is "METHOD /path?query" (path without the prefix), as a request
+// log line.
+func (r Request) String() string {
+	if r.Query == "" {
+		return r.Method + " " + r.Path
+	}
+	return r.Method + " " + r.Path + "?" + r.Query
+}
+
 // Server is the fake. Create it with New; it closes itself when the test ends.
 type Server struct {
 	API     *httptest.Server
@@ -94,6 +117,7 @@ type Server struct {
 	stray    []string
 	inner    *http.ServeMux
 	perPageD int
+	tokens   []string
 }
 
 // New starts a fake for owner/repo with the given repository id.
@@ -101,10 +125,10 @@ func New(t testing.TB, owner, repo string, repoID int64) *Server {
 	t.Helper()
 	s := &Server{Owner: owner, Repo: repo, RepoID: repoID, t: t, faults: map[string][]Fault{}, inner: http.NewServeMux(), perPageD: 30}
 	base := "/repos/" + owner + "/" + repo
-	s.inner.HandleFunc("GET "+base+"/actions/artifacts", s.list)
-	s.inner.HandleFunc("GET "+base+"/actions/artifacts/{id}/zip", s.zip)
+	s.handle("GET "+base+"/actions/artifacts", RouteList, s.list)
+	s.handle("GET "+base+"/actions/artifacts/{id}/zip", RouteZip, s.zip)
 	s.inner.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+		apiError(w, http.StatusNotFound, "Not Found", "https://docs.github.com/rest")
 	})
 	outer := http.NewServeMux()
 	outer.Handle(Prefix+"/", http.StripPrefix(Prefix, s.inner))
@@ -150,6 +174,37 @@ func (s *Server) Add(arts ...Artifact) {
 	s.arts = append(s.arts, arts...)
 }
 
+// AcceptTokens makes the API check the token, as for a private repository:
+// a request whose Authorization header is not "Bearer " (or "token ") and
+// one of tokens gets 401 "Bad credentials" ("Requires authentication" when
+// it has none) before any queued fault. Without a call any token, or none,
+// is accepted. The storage server never checks tokens.
+func (s *Server) AcceptTokens(tokens ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens = append(s.tokens, tokens...)
+}
+
+// authorized reports whether the Authorization header carries an accepted
+// token (any header passes when no tokens were set).
+func (s *Server) authorized(auth string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.tokens) == 0 {
+		return true
+	}
+	scheme, tok, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") && !strings.EqualFold(scheme, "token") {
+		return false
+	}
+	for _, t := range s.tokens {
+		if t == tok {
+			return true
+		}
+	}
+	return false
+}
+
 // Fail queues faults for a route: the next requests to it get them, in order.
 func (s *Server) Fail(route string, faults ...Fault) {
 	s.mu.Lock()
@@ -157,22 +212,35 @@ func (s *Server) Fail(route string, faults ...Fault) {
 	s.faults[route] = append(s.faults[route], faults...)
 }
 
-// Handle adds a route under the prefix, e.g. "GET /repos/o/r/issues/1/comments".
+// Handle adds a route under the prefix, e.g. "GET /repos/o/r/labels".
 // Requests to it are counted as RouteOther.
 func (s *Server) Handle(pattern string, h http.HandlerFunc) {
+	s.handle(pattern, RouteOther, h)
+}
+
+// handle adds an API route: its requests are logged under route, checked
+// for the token and answered by a queued fault before h runs.
+func (s *Server) handle(pattern, route string, h http.HandlerFunc) {
 	s.inner.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		if s.record(RouteOther, r, w) {
+		if s.record(route, r, w) {
 			return
 		}
 		h(w, r)
 	})
 }
 
-// Requests returns the requests seen so far.
+// Requests returns the requests seen so far, oldest first.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
+}
+
+// ResetRequests empties the request log (Requests and Count).
+func (s *Server) ResetRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = nil
 }
 
 // Count returns the number of requests seen on a route ("" for all).
@@ -188,10 +256,22 @@ func (s *Server) Count(route string) int {
 	return n
 }
 
-// record logs a request and serves a queued fault, reporting whether it did.
+// record logs a request, then answers it if the token is refused (API
+// routes only) or a fault is queued for route, reporting whether it did.
 func (s *Server) record(route string, r *http.Request, w http.ResponseWriter) bool {
+	auth := r.Header.Get("Authorization")
 	s.mu.Lock()
-	s.reqs = append(s.reqs, Request{Route: route, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Auth: r.Header.Get("Authorization")})
+	s.reqs = append(s.reqs, Request{Route: route, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Auth: auth})
+	s.mu.Unlock()
+	if route != RouteStorage && !s.authorized(auth) {
+		if auth == "" {
+			apiError(w, http.StatusUnauthorized, "Requires authentication", "https://docs.github.com/rest")
+		} else {
+			apiError(w, http.StatusUnauthorized, "Bad credentials", "https://docs.github.com/rest")
+		}
+		return true
+	}
+	s.mu.Lock()
 	var f *Fault
 	if q := s.faults[route]; len(q) > 0 {
 		f = &q[0]
@@ -215,27 +295,7 @@ func (s *Server) record(route string, r *http.Request, w http.ResponseWriter) bo
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
-	if s.record(RouteList, r, w) {
-		return
-	}
 	q := r.URL.Query()
-	perPage := s.perPageD
-	if v := q.Get("per_page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Invalid per_page"})
-			return
-		}
-		perPage = min(n, 100)
-	}
-	page := 1
-	if v := q.Get("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			n = 1
-		}
-		page = n
-	}
 	name, byName := q.Get("name"), q.Has("name")
 	s.mu.Lock()
 	var sel []Artifact
@@ -245,20 +305,48 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
-	total := len(sel)
-	last := max((total+perPage-1)/perPage, 1)
-	lo := min((page-1)*perPage, total)
-	hi := min(lo+perPage, total)
+	lo, hi, ok := s.paginate(w, r, len(sel))
+	if !ok {
+		return
+	}
 	out := make([]map[string]any, 0, hi-lo)
 	for _, a := range sel[lo:hi] {
 		out = append(out, s.artifactJSON(a))
 	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(sel), "artifacts": out})
+}
+
+// paginate cuts n items into the page ?page= and ?per_page= ask for
+// (1-based; default 30, at most 100) and sets the Link header (prev, next,
+// last, first, keeping the other query parameters). It answers 422 itself
+// for a page or per_page that is not a positive number.
+func (s *Server) paginate(w http.ResponseWriter, r *http.Request, n int) (lo, hi int, ok bool) {
+	q := r.URL.Query()
+	perPage, page := s.perPageD, 1
+	if v := q.Get("per_page"); v != "" {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 1 {
+			apiError(w, http.StatusUnprocessableEntity, "Invalid per_page", "https://docs.github.com/rest/using-the-rest-api/using-pagination-in-the-rest-api")
+			return 0, 0, false
+		}
+		perPage = min(p, 100)
+	}
+	if v := q.Get("page"); v != "" {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 1 {
+			apiError(w, http.StatusUnprocessableEntity, "Invalid page", "https://docs.github.com/rest/using-the-rest-api/using-pagination-in-the-rest-api")
+			return 0, 0, false
+		}
+		page = p
+	}
+	last := max((n+perPage-1)/perPage, 1)
 	var links []string
 	link := func(p int, rel string) {
 		v := url.Values{}
 		for k, vs := range q {
 			v[k] = vs
 		}
+		v.Set("per_page", strconv.Itoa(perPage))
 		v.Set("page", strconv.Itoa(p))
 		links = append(links, fmt.Sprintf(`<%s%s%s?%s>; rel="%s"`, s.API.URL, Prefix, r.URL.Path, v.Encode(), rel))
 	}
@@ -275,7 +363,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	if len(links) > 0 {
 		w.Header().Set("Link", strings.Join(links, ", "))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total_count": total, "artifacts": out})
+	lo, hi = min((page-1)*perPage, n), min(page*perPage, n)
+	return lo, hi, true
 }
 
 // artifactJSON renders an artifact exactly as the REST API does.
@@ -326,20 +415,17 @@ func (s *Server) find(idStr string) (Artifact, bool) {
 }
 
 func (s *Server) zip(w http.ResponseWriter, r *http.Request) {
-	if s.record(RouteZip, r, w) {
-		return
-	}
 	if r.Header.Get("Authorization") == "" {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "You must have the actions scope to download artifacts.", "documentation_url": "https://docs.github.com/rest/actions/artifacts#download-an-artifact"})
+		apiError(w, http.StatusUnauthorized, "You must have the actions scope to download artifacts.", "https://docs.github.com/rest/actions/artifacts#download-an-artifact")
 		return
 	}
 	a, ok := s.find(r.PathValue("id"))
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/actions/artifacts#download-an-artifact"})
+		apiError(w, http.StatusNotFound, "Not Found", "https://docs.github.com/rest/actions/artifacts#download-an-artifact")
 		return
 	}
 	if a.Expired {
-		writeJSON(w, http.StatusGone, map[string]string{"message": "Artifact has expired", "documentation_url": "https://docs.github.com/rest/actions/artifacts#download-an-artifact"})
+		apiError(w, http.StatusGone, "Artifact has expired", "https://docs.github.com/rest/actions/artifacts#download-an-artifact")
 		return
 	}
 	loc := fmt.Sprintf("%s/artifacts/%d.zip?sv=2021-12-02&se=%s&sig=c2lnbmF0dXJl", s.Storage.URL, a.ID, url.QueryEscape(time.Now().Add(time.Minute).UTC().Format(time.RFC3339)))
@@ -382,6 +468,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// apiError writes GitHub's error shape: message, documentation_url and
+// the status as a string.
+func apiError(w http.ResponseWriter, status int, message, doc string) {
+	writeJSON(w, status, map[string]string{"message": message, "documentation_url": doc, "status": strconv.Itoa(status)})
 }
 
 // RateLimited is a primary rate-limit answer: 403 with

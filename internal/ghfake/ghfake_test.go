@@ -90,3 +90,83 @@ func TestZipRedirectAndStorageAuth(t *testing.T) {
 		t.Errorf("after fault: %d", r.StatusCode)
 	}
 }
+
+func TestIssuesRoutes(t *testing.T) {
+	s := New(t, "o", "r", 7)
+	s.AcceptTokens("tok")
+	is := s.ServeIssues()
+	is.AddPull(PullRequest{Number: 1, HeadSHA: "a"})
+	is.AddPull(PullRequest{Number: 2, HeadSHA: "b", State: "closed"})
+	is.AddPull(PullRequest{Number: 3, HeadSHA: "c", HeadRepo: "fork/r", Fork: true})
+	is.UnknownCommit("c")
+	for range 3 {
+		is.AddComment(1, "octocat", "hi")
+	}
+	do := func(method, path, auth, body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, s.BaseURL()+path, strings.NewReader(body))
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	if r, b := do("GET", "repos/o/r/pulls/1", "Bearer wrong", ""); r.StatusCode != 401 || !strings.Contains(b, "Bad credentials") {
+		t.Errorf("wrong token: %d %s", r.StatusCode, b)
+	}
+	if r, b := do("GET", "repos/o/r/pulls/1", "", ""); r.StatusCode != 401 || !strings.Contains(b, "Requires authentication") {
+		t.Errorf("no token: %d %s", r.StatusCode, b)
+	}
+	r, b := do("GET", "repos/o/r/issues/1/comments?per_page=2", "Bearer tok", "")
+	if r.StatusCode != 200 || !strings.Contains(r.Header.Get("Link"), `page=2&per_page=2>; rel="next"`) || !strings.Contains(b, `"login":"octocat"`) || !strings.Contains(b, `"type":"User"`) {
+		t.Errorf("list comments: %d %q %s", r.StatusCode, r.Header.Get("Link"), b)
+	}
+	r, b = do("POST", "repos/o/r/issues/1/comments", "token tok", `{"body":"new"}`)
+	if r.StatusCode != 201 || !strings.HasSuffix(r.Header.Get("Location"), "/repos/o/r/issues/comments/1004") || !strings.Contains(b, `"login":"`+BotLogin+`"`) {
+		t.Errorf("create: %d %q %s", r.StatusCode, r.Header.Get("Location"), b)
+	}
+	if r, b := do("POST", "repos/o/r/issues/9/comments", "Bearer tok", `{"body":"x"}`); r.StatusCode != 404 {
+		t.Errorf("create on an unknown pull request: %d %s", r.StatusCode, b)
+	}
+	long := strings.Repeat("é", MaxCommentChars+1)
+	if r, b := do("PATCH", "repos/o/r/issues/comments/1004", "Bearer tok", `{"body":"`+long+`"}`); r.StatusCode != 422 || !strings.Contains(b, "Body is too long") {
+		t.Errorf("too long: %d %.200s", r.StatusCode, b)
+	}
+	if r, b := do("PATCH", "repos/o/r/issues/comments/1004", "Bearer tok", `{"body":"`+long[:2*MaxCommentChars]+`"}`); r.StatusCode != 200 || is.Comment(1004).Body != long[:2*MaxCommentChars] {
+		t.Errorf("at the limit: %d %.200s", r.StatusCode, b)
+	}
+	is.ReadOnly = true
+	if r, _ := do("PATCH", "repos/o/r/issues/comments/1004", "Bearer tok", `{"body":"x"}`); r.StatusCode != 403 {
+		t.Errorf("read-only: %d", r.StatusCode)
+	}
+	if _, b := do("GET", "repos/o/r/pulls?state=all", "Bearer tok", ""); strings.Index(b, `"number":3`) > strings.Index(b, `"number":2`) || !strings.Contains(b, `"repo":{"fork":true,"full_name":"fork/r"}`) {
+		t.Errorf("pulls: want newest first and the fork's head repo: %s", b)
+	}
+	if _, b := do("GET", "repos/o/r/pulls", "Bearer tok", ""); strings.Contains(b, `"number":2`) {
+		t.Errorf("closed pull request listed as open: %s", b)
+	}
+	if r, _ := do("GET", "repos/o/r/commits/c/pulls", "Bearer tok", ""); r.StatusCode != 422 {
+		t.Errorf("unknown commit: %d", r.StatusCode)
+	}
+	if _, b := do("GET", "repos/o/r/commits/b/pulls", "Bearer tok", ""); !strings.Contains(b, `"number":2`) {
+		t.Errorf("commit pulls: %s", b)
+	}
+	want := []string{"GET /repos/o/r/pulls/1", "GET /repos/o/r/pulls/1", "GET /repos/o/r/issues/1/comments?per_page=2"}
+	for i, r := range s.Requests()[:3] {
+		if r.String() != want[i] {
+			t.Errorf("request %d = %q, want %q", i, r, want[i])
+		}
+	}
+	if s.Count(RouteEditComment) != 3 {
+		t.Errorf("edits counted: %d", s.Count(RouteEditComment))
+	}
+	s.ResetRequests()
+	if s.Count("") != 0 {
+		t.Error("ResetRequests kept requests")
+	}
+}

@@ -3,20 +3,36 @@ package ghfake
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
+
+// BotLogin is the author of the comments created through the fake API, as
+// with the GITHUB_TOKEN of a workflow.
+const BotLogin = "github-actions[bot]"
+
+// MaxCommentChars is the longest comment body GitHub accepts, in characters.
+const MaxCommentChars = 65536
 
 // PullRequest is one pull request of the fake repository.
 type PullRequest struct {
 	Number  int
 	State   string // "open" (default) or "closed"
 	HeadSHA string
-	HeadRef string
-	BaseRef string
+	HeadRef string // default "feature"
+	BaseRef string // default "main"
+	// HeadRepo is the full name of the head repository when it is not the
+	// fake repository itself (a fork); head.repo.fork is then true.
+	HeadRepo string
+	// Fork makes the head commit unknown to GET commits/{sha}/pulls, as it
+	// often is for a commit that only exists in a fork.
+	Fork bool
 }
 
 // Comment is one issue comment of the fake repository.
@@ -24,39 +40,59 @@ type Comment struct {
 	ID        int64
 	Issue     int
 	Body      string
-	User      string
+	User      string // login of the author
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
 
 // Issues is the fake's pull requests and issue comments, served once
-// ServeIssues is called: GET /repos/o/r/pulls/{n}, GET
-// /repos/o/r/commits/{sha}/pulls, GET and POST /repos/o/r/issues/{n}/comments
-// (ascending ids, ?per_page= and ?page= with Link headers), PATCH
-// /repos/o/r/issues/comments/{id} (404 once deleted).
+// ServeIssues is called:
+//
+//   - GET /repos/o/r/pulls/{n} (RoutePull);
+//   - GET /repos/o/r/pulls (RoutePulls; ?state=open|closed|all, newest first,
+//     paginated);
+//   - GET /repos/o/r/commits/{sha}/pulls (RouteCommitPulls; open and closed
+//     pull requests with that head, except Fork ones, newest first,
+//     paginated; 422 for a commit marked with UnknownCommit);
+//   - GET /repos/o/r/issues/{n}/comments (RouteComments; ascending ids,
+//     paginated);
+//   - POST /repos/o/r/issues/{n}/comments (RouteCreateComment; 201 with a
+//     Location header, authored by BotLogin; 404 unless n is a pull request);
+//   - PATCH /repos/o/r/issues/comments/{id} (RouteEditComment; 404 once
+//     deleted).
+//
+// Writes take {"body": "..."} and nothing else (other fields fail the test),
+// answer 422 for a body over MaxCommentChars characters, 401 without an
+// Authorization header, and 403 when ReadOnly is set.
 type Issues struct {
 	s  *Server
 	mu sync.Mutex
 	// ReadOnly makes every write answer 403 "Resource not accessible by
-	// integration", as GitHub does for a fork pull request's token.
+	// integration", as GitHub does for a fork pull request's token. Set it
+	// while no request is in flight.
 	ReadOnly bool
 	// BeforeEdit, when set, runs before an edit is applied (a test deletes
-	// the comment here to play a race).
+	// the comment here to play a race). Set it while no request is in flight.
 	BeforeEdit func(id int64)
 	pulls      map[int]PullRequest
+	unknown    map[string]bool
 	comments   []Comment
 	nextID     int64
+	clock      time.Time
 }
 
-// ServeIssues adds the pull request and comment routes and returns their state.
+// ServeIssues adds the pull request and comment routes and returns their
+// state. Comment ids start at 1001.
 func (s *Server) ServeIssues() *Issues {
-	is := &Issues{s: s, pulls: map[int]PullRequest{}, nextID: 1000}
+	is := &Issues{s: s, pulls: map[int]PullRequest{}, unknown: map[string]bool{}, nextID: 1000,
+		clock: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	base := "/repos/" + s.Owner + "/" + s.Repo
-	s.Handle("GET "+base+"/pulls/{n}", is.getPull)
-	s.Handle("GET "+base+"/commits/{sha}/pulls", is.pullsForCommit)
-	s.Handle("GET "+base+"/issues/{n}/comments", is.listComments)
-	s.Handle("POST "+base+"/issues/{n}/comments", is.createComment)
-	s.Handle("PATCH "+base+"/issues/comments/{id}", is.editComment)
+	s.handle("GET "+base+"/pulls/{n}", RoutePull, is.getPull)
+	s.handle("GET "+base+"/pulls", RoutePulls, is.listPulls)
+	s.handle("GET "+base+"/commits/{sha}/pulls", RouteCommitPulls, is.pullsForCommit)
+	s.handle("GET "+base+"/issues/{n}/comments", RouteComments, is.listComments)
+	s.handle("POST "+base+"/issues/{n}/comments", RouteCreateComment, is.createComment)
+	s.handle("PATCH "+base+"/issues/comments/{id}", RouteEditComment, is.editComment)
 	return is
 }
 
@@ -67,21 +103,38 @@ func (is *Issues) AddPull(pr PullRequest) {
 	if pr.State == "" {
 		pr.State = "open"
 	}
+	if pr.HeadRef == "" {
+		pr.HeadRef = "feature"
+	}
+	if pr.BaseRef == "" {
+		pr.BaseRef = "main"
+	}
 	is.pulls[pr.Number] = pr
 }
 
-// AddComment adds a comment by user and returns its id.
+// UnknownCommit makes GET commits/{sha}/pulls answer 422 "No commit found
+// for SHA" for sha, as GitHub does for a commit that is not in the
+// repository, unless a non-Fork pull request has it as its head.
+func (is *Issues) UnknownCommit(sha string) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.unknown[sha] = true
+}
+
+// AddComment adds a comment by user (as if posted earlier) and returns its id.
 func (is *Issues) AddComment(issue int, user, body string) int64 {
 	is.mu.Lock()
 	defer is.mu.Unlock()
-	return is.add(issue, user, body)
+	return is.add(issue, user, body).ID
 }
 
-func (is *Issues) add(issue int, user, body string) int64 {
+// add appends a comment; the caller holds is.mu.
+func (is *Issues) add(issue int, user, body string) Comment {
 	is.nextID++
-	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(is.nextID) * time.Minute)
-	is.comments = append(is.comments, Comment{ID: is.nextID, Issue: issue, Body: body, User: user, CreatedAt: now, UpdatedAt: now})
-	return is.nextID
+	is.clock = is.clock.Add(time.Minute)
+	c := Comment{ID: is.nextID, Issue: issue, Body: body, User: user, CreatedAt: is.clock, UpdatedAt: is.clock}
+	is.comments = append(is.comments, c)
+	return c
 }
 
 // Delete removes a comment.
@@ -96,6 +149,19 @@ func (is *Issues) Delete(id int64) {
 	}
 }
 
+// Comment returns the comment with the id as it is now, or the zero
+// Comment if there is none.
+func (is *Issues) Comment(id int64) Comment {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	for _, c := range is.comments {
+		if c.ID == id {
+			return c
+		}
+	}
+	return Comment{}
+}
+
 // Comments returns the comments on an issue, oldest first.
 func (is *Issues) Comments(issue int) []Comment {
 	is.mu.Lock()
@@ -106,31 +172,72 @@ func (is *Issues) Comments(issue int) []Comment {
 			out = append(out, c)
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
+func (is *Issues) apiURL(format string, args ...any) string {
+	return fmt.Sprintf("%s%s/repos/%s/%s/", is.s.API.URL, Prefix, is.s.Owner, is.s.Repo) + fmt.Sprintf(format, args...)
+}
+
+func (is *Issues) htmlURL(format string, args ...any) string {
+	return fmt.Sprintf("https://github.com/%s/%s/", is.s.Owner, is.s.Repo) + fmt.Sprintf(format, args...)
+}
+
+// userJSON is a simple user: Bot for a [bot] login, User otherwise.
+func userJSON(login string) map[string]any {
+	if login == BotLogin {
+		return map[string]any{"login": login, "id": 41898282, "node_id": "MDM6Qm90NDE4OTgyODI=", "type": "Bot"}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(login))
+	typ := "User"
+	if strings.HasSuffix(login, "[bot]") {
+		typ = "Bot"
+	}
+	return map[string]any{"login": login, "id": int64(h.Sum32()), "type": typ}
+}
+
+// commentJSON renders an issue comment as the REST API does.
 func (is *Issues) commentJSON(c Comment) map[string]any {
 	return map[string]any{
-		"id":         c.ID,
-		"node_id":    fmt.Sprintf("IC_%d", c.ID),
-		"url":        fmt.Sprintf("%s%s/repos/%s/%s/issues/comments/%d", is.s.API.URL, Prefix, is.s.Owner, is.s.Repo, c.ID),
-		"html_url":   fmt.Sprintf("https://github.com/%s/%s/pull/%d#issuecomment-%d", is.s.Owner, is.s.Repo, c.Issue, c.ID),
-		"issue_url":  fmt.Sprintf("%s%s/repos/%s/%s/issues/%d", is.s.API.URL, Prefix, is.s.Owner, is.s.Repo, c.Issue),
-		"body":       c.Body,
-		"user":       map[string]any{"login": c.User, "id": 41898282, "type": "Bot"},
-		"created_at": c.CreatedAt.Format(time.RFC3339),
-		"updated_at": c.UpdatedAt.Format(time.RFC3339),
+		"id":                 c.ID,
+		"node_id":            fmt.Sprintf("IC_kwDO%08d", c.ID),
+		"url":                is.apiURL("issues/comments/%d", c.ID),
+		"html_url":           is.htmlURL("pull/%d#issuecomment-%d", c.Issue, c.ID),
+		"issue_url":          is.apiURL("issues/%d", c.Issue),
+		"body":               c.Body,
+		"user":               userJSON(c.User),
+		"created_at":         c.CreatedAt.UTC().Format(time.RFC3339),
+		"updated_at":         c.UpdatedAt.UTC().Format(time.RFC3339),
+		"author_association": "NONE",
 	}
 }
 
+// pullJSON renders a pull request as the REST API does (the fields a
+// client of head and base needs).
 func (is *Issues) pullJSON(pr PullRequest) map[string]any {
+	full := is.s.Owner + "/" + is.s.Repo
+	headRepo := map[string]any{"id": is.s.RepoID, "full_name": full, "fork": false}
+	headOwner := is.s.Owner
+	if pr.HeadRepo != "" && pr.HeadRepo != full {
+		headRepo = map[string]any{"full_name": pr.HeadRepo, "fork": true}
+		headOwner, _, _ = strings.Cut(pr.HeadRepo, "/")
+	}
 	return map[string]any{
 		"id":       int64(pr.Number) * 7919,
+		"node_id":  fmt.Sprintf("PR_kwDO%06d", pr.Number),
+		"url":      is.apiURL("pulls/%d", pr.Number),
+		"html_url": is.htmlURL("pull/%d", pr.Number),
 		"number":   pr.Number,
 		"state":    pr.State,
-		"html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", is.s.Owner, is.s.Repo, pr.Number),
-		"head":     map[string]any{"sha": pr.HeadSHA, "ref": pr.HeadRef},
-		"base":     map[string]any{"ref": pr.BaseRef},
+		"head": map[string]any{
+			"label": headOwner + ":" + pr.HeadRef, "ref": pr.HeadRef, "sha": pr.HeadSHA, "repo": headRepo,
+		},
+		"base": map[string]any{
+			"label": is.s.Owner + ":" + pr.BaseRef, "ref": pr.BaseRef, "sha": strings.Repeat("b", 40),
+			"repo": map[string]any{"id": is.s.RepoID, "full_name": full, "fork": false},
+		},
 	}
 }
 
@@ -140,88 +247,111 @@ func (is *Issues) getPull(w http.ResponseWriter, r *http.Request) {
 	pr, ok := is.pulls[n]
 	is.mu.Unlock()
 	if !ok {
-		notFound(w)
+		apiError(w, http.StatusNotFound, "Not Found", "https://docs.github.com/rest/pulls/pulls#get-a-pull-request")
 		return
 	}
 	writeJSON(w, http.StatusOK, is.pullJSON(pr))
 }
 
-func (is *Issues) pullsForCommit(w http.ResponseWriter, r *http.Request) {
-	sha := r.PathValue("sha")
+// sortedPulls returns the pull requests keep accepts, newest (highest
+// number) first, as GitHub lists them by default.
+func (is *Issues) sortedPulls(keep func(PullRequest) bool) []PullRequest {
 	is.mu.Lock()
 	defer is.mu.Unlock()
-	out := []map[string]any{}
-	for n := 1; n <= 100000 && len(out) < len(is.pulls); n++ {
-		if pr, ok := is.pulls[n]; ok && pr.HeadSHA == sha {
-			out = append(out, is.pullJSON(pr))
+	var out []PullRequest
+	for _, pr := range is.pulls {
+		if keep(pr) {
+			out = append(out, pr)
 		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Number > out[j].Number })
+	return out
+}
+
+func (is *Issues) listPulls(w http.ResponseWriter, r *http.Request) {
+	state := r.URL.Query().Get("state")
+	if state == "" {
+		state = "open"
+	}
+	is.writePulls(w, r, is.sortedPulls(func(pr PullRequest) bool { return state == "all" || pr.State == state }))
+}
+
+func (is *Issues) pullsForCommit(w http.ResponseWriter, r *http.Request) {
+	sha := r.PathValue("sha")
+	prs := is.sortedPulls(func(pr PullRequest) bool { return !pr.Fork && pr.HeadSHA == sha })
+	is.mu.Lock()
+	unknown := is.unknown[sha]
+	is.mu.Unlock()
+	if len(prs) == 0 && unknown {
+		apiError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+sha,
+			"https://docs.github.com/rest/commits/commits#list-pull-requests-associated-with-a-commit")
+		return
+	}
+	is.writePulls(w, r, prs)
+}
+
+func (is *Issues) writePulls(w http.ResponseWriter, r *http.Request, prs []PullRequest) {
+	lo, hi, ok := is.s.paginate(w, r, len(prs))
+	if !ok {
+		return
+	}
+	out := []map[string]any{}
+	for _, pr := range prs[lo:hi] {
+		out = append(out, is.pullJSON(pr))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 func (is *Issues) listComments(w http.ResponseWriter, r *http.Request) {
-	n, _ := strconv.Atoi(r.PathValue("n"))
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if err != nil {
+		apiError(w, http.StatusNotFound, "Not Found", "https://docs.github.com/rest/issues/comments#list-issue-comments")
+		return
+	}
+	if n == 0 {
+		is.s.t.Errorf("ghfake: listed the comments of issue 0 (every comment of the repository)")
+	}
 	all := is.Comments(n)
-	perPage, page := 30, 1
-	if v, err := strconv.Atoi(r.URL.Query().Get("per_page")); err == nil && v > 0 {
-		perPage = min(v, 100)
-	}
-	if v, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && v > 0 {
-		page = v
-	}
-	last := max(1, (len(all)+perPage-1)/perPage)
-	var links []string
-	link := func(p int, rel string) string {
-		return fmt.Sprintf(`<%s%s%s?per_page=%d&page=%d>; rel="%s"`, is.s.API.URL, Prefix, r.URL.Path, perPage, p, rel)
-	}
-	if page < last {
-		links = append(links, link(page+1, "next"), link(last, "last"))
-	}
-	if page > 1 {
-		links = append(links, link(1, "first"), link(page-1, "prev"))
-	}
-	if len(links) > 0 {
-		w.Header().Set("Link", strings.Join(links, ", "))
+	lo, hi, ok := is.s.paginate(w, r, len(all))
+	if !ok {
+		return
 	}
 	out := []map[string]any{}
-	for i := (page - 1) * perPage; i < min(page*perPage, len(all)); i++ {
-		out = append(out, is.commentJSON(all[i]))
+	for _, c := range all[lo:hi] {
+		out = append(out, is.commentJSON(c))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (is *Issues) forbidden(w http.ResponseWriter) bool {
-	is.mu.Lock()
-	ro := is.ReadOnly
-	is.mu.Unlock()
-	if ro {
-		writeJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment"})
-	}
-	return ro
-}
-
 func (is *Issues) createComment(w http.ResponseWriter, r *http.Request) {
-	if is.forbidden(w) {
+	const doc = "https://docs.github.com/rest/issues/comments#create-an-issue-comment"
+	n, err := strconv.Atoi(r.PathValue("n"))
+	is.mu.Lock()
+	_, isPull := is.pulls[n]
+	is.mu.Unlock()
+	if err != nil || !isPull {
+		apiError(w, http.StatusNotFound, "Not Found", doc)
 		return
 	}
-	n, _ := strconv.Atoi(r.PathValue("n"))
-	body, ok := decodeBody(w, r)
+	body, ok := is.readBody(w, r, doc)
 	if !ok {
 		return
 	}
 	is.mu.Lock()
-	is.add(n, "github-actions[bot]", body)
-	c := is.comments[len(is.comments)-1]
+	js := is.commentJSON(is.add(n, BotLogin, body))
 	is.mu.Unlock()
-	writeJSON(w, http.StatusCreated, is.commentJSON(c))
+	w.Header().Set("Location", js["url"].(string))
+	writeJSON(w, http.StatusCreated, js)
 }
 
 func (is *Issues) editComment(w http.ResponseWriter, r *http.Request) {
-	if is.forbidden(w) {
+	const doc = "https://docs.github.com/rest/issues/comments#update-an-issue-comment"
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		apiError(w, http.StatusNotFound, "Not Found", doc)
 		return
 	}
-	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	body, ok := decodeBody(w, r)
+	body, ok := is.readBody(w, r, doc)
 	if !ok {
 		return
 	}
@@ -231,38 +361,51 @@ func (is *Issues) editComment(w http.ResponseWriter, r *http.Request) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	for i := range is.comments {
-		if is.comments[i].ID == id {
-			is.comments[i].Body = body
-			is.comments[i].UpdatedAt = is.comments[i].UpdatedAt.Add(time.Second)
-			writeJSON(w, http.StatusOK, is.commentJSON(is.comments[i]))
+		if c := &is.comments[i]; c.ID == id {
+			is.clock = is.clock.Add(time.Minute)
+			c.Body, c.UpdatedAt = body, is.clock
+			writeJSON(w, http.StatusOK, is.commentJSON(*c))
 			return
 		}
 	}
-	notFound(w)
+	apiError(w, http.StatusNotFound, "Not Found", doc)
 }
 
-// decodeBody reads {"body": "..."} and answers 422 as GitHub does for a
-// body over 65,536 characters.
-func decodeBody(w http.ResponseWriter, r *http.Request) (string, bool) {
-	var in struct {
-		Body *string `json:"body"`
-	}
-	if err := jsonDecode(r, &in); err != nil || in.Body == nil {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Invalid request.\n\n\"body\" wasn't supplied."})
+// readBody checks a write (token, ReadOnly) and decodes its request, which
+// must be {"body": "..."} only; it answers the request itself when it
+// reports false.
+func (is *Issues) readBody(w http.ResponseWriter, r *http.Request, doc string) (string, bool) {
+	if r.Header.Get("Authorization") == "" {
+		apiError(w, http.StatusUnauthorized, "Requires authentication", doc)
 		return "", false
 	}
-	if len([]rune(*in.Body)) > 65536 {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "errors": []map[string]string{{"resource": "IssueComment", "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}}})
+	is.mu.Lock()
+	ro := is.ReadOnly
+	is.mu.Unlock()
+	if ro {
+		apiError(w, http.StatusForbidden, "Resource not accessible by integration", doc)
 		return "", false
 	}
-	return *in.Body, true
-}
-
-func notFound(w http.ResponseWriter) {
-	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
-}
-
-func jsonDecode(r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
-	return dec.Decode(v)
+	var in map[string]any
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&in); err != nil {
+		apiError(w, http.StatusBadRequest, "Problems parsing JSON", doc)
+		return "", false
+	}
+	body, ok := in["body"].(string)
+	if !ok || len(in) != 1 {
+		is.s.t.Errorf("ghfake: %s %s: request fields %v, want only body", r.Method, r.URL.Path, in)
+		apiError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n\"body\" wasn't supplied.", doc)
+		return "", false
+	}
+	if utf8.RuneCountInString(body) > MaxCommentChars {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{
+			"message": "Validation Failed",
+			"errors": []map[string]any{{"resource": "IssueComment", "code": "unprocessable", "field": "data",
+				"message": "Body is too long (maximum is 65536 characters)"}},
+			"documentation_url": doc,
+			"status":            "422",
+		})
+		return "", false
+	}
+	return body, true
 }
