@@ -2,6 +2,8 @@ package gate
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -77,5 +79,116 @@ func TestPairerReproducibleAndUnpaired(t *testing.T) {
 func TestResamplesBounded(t *testing.T) {
 	if resamples(100) != 1000 || resamples(1_000_000) != 200 {
 		t.Errorf("resamples: %d %d", resamples(100), resamples(1_000_000))
+	}
+}
+
+// latentPairs draws n paired scores: each item has a latent quality, each
+// run a noisy judgement of it on the production rubric's 0-100 scale, and the
+// current run is shifted by drop (relative).
+func latentPairs(n int, seed uint64, drop float64) (b, c []float64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for range n {
+		q := 40 + 50*rng.Float64()
+		j := func(shift float64) float64 {
+			return min(100, max(0, q*(1-shift)+12*rng.NormFloat64()))
+		}
+		b = append(b, j(0))
+		c = append(c, j(drop))
+	}
+	return b, c
+}
+
+// At the switch size the delta method's normal interval matches the
+// percentile bootstrap's within a tenth of the half-width at either end.
+func TestNormalMatchesBootstrap(t *testing.T) {
+	for _, drop := range []float64{0, 0.03} {
+		b, c := latentPairs(NormalIntervalItems, 11, drop)
+		var m moments2
+		for i := range b {
+			m.add(b[i], c[i])
+		}
+		nci := m.normalCI()
+		rng := rand.New(rand.NewPCG(bootstrapSeed, bootstrapSeed))
+		bci := bootstrapPaired(rng, b, c, 1000)
+		half := (nci[1] - nci[0]) / 2
+		for k := range 2 {
+			if d := math.Abs(nci[k] - bci[k]); d > 0.1*half {
+				t.Errorf("drop %v: end %d: normal %v bootstrap %v differ by %.3g, over a tenth of the half-width %.3g", drop, k, *nci, *bci, d, half)
+			}
+		}
+		t.Logf("drop %v: normal %v bootstrap %v", drop, *nci, *bci)
+	}
+	// Unpaired: the same check for independent samples.
+	b, _ := latentPairs(NormalIntervalItems, 12, 0)
+	_, c := latentPairs(NormalIntervalItems, 13, 0.03)
+	var mb, mc moments1
+	for i := range b {
+		mb.add(b[i])
+		mc.add(c[i])
+	}
+	nci := normalUnpaired(mb, mc)
+	bci := bootstrapUnpaired(rand.New(rand.NewPCG(bootstrapSeed, bootstrapSeed)), b, c, 1000)
+	half := (nci[1] - nci[0]) / 2
+	for k := range 2 {
+		if d := math.Abs(nci[k] - bci[k]); d > 0.1*half {
+			t.Errorf("unpaired end %d: normal %v bootstrap %v", k, *nci, *bci)
+		}
+	}
+}
+
+// From NormalIntervalItems common items on, the Pairer computes the normal
+// interval in one pass and keeps no per-item values for a bootstrap.
+func TestPairerSwitchesToNormal(t *testing.T) {
+	for _, n := range []int{NormalIntervalItems - 1, NormalIntervalItems} {
+		b, c := latentPairs(n, 5, 0.02)
+		items := make([]ItemScore, n)
+		for i := range b {
+			items[i] = ItemScore{ID: fmt.Sprint("q", i), Score: b[i]}
+		}
+		pr := NewPairer(items, 3)
+		for i := range c {
+			pr.Add(&ItemResult{ID: fmt.Sprint("q", i), Score: c[i]})
+		}
+		p := pr.Result()
+		want := "bootstrap"
+		if n >= NormalIntervalItems {
+			want = "normal"
+			if pr.pb != nil || pr.pc != nil || pr.curAll != nil {
+				t.Errorf("n=%d: per-item values kept past the switch", n)
+			}
+			var m moments2
+			for i := range b {
+				m.add(b[i], c[i])
+			}
+			if *p.CI95 != *m.normalCI() || p.Resamples != 0 {
+				t.Errorf("n=%d: ci %v resamples %d", n, *p.CI95, p.Resamples)
+			}
+		}
+		if p.Interval != want || p.Method != "paired" || p.Common != n {
+			t.Errorf("n=%d: interval %q method %q common %d", n, p.Interval, p.Method, p.Common)
+		}
+	}
+}
+
+// The id index finds every item, misses absent ids, lets a later duplicate
+// win as a map would, and finds every one of many items (probing past
+// occupied slots).
+func TestIDIndex(t *testing.T) {
+	items := []ItemScore{{"a", 1}, {"b", 2}, {"a", 3}, {"", 4}}
+	x := newIDIndex(items)
+	for id, want := range map[string]int{"a": 2, "b": 1, "": 3, "c": -1, "aa": -1} {
+		if got := x.find(items, id); got != want {
+			t.Errorf("find(%q) = %d, want %d", id, got, want)
+		}
+	}
+	var many []ItemScore
+	for i := range 1000 {
+		many = append(many, ItemScore{ID: fmt.Sprint("id", i)})
+	}
+	y := newIDIndex(many)
+	for i := range many {
+		if got := y.find(many, many[i].ID); got != i {
+			t.Fatalf("find(%q) = %d", many[i].ID, got)
+		}
 	}
 }

@@ -191,7 +191,11 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 			w("; removed: %s", idList(p.RemovedIDs, l.listIDs, p.Removed))
 		}
 		if p.CI95 != nil {
-			w(". CI: %s bootstrap, %d resamples, fixed seed", p.Method, p.Resamples)
+			if p.Interval == "normal" {
+				w(". CI: %s normal interval (delta method)", p.Method)
+			} else {
+				w(". CI: %s bootstrap, %d resamples, fixed seed", p.Method, p.Resamples)
+			}
 		}
 		w(".\n\n")
 	}

@@ -176,14 +176,17 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	}
 
 	// Score under the current rubric; pair with the baseline when the rubric is the same.
+	// The items are kept only for a new baseline (a million of them take
+	// tens of megabytes).
 	var items []gate.ItemScore
+	wantItems := c.writeBaseline != "" || saveDir != nil
 	var pairer *gate.Pairer
 	if base != nil {
 		pairer = gate.NewPairer(base.Items, s.th.WorstItems)
 	}
 	sameRubric := base != nil && base.RubricHash == rb.Hash()
 	cur, err := src.score(rb, gate.ScoreOptions{MaxUnscored: s.maxUnscored, OnItem: func(it *gate.ItemResult) error {
-		if !it.Unscored {
+		if !it.Unscored && wantItems {
 			items = append(items, gate.ItemScore{ID: it.ID, Score: it.Score})
 		}
 		if sameRubric {
