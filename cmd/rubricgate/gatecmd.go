@@ -33,6 +33,7 @@ type gateConfig struct {
 	rubric, format                                string
 	results                                       stringList
 	maxDrop, maxUnscored, maxBaselineAge          string
+	noisyDrop, hardDrop                           string
 	baselineFile, baselineDir                     string
 	baselineArtifact, baselineBranch, branch      string
 	maxArchive                                    string
@@ -50,6 +51,8 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.Var(&c.results, "results", "results files or globs (repeatable; whitespace-separated)")
 	fs.StringVar(&c.format, "format", "", "results format: jsonl or csv (default: from the extension)")
 	fs.StringVar(&c.maxDrop, "max-drop", "2%", "relative drop of the aggregate score that blocks: 2% or 0.02")
+	fs.StringVar(&c.noisyDrop, "noisy-drop", "block", "a drop at or above max-drop whose paired 95% interval includes 0: block, or warn (pass with a warning)")
+	fs.StringVar(&c.hardDrop, "hard-drop", "5%", "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
 	fs.StringVar(&c.maxUnscored, "max-unscored", "0", "share of unscored (judge error) items tolerated")
 	fs.StringVar(&c.maxBaselineAge, "max-baseline-age", "30d", "warn when the baseline is older than this (e.g. 30d, 72h; 0 never)")
 	fs.StringVar(&c.baselineFile, "baseline", "", "read the baseline from this file")
@@ -104,6 +107,12 @@ func (c *gateConfig) check() (*settings, error) {
 	s := &settings{th: gate.DefaultThresholds, policy: gate.DefaultPolicy}
 	var err error
 	if s.th.MaxDrop, err = gate.ParseMaxDrop(c.maxDrop); err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	if s.th.NoisyDrop, err = gate.ParseNoisyMode(c.noisyDrop); err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	if s.th.HardDrop, err = gate.ParseDrop("hard-drop", c.hardDrop); err != nil {
 		return nil, &usageError{err.Error()}
 	}
 	if s.maxUnscored, err = parseShare("max-unscored", c.maxUnscored); err != nil {
