@@ -139,7 +139,8 @@ func sameRate(rng *rand.Rand) float64 {
 	same, all := 0, 0
 	for _, a := range m.answers(0) {
 		for k := range 4 {
-			if m.judge(a[k]) == m.judge(a[k]) {
+			first, second := m.judge(a[k]), m.judge(a[k]) // two calls: two draws of the judge's noise
+			if first == second {
 				same++
 			}
 			all++
