@@ -70,8 +70,12 @@ type Pairer struct {
 	worstN int
 	items  []ItemScore
 	index  idIndex
-	seen   []bool
-	p      Paired
+	// next is the position after the last item found: a run in the
+	// baseline's order finds each item there without hashing (-1: off, the
+	// baseline repeats an id).
+	next int
+	seen []bool
+	p    Paired
 	// common pairs, and every scored current value, for the bootstrap; nil
 	// once past NormalIntervalItems
 	pb, pc, curAll []float64
@@ -83,7 +87,11 @@ type Pairer struct {
 // NewPairer indexes the baseline's items (it keeps items; do not change
 // them while pairing). worstN is how many regressions to keep.
 func NewPairer(items []ItemScore, worstN int) *Pairer {
-	pr := &Pairer{worstN: worstN, items: items, index: newIDIndex(items), seen: make([]bool, len(items))}
+	index, unique := newIDIndex(items)
+	pr := &Pairer{worstN: worstN, items: items, index: index, seen: make([]bool, len(items))}
+	if !unique {
+		pr.next = -1
+	}
 	for _, it := range items {
 		pr.base.add(it.Score)
 	}
@@ -93,7 +101,15 @@ func NewPairer(items []ItemScore, worstN int) *Pairer {
 // Add takes one current item (call it from ScoreOptions.OnItem). Unscored
 // items are left out of the comparison.
 func (pr *Pairer) Add(it *ItemResult) {
-	i := pr.index.find(pr.items, it.ID)
+	i := -1
+	if n := pr.next; n >= 0 && n < len(pr.items) && pr.items[n].ID == it.ID {
+		i = n
+	} else {
+		i = pr.index.find(pr.items, it.ID)
+	}
+	if i >= 0 && pr.next >= 0 {
+		pr.next = i + 1
+	}
 	if it.Unscored {
 		if i >= 0 && !pr.seen[i] {
 			pr.seen[i] = true
@@ -256,12 +272,14 @@ type idIndex struct {
 	slots []uint64 // high 32 bits: hash tag; low 32 bits: position+1; 0 empty
 }
 
-func newIDIndex(items []ItemScore) idIndex {
+// newIDIndex indexes items; unique is false when an id repeats.
+func newIDIndex(items []ItemScore) (x idIndex, unique bool) {
 	size := uint64(4)
 	for size < 2*uint64(len(items)) {
 		size <<= 1
 	}
-	x := idIndex{seed: maphash.MakeSeed(), mask: size - 1, slots: make([]uint64, size)}
+	x = idIndex{seed: maphash.MakeSeed(), mask: size - 1, slots: make([]uint64, size)}
+	unique = true
 	for i, it := range items {
 		h := maphash.String(x.seed, it.ID)
 		tag := h >> 32
@@ -274,11 +292,12 @@ func newIDIndex(items []ItemScore) idIndex {
 			// A duplicate id: the later item wins, as in a map.
 			if s>>32 == tag && items[s&0xffffffff-1].ID == it.ID {
 				x.slots[j] = tag<<32 | uint64(i+1)
+				unique = false
 				break
 			}
 		}
 	}
-	return x
+	return x, unique
 }
 
 // find returns the position of id in items, or -1.

@@ -175,7 +175,10 @@ func TestPairerSwitchesToNormal(t *testing.T) {
 // occupied slots).
 func TestIDIndex(t *testing.T) {
 	items := []ItemScore{{"a", 1}, {"b", 2}, {"a", 3}, {"", 4}}
-	x := newIDIndex(items)
+	x, unique := newIDIndex(items)
+	if unique {
+		t.Error("a repeated id not noticed")
+	}
 	for id, want := range map[string]int{"a": 2, "b": 1, "": 3, "c": -1, "aa": -1} {
 		if got := x.find(items, id); got != want {
 			t.Errorf("find(%q) = %d, want %d", id, got, want)
@@ -185,10 +188,54 @@ func TestIDIndex(t *testing.T) {
 	for i := range 1000 {
 		many = append(many, ItemScore{ID: fmt.Sprint("id", i)})
 	}
-	y := newIDIndex(many)
+	y, unique := newIDIndex(many)
+	if !unique {
+		t.Error("unique ids reported as repeated")
+	}
 	for i := range many {
 		if got := y.find(many, many[i].ID); got != i {
 			t.Fatalf("find(%q) = %d", many[i].ID, got)
+		}
+	}
+}
+
+// Pairing gives the same result whatever the run's order (in the baseline's
+// order items are found without hashing), and with a repeated baseline id
+// the later one is paired, as with a map.
+func TestPairerOrder(t *testing.T) {
+	base := []ItemScore{{"a", 50}, {"b", 60}, {"c", 70}, {"d", 80}, {"e", 90}}
+	orders := [][]string{{"a", "b", "c", "d", "e"}, {"e", "d", "c", "b", "a"}, {"a", "x", "c", "b", "e"}, {"b", "c", "a", "e", "d"}}
+	var first *Paired
+	for _, o := range orders[:2] {
+		pr := NewPairer(base, 5)
+		for k, id := range o {
+			pr.Add(&ItemResult{ID: id, Score: float64(40 + 10*k)})
+		}
+		p := pr.Result()
+		if p.Common != 5 || p.Added != 0 || p.Removed != 0 {
+			t.Errorf("order %v: %d/%d/%d", o, p.Common, p.Added, p.Removed)
+		}
+		if first == nil {
+			first = p
+		}
+	}
+	pr := NewPairer(base, 5)
+	for _, id := range orders[2] {
+		pr.Add(&ItemResult{ID: id, Score: 10})
+	}
+	if p := pr.Result(); p.Common != 4 || p.Added != 1 || p.Removed != 1 || p.RemovedIDs[0] != "d" {
+		t.Errorf("with a gap: %+v", p)
+	}
+	// A repeated id: the later baseline item is the one paired, in any order.
+	dup := []ItemScore{{"a", 10}, {"b", 20}, {"a", 30}}
+	for _, o := range [][]string{{"a", "b"}, {"b", "a"}} {
+		pr := NewPairer(dup, 5)
+		for _, id := range o {
+			pr.Add(&ItemResult{ID: id, Score: 0})
+		}
+		p := pr.Result()
+		if p.Removed != 1 || p.RemovedIDs[0] != "a" || p.Worst[0].Baseline != 30 {
+			t.Errorf("dup, order %v: removed %v worst %+v", o, p.RemovedIDs, p.Worst)
 		}
 	}
 }
