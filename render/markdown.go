@@ -389,17 +389,26 @@ func dropCase(g *gate.GateReport) string {
 	return ""
 }
 
-// resolutionLine says how fine a drop the gate resolves, from the interval's
-// half-width: "with 50 items this gate resolves about ±4.1%; add items
-// (about 211) or judge each item 5 times to resolve 2%".
+// resolutionLine is ResolutionLine in italics.
 func resolutionLine(dc *gate.DropCheck) string {
+	if line := ResolutionLine(dc); line != "" {
+		return "_" + line + "_"
+	}
+	return ""
+}
+
+// ResolutionLine says how fine a drop the gate resolves, from the
+// interval's half-width: "Resolution: with 50 items this gate resolves about
+// ±4.1%; add items (about 211 in all) or judge each item 5 times to resolve
+// 2%." It is "" without a paired interval.
+func ResolutionLine(dc *gate.DropCheck) string {
 	if dc == nil || dc.Resolution == nil {
 		return ""
 	}
 	r := dc.Resolution
-	s := fmt.Sprintf("_Resolution: with %d items this gate resolves about ±%s", r.Items, trimZeros(fmt.Sprintf("%.1f", 100*r.HalfWidth))+"%")
+	s := fmt.Sprintf("Resolution: with %d items this gate resolves about ±%s", r.Items, trimZeros(fmt.Sprintf("%.1f", 100*r.HalfWidth))+"%")
 	if r.Repeats == 0 {
-		return s + fmt.Sprintf(", within max-drop %s._", pctPlain(r.Target))
+		return s + fmt.Sprintf(", within max-drop %s.", pctPlain(r.Target))
 	}
-	return s + fmt.Sprintf("; add items (about %d in all) or judge each item %d times to resolve %s._", r.ItemsNeeded, r.Repeats, pctPlain(r.Target))
+	return s + fmt.Sprintf("; add items (about %d in all) or judge each item %d times to resolve %s.", r.ItemsNeeded, r.Repeats, pctPlain(r.Target))
 }

@@ -216,7 +216,7 @@ func TestGateNoisyDrop(t *testing.T) {
 	gate := func(extra ...string) (int, string, string) {
 		return runCLI(t, "", append([]string{"gate", "--rubric", supportRubric, "--results", run, "--baseline", "../../examples/support/baseline.json"}, extra...)...)
 	}
-	if code, out, _ := gate(); code != exitBlocked || !strings.Contains(out, "includes 0 (noisy-drop is block") {
+	if code, out, _ := gate(); code != exitBlocked || !strings.Contains(out, "includes 0 (noisy-drop is block") || !strings.Contains(out, "  Resolution: with 12 items this gate resolves about ±") {
 		t.Fatalf("default: exit %d\n%s", code, out)
 	}
 	code, out, errs := gate("--noisy-drop", "warn")

@@ -384,6 +384,9 @@ func printDecision(e *env, g *gate.GateReport, baselinePath string) {
 		fmt.Fprintf(e.stdout, " (95%% CI %+.2f%% .. %+.2f%%)", 100*g.CI95[0], 100*g.CI95[1])
 	}
 	fmt.Fprintln(e.stdout)
+	if line := render.ResolutionLine(g.DropCheck); line != "" {
+		fmt.Fprintf(e.stdout, "  %s\n", line)
+	}
 	for _, r := range g.Reasons {
 		if e.inActions() && g.Decision == gate.Block {
 			fmt.Fprintf(e.stdout, "::error title=rubricgate blocked::%s\n", escapeCommand(r))
