@@ -83,7 +83,7 @@ type DropCheck struct {
 	// NoisyDrop and HardDrop are the settings used.
 	NoisyDrop NoisyMode `json:"noisy_drop"`
 	HardDrop  float64   `json:"hard_drop"`
-	// BeyondHard is true when the drop reached hard-drop.
+	// BeyondHard is true when the drop reached hard-drop (in either mode).
 	BeyondHard bool `json:"beyond_hard"`
 	// CI95 is the paired 95% interval used, nil without one.
 	CI95 *[2]float64 `json:"ci95"`
@@ -459,17 +459,19 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 	if p != nil && p.Method == "paired" && p.CI95 != nil {
 		ci := *p.CI95
 		dc.CI95 = &ci
-		dc.Resolution = NewResolution(p.Common, (ci[1]-ci[0])/2, th.MaxDrop)
+		if th.MaxDrop > 0 {
+			dc.Resolution = NewResolution(p.Common, (ci[1]-ci[0])/2, th.MaxDrop)
+		}
 	}
 	if !dropBlocks(base, cur, th.MaxDrop) {
 		return dc
 	}
-	dc.BeyondHard = dc.NoisyDrop == NoisyWarn && dropBlocks(base, cur, th.HardDrop)
+	dc.BeyondHard = dropBlocks(base, cur, th.HardDrop)
 	switch {
 	case dc.CI95 == nil || dc.CI95[1] < 0:
 		// No paired interval: the plain rule. Below zero: a real drop.
 		dc.Case, dc.Blocks = DropReal, true
-	case dc.BeyondHard:
+	case dc.BeyondHard && dc.NoisyDrop == NoisyWarn:
 		dc.Case, dc.Blocks = DropReal, true
 	default:
 		dc.Case = DropNoise
@@ -486,12 +488,14 @@ func dropReason(dc *DropCheck, base, cur, maxDrop float64) string {
 		ci = fmt.Sprintf("95%% CI %s … %s", fmtSignedPct(dc.CI95[0]), fmtSignedPct(dc.CI95[1]))
 	}
 	switch {
-	case dc.Case == DropReal && dc.BeyondHard:
+	case dc.Case == DropReal && dc.BeyondHard && ci != "" && dc.CI95[1] >= 0:
 		return s + fmt.Sprintf(" and hard-drop %s (%s)", fmtPct(dc.HardDrop), ci)
 	case dc.Case == DropReal && ci != "":
 		return s + "; " + ci + " lies below 0"
 	case dc.Case == DropReal:
 		return s
+	case dc.Blocks && dc.BeyondHard:
+		return s + "; " + ci + " includes 0, but the drop reaches hard-drop " + fmtPct(dc.HardDrop) + ", so noisy-drop warn would block it too"
 	case dc.Blocks:
 		return s + "; " + ci + " includes 0 (noisy-drop is block; with noisy-drop warn it would pass unless it reached hard-drop " + fmtPct(dc.HardDrop) + ")"
 	}

@@ -81,6 +81,19 @@ func TestNoisyDropReasons(t *testing.T) {
 	}
 }
 
+// In block mode a noisy drop beyond hard-drop says warn would block it too;
+// max-drop 0 has no resolution to offer.
+func TestNoisyDropBlockModeBeyondHard(t *testing.T) {
+	g := decide(runReport(76), base(80), func(in *DecideInput) { in.Paired = pairedCI(50, -0.1, 0.01) })
+	if g.Decision != Block || g.DropCheck.Case != DropNoise || !g.DropCheck.BeyondHard || !strings.Contains(g.Reasons[0], "noisy-drop warn would block it too") {
+		t.Errorf("%s %+v %q", g.Decision, g.DropCheck, g.Reasons)
+	}
+	g = decide(runReport(76), base(80), func(in *DecideInput) { in.MaxDrop = 0; in.Paired = pairedCI(50, -0.1, 0.01) })
+	if g.DropCheck.Resolution != nil {
+		t.Errorf("resolution against max-drop 0: %+v", g.DropCheck.Resolution)
+	}
+}
+
 func TestResolution(t *testing.T) {
 	// ±4% over 50 items against 2%: (4/2)² = 4 times the items or judgements.
 	r := NewResolution(50, 0.04, 0.02)
