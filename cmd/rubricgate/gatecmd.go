@@ -189,7 +189,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	// Score under the current rubric; pair with the baseline when the rubric is the same.
 	// The items are kept only for a new baseline (a million of them take
 	// tens of megabytes).
-	var items []gate.ItemScore
+	var items itemChunks
 	wantItems := c.writeBaseline != "" || saveDir != nil
 	var pairer *gate.Pairer
 	if base != nil {
@@ -198,7 +198,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	sameRubric := base != nil && base.RubricHash == rb.Hash()
 	cur, err := src.score(rb, gate.ScoreOptions{MaxUnscored: s.maxUnscored, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && wantItems {
-			items = append(items, gate.ItemScore{ID: it.ID, Score: it.Score})
+			items.add(gate.ItemScore{ID: it.ID, Score: it.Score})
 		}
 		if sameRubric {
 			pairer.Add(it)
@@ -284,7 +284,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 			meta.SHA, meta.Ref, meta.Repository, meta.RunID, meta.RunURL = gh.sha, gh.ref, gh.owner+"/"+gh.repo, gh.runID, gh.runURL
 			meta.Branch = gh.branch()
 		}
-		bf, err := baseline.New(rb, cur, items, meta)
+		bf, err := baseline.New(rb, cur, items.all(), meta)
 		if err != nil {
 			return exitError, fmt.Errorf("new baseline: %w", err)
 		}
@@ -511,4 +511,32 @@ func tuneGC(getenv func(string) string, items int) bool {
 	debug.SetGCPercent(50)
 	debug.SetMemoryLimit(64<<20 + 48*int64(items))
 	return true
+}
+
+// itemChunks collects items in fixed-size chunks: a growing slice of a
+// million items copies itself over and over (a third of a first baseline's
+// write time).
+type itemChunks struct {
+	chunks [][]gate.ItemScore
+	n      int
+}
+
+const itemChunk = 1 << 15
+
+func (c *itemChunks) add(it gate.ItemScore) {
+	if k := len(c.chunks); k == 0 || len(c.chunks[k-1]) == itemChunk {
+		c.chunks = append(c.chunks, make([]gate.ItemScore, 0, itemChunk))
+	}
+	k := len(c.chunks) - 1
+	c.chunks[k] = append(c.chunks[k], it)
+	c.n++
+}
+
+// all returns the items in order, in one slice.
+func (c *itemChunks) all() []gate.ItemScore {
+	out := make([]gate.ItemScore, 0, c.n)
+	for _, ch := range c.chunks {
+		out = append(out, ch...)
+	}
+	return out
 }
