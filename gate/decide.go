@@ -217,8 +217,15 @@ type DecideInput struct {
 
 // Decide makes the gate decision. It never fails: every situation maps to a
 // pass or a block with reasons; errors in reading belong to the caller.
+//
+// Decide is pure: in.Current is not changed (the report carries a copy with
+// the decision's warnings and the baseline rubric's failures added), so two
+// calls with the same input give the same report.
 func Decide(in DecideInput) *GateReport {
-	cur := in.Current
+	cc := *in.Current
+	cc.Warnings = append([]string{}, in.Current.Warnings...)
+	cc.BlockingFailures = append([]BlockingFailure{}, in.Current.BlockingFailures...)
+	cur := &cc
 	g := &GateReport{
 		Report:   cur,
 		Decision: Pass,

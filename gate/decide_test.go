@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,32 @@ func TestParseMaxDrop(t *testing.T) {
 		if _, err := ParseMaxDrop(in); err == nil {
 			t.Errorf("ParseMaxDrop(%q) accepted", in)
 		}
+	}
+}
+
+// Decide must not change its input: a second call with the same input gives
+// the same report, and the current report keeps its warnings and failures.
+func TestDecideIsPure(t *testing.T) {
+	cur := runReport(60, BlockingFailure{Item: "a", Criterion: "safety"})
+	cur.Warnings = []string{"rubric warning"}
+	in := DecideInput{
+		Current: cur, Baseline: base(80), Now: now.Add(90 * 24 * time.Hour), Thresholds: DefaultThresholds, Policy: DefaultPolicy,
+		BaselineGates: &GateCheck{Failures: []BlockingFailure{{Item: "b", Criterion: "safety"}}, Unchecked: map[string]int{"safety": 2}},
+		Paired:        &Paired{Added: 1, Removed: 1},
+	}
+	in.Baseline.RubricHash = "sha256:bbbb"
+	first := Decide(in)
+	second := Decide(in)
+	if len(cur.Warnings) != 1 || len(cur.BlockingFailures) != 1 {
+		t.Fatalf("Decide changed its input: warnings %q, failures %v", cur.Warnings, cur.BlockingFailures)
+	}
+	if !reflect.DeepEqual(first, second) {
+		t.Fatalf("two calls differ:\nfirst  %+v\nsecond %+v", first.Report, second.Report)
+	}
+	if len(first.BlockingFailures) != 2 || first.BlockingCount != 2 {
+		t.Errorf("the report should carry both failures: %v", first.BlockingFailures)
+	}
+	if len(first.Warnings) < 3 {
+		t.Errorf("the report should carry the decision's warnings: %q", first.Warnings)
 	}
 }
