@@ -80,6 +80,13 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 	}
 	if r.unscored() {
 		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.line})
+		// Blocking gates hold on an unscored item too (see decoder.finish).
+		for i, v := range r.vals {
+			if v.State == Scored && sc.blocking[i] && v.Score < sc.min[i] {
+				p.blocking = append(p.blocking, BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score,
+					Reasoning: "[the item also carries a judge error: " + string(r.errMsg) + "] " + string(firstNonBlank(r.reasoning, r.notes))})
+			}
+		}
 		if keep {
 			p.results = append(p.results, ItemResult{ID: string(r.id), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.errMsg),
 				JudgeModel: d.intern(r.judgeModel), Length: r.length})
@@ -136,6 +143,13 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 			p.warnings = append(p.warnings, disagreement(sc, r, file, score, pass))
 		}
 	}
+}
+
+func firstNonBlank(a, b []byte) []byte {
+	if len(a) > 0 {
+		return a
+	}
+	return b
 }
 
 // disagreement describes a review row whose pass column contradicts the rule.

@@ -17,19 +17,31 @@ func checkItem(t *testing.T, it *Item, n int) {
 	if it.Line < 1 {
 		t.Fatalf("bad line %d", it.Line)
 	}
-	if it.Error != "" {
-		if len(it.Values) != 0 {
-			t.Fatalf("unscored item with values")
-		}
-		return
-	}
 	if len(it.Values) != n {
 		t.Fatalf("%d values, want %d", len(it.Values), n)
+	}
+	if it.Error != "" && IsBlank([]byte(it.Error)) {
+		t.Fatalf("a blank error %q made the item unscored", it.Error)
+	}
+}
+
+// checkUnscored checks that an unscored item keeps only integer values of
+// blocking criteria (for the gates).
+func checkUnscored(t *testing.T, it *Item, sc *schema) {
+	t.Helper()
+	for i, v := range it.Values {
+		if v.State != Missing && (v.State != Scored || !sc.blocking[i]) {
+			t.Fatalf("unscored item keeps value %v of criterion %s", v, sc.ids[i])
+		}
 	}
 }
 
 func checkValues(t *testing.T, it *Item, sc *schema) {
 	t.Helper()
+	if it.Error != "" {
+		checkUnscored(t, it, sc)
+		return
+	}
 	var w float64
 	for i, v := range it.Values {
 		switch v.State {

@@ -19,7 +19,8 @@ type GateCheck struct {
 
 // CheckBlocking checks rb's blocking criteria on every item of inputs, read
 // leniently: other keys and columns are ignored, a missing criterion is
-// counted as unchecked, and items with a judge error are skipped. A value
+// counted as unchecked. On an item with a judge error only the integer values
+// it carries are checked, against the minimum (see Item.Values). A value
 // that rb would refuse fails its gate: `na` where rb allows none, or a score
 // outside rb's scale. So a pull request cannot dodge the baseline's safety
 // gate by editing its own rubric: dropping the gate, allowing `na`, or
@@ -45,9 +46,6 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 	opts := ReadOptions{IgnoreUnknown: true, AllowMissing: true, GatesOnly: true}
 	for _, in := range inputs {
 		err := ReadItems(gr, in, opts, func(it *Item) error {
-			if it.Error != "" {
-				return nil
-			}
 			why := it.Reasoning
 			if why == "" {
 				why = it.Notes
@@ -56,6 +54,12 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 				v := it.Values[j]
 				var note string
 				switch {
+				case it.Error != "":
+					// Unscored: only an integer below the minimum fails.
+					if v.State != Scored || c.Meets(v.Score) {
+						continue
+					}
+					note = "the item also carries a judge error: " + it.Error
 				case v.State == Missing:
 					gc.Unchecked[c.ID]++
 					continue

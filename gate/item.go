@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rubricgate/rubricgate/rubric"
@@ -66,9 +67,13 @@ type Item struct {
 	// File and Line locate the item (CSV: the line its row starts on).
 	File string
 	Line int
-	// Values are indexed like the rubric's Criteria. Empty when Error is set.
+	// Values are indexed like the rubric's Criteria. On an unscored item
+	// only the integer values of blocking criteria are kept (see Unscored);
+	// the others are Missing.
 	Values []Value
-	// Error is the judge's error for an unscored item.
+	// Error is the judge's error: non-empty exactly when the item is
+	// unscored. An error field that is blank (see IsBlank) is no error and
+	// reads as "".
 	Error string
 	// Reasoning is the judge's justification, if any.
 	Reasoning string
@@ -383,8 +388,41 @@ func (r *rawItem) reset(n, line int) {
 	r.meta = r.meta[:0]
 }
 
-// unscored reports whether the item carries a judge error.
-func (r *rawItem) unscored() bool { return len(bytes.TrimSpace(r.errMsg)) > 0 }
+// unscored reports whether the item carries a judge error: an error field
+// that is not blank. This is the one definition of an unscored item; Item.Error
+// is set from it, and every gate reads it from there.
+func (r *rawItem) unscored() bool { return !IsBlank(r.errMsg) }
+
+// IsBlank reports whether b shows nothing: it is empty or holds only white
+// space (Unicode White_Space: ' ', tab, newlines, U+00A0, U+3000, ...),
+// control and format characters (U+200B zero width space, U+FEFF, U+2060,
+// U+00AD soft hyphen, ...) and other default-ignorable code points (U+3164
+// Hangul filler, variation selectors, ...). Invalid UTF-8 is not blank.
+//
+// It is the one meaning of "blank" in results: an error field that is blank
+// is no judge error, a note that is blank is no note, an id that is blank is
+// no id.
+func IsBlank(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c > ' ' && c != 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return false
+		}
+		if !unicode.IsSpace(r) && !unicode.In(r, unicode.Cc, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
 
 // decoder turns lines or rows of one input into validated raw items.
 type decoder struct {
@@ -455,8 +493,19 @@ func (d *decoder) finish() error {
 		r.length = r.answerLen
 	}
 	if r.unscored() {
-		// The judge failed: scores, if any, are not looked at.
+		// The judge failed: the item has no score. But a value it carries for
+		// a blocking criterion is still checked by that gate (see
+		// partial.add and CheckBlocking): an error field must not switch a
+		// safety gate off. Values that are not integers (null, "", "na",
+		// text) are placeholders of the failed judge and are ignored.
 		clear(r.vals)
+		for i := range r.raws {
+			if rv := &r.raws[i]; rv.set && sc.blocking[i] {
+				if v, ok := sc.looseInt(rv); ok {
+					r.vals[i] = Value{Score: v, State: Scored}
+				}
+			}
+		}
 		return nil
 	}
 	var missing []string
@@ -482,7 +531,7 @@ func (d *decoder) finish() error {
 		}
 		return d.errf(line, "missing scores for criteria %s", strings.Join(quoteAll(missing), ", "))
 	}
-	if len(sc.rb.NotesRequiredFor) > 0 && len(bytes.TrimSpace(r.notes)) == 0 {
+	if len(sc.rb.NotesRequiredFor) > 0 && IsBlank(r.notes) {
 		for i, v := range r.vals {
 			if v.State == Scored && sc.rb.NoteRequired(v.Score) {
 				return d.errf(line, "criterion %q: a score of %d needs a note in \"notes\" (notes_required_for)", sc.ids[i], v.Score)
@@ -531,6 +580,24 @@ func (sc *schema) parseValue(i int, rv *rawVal) (Value, error) {
 		return Value{}, fmt.Errorf("expected an integer score on %d..%d%s, got %s", sc.low[i], sc.high[i], sc.naHint(i), quoteBytes(text))
 	}
 	return sc.onScale(i, n)
+}
+
+// looseInt reads a raw value as an integer, on the scale or not; false when
+// it is not one (na, null, text, a fraction).
+func (sc *schema) looseInt(rv *rawVal) (int, bool) {
+	var text []byte
+	switch {
+	case rv.cell:
+		text = rv.raw
+	case rv.kind == kindString:
+		text = rv.str
+	case rv.kind == kindNumber:
+		return jsonInt(rv.raw)
+	default:
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(text)))
+	return n, err == nil
 }
 
 func (sc *schema) naHint(i int) string {
@@ -601,16 +668,17 @@ func jsonInt(t []byte) (int, bool) {
 
 // toItem fills it from the validated raw item. Strings are copied.
 func (r *rawItem) toItem(sc *schema, it *Item, file string) {
-	vals := it.Values[:0]
-	if !r.unscored() {
-		vals = append(vals, r.vals...)
+	vals := append(it.Values[:0], r.vals...)
+	errMsg := ""
+	if r.unscored() {
+		errMsg = string(r.errMsg)
 	}
 	*it = Item{
 		ID:            string(r.id),
 		File:          file,
 		Line:          r.line,
 		Values:        vals,
-		Error:         string(r.errMsg),
+		Error:         errMsg,
 		Reasoning:     string(r.reasoning),
 		Notes:         string(r.notes),
 		Reviewer:      string(r.reviewer),

@@ -46,7 +46,7 @@ func TestReadJSONLForms(t *testing.T) {
 				}
 			}},
 		{name: "judge error needs no scores", line: `{"id": "e1", "error": "timeout", "accuracy": "garbage"}`,
-			id: "e1", want: []Value{},
+			id: "e1", want: []Value{{}, {}, {}, {}},
 			check: func(t *testing.T, it Item) {
 				if it.Error != "timeout" {
 					t.Errorf("error %q", it.Error)
