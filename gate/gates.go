@@ -3,7 +3,6 @@ package gate
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -86,18 +85,4 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 		}
 	}
 	return gc, nil
-}
-
-// uncheckedWarnings describes the blocking criteria a run does not carry.
-func (gc *GateCheck) uncheckedWarnings() []string {
-	ids := make([]string, 0, len(gc.Unchecked))
-	for id := range gc.Unchecked {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	var out []string
-	for _, id := range ids {
-		out = append(out, fmt.Sprintf("the baseline's rubric has the blocking criterion %q, which %d item(s) of this run do not carry: that gate could not be checked on them", id, gc.Unchecked[id]))
-	}
-	return out
 }
