@@ -44,6 +44,29 @@ func testReport(rb *rubric.Rubric, score, pass float64) *gate.Report {
 	}
 }
 
+// reportOf is testReport with the score and pass rate the items give (Read
+// refuses figures the items contradict).
+func reportOf(rb *rubric.Rubric, items []gate.ItemScore) *gate.Report {
+	var sum float64
+	pass := 0
+	for _, it := range items {
+		sum += it.Score
+		if it.Score >= rb.Threshold {
+			pass++
+		}
+	}
+	return testReport(rb, sum/float64(len(items)), float64(pass)/float64(len(items)))
+}
+
+// flatItems are testItems' ids all scoring score.
+func flatItems(score float64) []gate.ItemScore {
+	items := append([]gate.ItemScore(nil), testItems...)
+	for i := range items {
+		items[i].Score = score
+	}
+	return items
+}
+
 var testItems = []gate.ItemScore{
 	{ID: "q-001", Score: 83.33333333333333},
 	{ID: "q-002 \"quoted\" <tag> & é", Score: 100},

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -157,6 +158,11 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	store, q, saveDir, err := c.baselineStore(rb, e, gh, s)
 	if err != nil {
 		return exitError, err
+	}
+	if saveDir != nil {
+		if w := trackedStoreWarning(saveDir.Root, exec.LookPath); w != "" {
+			warn(e, "", 0, w)
+		}
 	}
 	var base *gate.Baseline
 	noBaseNote := ""
