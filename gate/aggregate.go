@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // maxWarnings caps the pass-column disagreements listed in a report.
@@ -268,11 +271,28 @@ type dupRec struct {
 }
 
 func newDupRec(id []byte, input, line int) dupRec {
-	h1, h2 := idHash(id)
+	h1, h2 := idHash(idKey(id))
 	if line > math.MaxUint32 {
 		line = math.MaxUint32
 	}
 	return dupRec{h: h1, h2: h2, input: uint16(input), line: uint32(line)}
+}
+
+// idKey is the form of an id that duplicate detection compares: its Unicode
+// normalisation form C, so that "é" written precomposed (U+00E9) and
+// decomposed (e U+0301), which look the same everywhere they are shown, are
+// one id. Ids are already trimmed. An all-ASCII id is its own NFC and is
+// returned as is, with no allocation.
+func idKey(id []byte) []byte {
+	for _, c := range id {
+		if c >= utf8.RuneSelf {
+			if norm.NFC.IsNormal(id) {
+				return id
+			}
+			return norm.NFC.Bytes(id)
+		}
+	}
+	return id
 }
 
 // idHash is FNV-1a (64 bits) plus 16 bits of an independent multiplicative

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -195,8 +196,11 @@ func dupError(sc *schema, inputs []Input, starts []int64, pairs []dupPair) error
 		where := fmt.Sprintf("%s:%d", inputs[a].Name, p.first.line)
 		if ok[a] && ok[b] {
 			ida, idb := want[a][int(p.first.line)], want[b][int(p.dup.line)]
-			if ida != idb {
+			if !bytes.Equal(idKey([]byte(ida)), idKey([]byte(idb))) {
 				continue // a hash collision between different ids
+			}
+			if ida != idb {
+				return &InputError{File: inputs[b].Name, Line: int(p.dup.line), Msg: fmt.Sprintf("duplicate id %s (first at %s as %s: the same id once Unicode is normalised, NFC)", quoteASCII(idb), where, quoteASCII(ida))}
 			}
 			return &InputError{File: inputs[b].Name, Line: int(p.dup.line), Msg: fmt.Sprintf("duplicate id %s (first at %s)", quote(idb), where)}
 		}

@@ -486,7 +486,10 @@ func (d *decoder) finish() error {
 	if !r.hasID {
 		return d.errf(line, `missing "id": every item needs a non-empty id`)
 	}
-	if len(bytes.TrimSpace(r.id)) == 0 {
+	// One rule for JSON lines and review sheets: surrounding white space is
+	// not part of an id ("a" and "a " are one item).
+	r.id = bytes.TrimSpace(r.id)
+	if IsBlank(r.id) {
 		return d.errf(line, `empty "id": every item needs a non-empty id`)
 	}
 	if r.length < 0 {
@@ -712,6 +715,16 @@ func quote(s string) string {
 		return strconv.Quote(s[:cut]) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+// quoteASCII is quote with every non-ASCII rune escaped: for ids that look
+// the same and differ only in their code points.
+func quoteASCII(s string) string {
+	q := quote(s)
+	if u, err := strconv.Unquote(strings.TrimSuffix(q, "...")); err == nil {
+		return strconv.QuoteToASCII(u) + q[len(strings.TrimSuffix(q, "...")):]
+	}
+	return q
 }
 
 func quoteAll(ss []string) []string {
