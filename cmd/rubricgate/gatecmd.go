@@ -325,7 +325,12 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	}
 
 	// The log, the summary, outputs and the comment.
-	printDecision(e, g, baselinePath)
+	// The rubric's warnings lead the report's and were printed with their
+	// file and line when the rubric was loaded: print the others only.
+	shown, rep := *g, *g.Report
+	rep.Warnings = rep.Warnings[min(len(warns), len(rep.Warnings)):]
+	shown.Report = &rep
+	printDecision(e, &shown, baselinePath)
 	commentURL := ""
 	if e.inActions() && gh != nil {
 		commentURL = postComment(ctx, e, gh, c, key, md)
