@@ -73,9 +73,9 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, s *
 			q.Branch = gh.defaultBranch
 		}
 	}
-	if q.Branch == "" {
-		q.Branch = c.branch
-	}
+	// The branch this run is on (--branch) never chooses the baseline: a
+	// run on feature/x would otherwise find no baseline, pass, and start
+	// its own.
 	if q.Branch == "" {
 		q.Branch = "main"
 	}

@@ -29,6 +29,9 @@ type env struct {
 	getenv         func(string) string
 	// now is the clock (nil: time.Now).
 	now func() time.Time
+	// wd is where the git checkout is looked up from ("": the process's
+	// working directory).
+	wd string
 }
 
 func (e *env) clock() time.Time {

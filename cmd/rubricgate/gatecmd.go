@@ -56,7 +56,7 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.baselineDir, "baseline-dir", "", "local baseline store: DIR/<rubric>/<branch>.json (default outside Actions: "+defaultBaselineDir+")")
 	fs.StringVar(&c.baselineArtifact, "baseline-artifact", "rubricgate-baseline", "GitHub Actions artifact name holding baseline.json")
 	fs.StringVar(&c.baselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's base branch, else the default branch, else main)")
-	fs.StringVar(&c.branch, "branch", "", "branch this run is on, for the local store (default: from GITHUB_REF, else the baseline branch)")
+	fs.StringVar(&c.branch, "branch", "", "branch this run is on, for the local store; it never chooses the baseline (default: from GITHUB_REF, else the baseline branch)")
 	fs.StringVar(&c.maxArchive, "max-archive", "100MiB", "largest baseline artifact accepted (compressed and uncompressed)")
 	fs.StringVar(&c.ifNoBaseline, "if-no-baseline", "pass", "no baseline found: pass (this run starts it) or fail")
 	fs.StringVar(&c.onBaselineError, "on-baseline-error", "fail", "baseline store unreachable or wrong: fail (exit 2) or pass (warned)")
