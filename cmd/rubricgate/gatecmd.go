@@ -252,7 +252,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		g.Context = &gate.RunContext{Repository: gh.owner + "/" + gh.repo, EventName: gh.eventName, SHA: gh.sha, HeadSHA: gh.headSHA, PullRequest: gh.pr, RunID: gh.runID, RunURL: gh.runURL, CommentKey: key}
 	}
 
-	// Everything is computed: now write. The new baseline first, only on a pass.
+	// Everything is computed: now write. The local store's baseline last, only on a pass.
 	title := c.title
 	if title == "" {
 		title = "rubricgate: " + rb.Name
@@ -290,8 +290,19 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 			fmt.Fprintln(e.stdout, "  baseline not saved: "+safe.LogLine(why))
 		} else if saveDir != nil {
 			sq := baseline.Query{Rubric: rb.Name, Branch: q.Branch}
-			saveLocal = func() error { return saveDir.Save(sq, bf) }
-			if p, err := saveDir.Path(sq); err == nil && baselinePath == "" {
+			p, err := saveDir.Path(sq)
+			if err != nil {
+				return exitError, fmt.Errorf("save baseline: %w", err)
+			}
+			// Staged like the outputs, as one more rename of the set: the
+			// store's baseline lands only when every output does.
+			saveLocal = func() error {
+				if err := out.mkdirs(filepath.Dir(p)); err != nil {
+					return err
+				}
+				return out.add(output{p, bf.Write})
+			}
+			if baselinePath == "" {
 				baselinePath = p
 			}
 		}
