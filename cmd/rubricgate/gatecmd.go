@@ -257,7 +257,9 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	if title == "" {
 		title = "rubricgate: " + rb.Name
 	}
-	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
+	accField, accNote := c.acceptance(ctx, e, gh, key, g)
+	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key) - len(accField) - 1 - len(accNote)})
+	md = withAcceptance(md, accField, accNote)
 	// Outputs are staged and renamed into place together once everything
 	// succeeded, so a run that ends in an error leaves nothing written.
 	var out staged
