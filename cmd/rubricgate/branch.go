@@ -40,10 +40,10 @@ func (c *gateConfig) saveBranch(e *env, gh *ghContext, base string) (bool, strin
 		if c.branch != "" && c.branch != gh.branch() {
 			warn(e, "", 0, fmt.Sprintf("branch %q is ignored inside GitHub Actions: the run's branch comes from GITHUB_REF (%q)", c.branch, gh.ref))
 		}
-		switch b := gh.branch(); {
+		switch b, isBranch := strings.CutPrefix(gh.ref, "refs/heads/"); {
 		case gh.eventName != "push":
 			return false, fmt.Sprintf("a %s run never updates a baseline (only push runs on the baseline branch %q do)", gh.eventName, base)
-		case b != base:
+		case !isBranch || gh.pr > 0 || b != base:
 			return false, fmt.Sprintf("this push is to %q, not the baseline branch %q", gh.ref, base)
 		}
 		return true, ""

@@ -211,6 +211,7 @@ func TestActionLocalStoreOnlyPushOnBaselineBranch(t *testing.T) {
 	}{
 		{"push", "refs/heads/main", true},
 		{"push", "refs/heads/feature", false},
+		{"push", "refs/tags/main", false},
 		{"workflow_dispatch", "refs/heads/main", false},
 		{"workflow_run", "refs/heads/main", false},
 	} {
@@ -222,6 +223,7 @@ func TestActionLocalStoreOnlyPushOnBaselineBranch(t *testing.T) {
 			h.input("branch", "main")
 			h.vars["GITHUB_EVENT_NAME"] = tt.event
 			h.vars["GITHUB_REF"] = tt.ref
+			h.vars["GITHUB_REF_NAME"] = tt.ref[strings.LastIndex(tt.ref, "/")+1:]
 			h.writeJSON("event.json", map[string]any{"ref": tt.ref, "repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"}})
 			if code := h.action(); code != exitPass {
 				t.Fatalf("exit %d\n%s", code, h.stdout.String())
