@@ -72,6 +72,13 @@ func TestStagedCommitRollsBack(t *testing.T) {
 	if err := os.WriteFile(a, []byte("old a"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// b is a symlink: put back as the link it was.
+	if err := os.WriteFile(filepath.Join(dir, "target"), []byte("target"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target", b); err != nil {
+		t.Fatal(err)
+	}
 	var s staged
 	defer s.abort()
 	w := func(text string) func(io.Writer) error {
@@ -91,7 +98,10 @@ func TestStagedCommitRollsBack(t *testing.T) {
 	if data, _ := os.ReadFile(a); string(data) != "old a" {
 		t.Errorf("a = %q, want its old content", data)
 	}
-	if got := listTree(t, dir); strings.Join(got, " ") != "a" {
+	if l, err := os.Readlink(b); err != nil || l != "target" {
+		t.Errorf("b is no longer the link it was: %q %v", l, err)
+	}
+	if got := listTree(t, dir); strings.Join(got, " ") != "a b target" {
 		t.Errorf("left behind: %v", got)
 	}
 }

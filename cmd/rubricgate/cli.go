@@ -358,16 +358,17 @@ func (s *staged) commit(stdout io.Writer) error {
 
 // install renames the temp file over the destination, first keeping the
 // destination's old content as a backup (a hard link, so the destination
-// never goes missing; a rename where links are not supported).
+// never goes missing; a rename for a symlink or where links are not
+// supported).
 func (sf *stagedFile) install() error {
-	if fi, err := os.Lstat(sf.path); err == nil && fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(sf.path); err == nil {
 		b, err := os.CreateTemp(filepath.Dir(sf.path), "."+filepath.Base(sf.path)+".old-*")
 		if err != nil {
 			return fmt.Errorf("write %s: %w", sf.path, err)
 		}
 		b.Close()
 		os.Remove(b.Name())
-		if err := os.Link(sf.path, b.Name()); err != nil {
+		if !fi.Mode().IsRegular() || os.Link(sf.path, b.Name()) != nil {
 			if err := os.Rename(sf.path, b.Name()); err != nil {
 				return fmt.Errorf("write %s: %w", sf.path, err)
 			}
