@@ -221,6 +221,7 @@ func TestActionLocalStoreOnlyPushOnBaselineBranch(t *testing.T) {
 			h.gateInputs(goodRun)
 			h.input("baseline-dir", dir)
 			h.input("branch", "main")
+			h.input("write-baseline", h.path("wb.json"))
 			h.vars["GITHUB_EVENT_NAME"] = tt.event
 			h.vars["GITHUB_REF"] = tt.ref
 			h.vars["GITHUB_REF_NAME"] = tt.ref[strings.LastIndex(tt.ref, "/")+1:]
@@ -234,6 +235,9 @@ func TestActionLocalStoreOnlyPushOnBaselineBranch(t *testing.T) {
 			}
 			if !tt.saved && !strings.Contains(h.stdout.String(), "baseline not saved") {
 				t.Errorf("no note:\n%s", h.stdout.String())
+			}
+			if warned := strings.Contains(h.stdout.String(), "::warning title=rubricgate::write-baseline: upload baseline.json"); warned == tt.saved {
+				t.Errorf("write-baseline warning %v on a run that saves: %v\n%s", warned, tt.saved, h.stdout.String())
 			}
 		})
 	}
