@@ -5,30 +5,42 @@
 //
 // # Baselines on GitLab
 //
-// The default store is the local directory store (.rubricgate/baselines);
-// GitLab keeps it between pipelines with a cache or artifacts. A recipe:
+// The default store is the local directory store (.rubricgate/baselines).
+// Keep it as a job artifact of the default branch's pipelines, and fetch
+// it in merge request pipelines with the job token (which may read the
+// project's artifacts) through
+// GET /projects/:id/jobs/artifacts/:ref/raw/*path?job=NAME (the ref
+// URL-encoded when it holds a '/'). A recipe, for a rubric named "support":
 //
-//	rubricgate:
+//	rubricgate-main:
+//	  rules:
+//	    - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $CI_PIPELINE_SOURCE == "push"
 //	  script:
-//	    - rubricgate gate --rubric rubric.yaml --results results.jsonl --junit rubricgate.xml
-//	  cache:
-//	    key: rubricgate-baselines-$CI_DEFAULT_BRANCH
+//	    - rubricgate gate --rubric rubric.yaml --results results.jsonl --branch "$CI_COMMIT_BRANCH"
+//	  artifacts:
 //	    paths: [.rubricgate/baselines/]
-//	    # Only the default branch's pipelines write the cache; merge
-//	    # request pipelines read it.
-//	    policy: pull
+//	    expire_in: 90 days
+//
+//	rubricgate-mr:
 //	  rules:
 //	    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
-//	    - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
-//	      cache: {key: rubricgate-baselines-$CI_DEFAULT_BRANCH, paths: [.rubricgate/baselines/], policy: pull-push}
+//	  script:
+//	    - curl --fail --silent --show-error --header "JOB-TOKEN: $CI_JOB_TOKEN" --output baseline.json
+//	      "$CI_API_V4_URL/projects/$CI_PROJECT_ID/jobs/artifacts/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME/raw/.rubricgate/baselines/support/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME.json?job=rubricgate-main"
+//	      || rm -f baseline.json
+//	    - rubricgate gate --rubric rubric.yaml --results results.jsonl $(test -f baseline.json && echo --baseline baseline.json)
 //
-// A merge request's run never saves a baseline (Build.SaveBranch is empty
-// for it), so only pushes to a branch update the cached directory. GitLab
-// caches are best effort: a missing cache means "no baseline" (the run
-// passes and starts one, per if-no-baseline). A generic-packages store
-// (GET/PUT /projects/:id/packages/generic/...) would make the baseline
-// durable; it is not built here: it would be one more baseline.Store
-// returned by DefaultStore.
+// (Branch names with characters other than letters, digits, '-', '_' and
+// '.' are %XX-escaped in the file name; see baseline.Dir.) A GitLab cache
+// is no substitute: by default caches of protected and unprotected refs
+// are kept apart, so a merge request cannot read the default branch's,
+// and a shared cache could be written by a merge request that edits the
+// pipeline. A merge request's run never saves a baseline
+// (Build.SaveBranch is empty for it).
+//
+// A generic-packages store (GET/PUT /projects/:id/packages/generic/...)
+// would make the baseline durable without the artifact expiry; it is not
+// built: it would be one more baseline.Store returned by DefaultStore.
 package gitlab
 
 import (
