@@ -17,9 +17,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/gate"
 )
 
 // Build is what the gate knows about the run. Every field may be empty:
@@ -112,6 +114,34 @@ func (b *Build) SaveBranch(explicit string) string {
 // branch: the run that may upload the baseline for branch.
 func (b *Build) OnBaselineBranch(branch string) bool {
 	return b.BaselineEvent && b.Branch != "" && b.Branch == branch
+}
+
+// RunContext is the report's record of the CI run that made it, so a
+// later job can check a report it is asked to post; nil for a local run.
+func (b *Build) RunContext(commentKey string) *gate.RunContext {
+	if b.Host == "" || b.Host == "local" {
+		return nil
+	}
+	return &gate.RunContext{Repository: b.Repository, EventName: b.Event, SHA: b.SHA, HeadSHA: b.HeadSHA,
+		PullRequest: b.ChangeRequest, RunID: b.RunID, RunURL: b.RunURL, CommentKey: commentKey}
+}
+
+// CommentKey is the default sticky comment key: workflow, job, rubric
+// name and the results given, so two gates or matrix legs keep apart.
+func (b *Build) CommentKey(rubricName string, results []string) string {
+	return strings.Join([]string{b.Workflow, b.Job, rubricName, strings.Join(results, ",")}, "/")
+}
+
+// BaselineMeta records the run in a new baseline made at created. The
+// branch is the run's; for a local run without one, fallback (the branch
+// it is saved for). A CI change request's run records no branch.
+func (b *Build) BaselineMeta(created time.Time, fallback string) baseline.Meta {
+	m := baseline.Meta{CreatedAt: created.UTC(), SHA: b.SHA, Ref: b.Ref, Branch: b.Branch,
+		Repository: b.Repository, RunID: b.RunID, RunURL: b.RunURL}
+	if m.Branch == "" && (b.Host == "" || b.Host == "local") {
+		m.Branch = fallback
+	}
+	return m
 }
 
 // Output is one named value the run hands to later steps.

@@ -440,3 +440,20 @@ func TestCheckProvenance(t *testing.T) {
 		t.Error("a run in another repository than the payload's accepted")
 	}
 }
+
+func TestHostCommenter(t *testing.T) {
+	vars := actionsEnv("pull_request", "refs/pull/2/merge", "testdata/pull_request.opened.json")
+	if !InActions(env(vars)) || InActions(env(map[string]string{})) {
+		t.Error("InActions")
+	}
+	vars["GITHUB_API_URL"] = "https://ghe.example/api/v3/"
+	h, _ := newHost(t, vars)
+	c := h.Commenter("tok", "*")
+	if c.APIURL != "https://ghe.example/api/v3" || c.Owner != "Codertocat" || c.Repo != "Hello-World" || c.PullRequest != 2 ||
+		c.HeadSHA != "ec26c3e57ca3a959ca5aad62de7213c562f8c821" || c.Token != "tok" || c.Author != "*" {
+		t.Errorf("commenter %+v", c)
+	}
+	if h.Build().ChangeRequest != 2 || h.Event().PullRequest == nil {
+		t.Error("Build or Event not kept")
+	}
+}

@@ -393,3 +393,20 @@ func TestNotesRedirects(t *testing.T) {
 		t.Errorf("redirect to another port followed: %+v", r)
 	}
 }
+
+func TestInCI(t *testing.T) {
+	if !InCI(env(mrEnv())) || InCI(env(map[string]string{})) {
+		t.Error("InCI")
+	}
+	h, err := New(env(mrEnv()), &bytes.Buffer{})
+	if err != nil || h.Build().ChangeRequest != 7 {
+		t.Errorf("New: %v", err)
+	}
+	if _, err := New(env(map[string]string{"CI_PROJECT_ID": "x"}), &bytes.Buffer{}); err == nil {
+		t.Error("New accepted a malformed project id")
+	}
+	n := &Notes{MergeRequest: 7}
+	if n.noteURL(5) != "" {
+		t.Error("a note URL without the project URL")
+	}
+}
