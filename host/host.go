@@ -144,6 +144,11 @@ func (b *Build) BaselineMeta(created time.Time, fallback string) baseline.Meta {
 	return m
 }
 
+// BuildInfo gives the run's build information; every host has it.
+type BuildInfo interface {
+	Build() *Build
+}
+
 // Output is one named value the run hands to later steps.
 type Output struct {
 	Name, Value string

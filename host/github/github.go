@@ -483,6 +483,7 @@ func (c *Commenter) RunPullRequest(ctx context.Context, run *WorkflowRun) (int, 
 
 // Interface checks.
 var (
+	_ host.BuildInfo = (*Host)(nil)
 	_ host.Reporter  = (*Host)(nil)
 	_ host.Stores    = (*Host)(nil)
 	_ host.Commenter = (*Commenter)(nil)

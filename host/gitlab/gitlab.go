@@ -246,6 +246,7 @@ func (h *Host) Commenter(token string, jobToken bool, author string) *Notes {
 
 // Interface checks.
 var (
-	_ host.Reporter = (*Host)(nil)
-	_ host.Stores   = (*Host)(nil)
+	_ host.BuildInfo = (*Host)(nil)
+	_ host.Reporter  = (*Host)(nil)
+	_ host.Stores    = (*Host)(nil)
 )

@@ -273,6 +273,7 @@ func readSmall(path string) (string, error) {
 
 // Interface checks.
 var (
-	_ host.Reporter = (*Host)(nil)
-	_ host.Stores   = (*Host)(nil)
+	_ host.BuildInfo = (*Host)(nil)
+	_ host.Reporter  = (*Host)(nil)
+	_ host.Stores    = (*Host)(nil)
 )
