@@ -439,7 +439,7 @@ func (rc *RubricChange) describe() []string {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		parts = append(parts, fmt.Sprintf("the baseline rubric's blocking criterion %q is not carried by %d item(s), so that gate could not be checked on them", id, rc.UncheckedGates[id]))
+		parts = append(parts, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", id, rc.UncheckedGates[id]))
 	}
 	return parts
 }

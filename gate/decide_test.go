@@ -205,7 +205,7 @@ func TestDecideRubricChange(t *testing.T) {
 		in.BaselineGates = &GateCheck{Failures: []BlockingFailure{}, Unchecked: map[string]int{"safety": 10}}
 	})
 	if g.Decision != Block || g.RubricChange == nil || g.RubricChange.RescoreError != "" || g.RubricChange.UncheckedGates["safety"] != 10 ||
-		len(g.RubricChange.Removed) != 1 || g.RubricChange.Removed[0] != "safety" || !strings.Contains(g.Reasons[0], "criteria removed: safety") || !strings.Contains(g.Reasons[1], `"safety" is not carried by 10 item(s)`) {
+		len(g.RubricChange.Removed) != 1 || g.RubricChange.Removed[0] != "safety" || !strings.Contains(g.Reasons[0], "criteria removed: safety") || !strings.Contains(g.Reasons[1], "blocking criterion safety is not carried by 10 item(s)") {
 		t.Fatalf("unchecked gate: %s change=%+v reasons=%q", g.Decision, g.RubricChange, g.Reasons)
 	}
 	// A blocking gate in the baseline's rubric still applies after the PR

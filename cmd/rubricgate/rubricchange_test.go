@@ -62,7 +62,7 @@ func TestRenamedSafetyAttack(t *testing.T) {
 	if code != exitBlocked {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
 	}
-	for _, want := range []string{"RUBRIC CHANGE", `blocking criterion "safety" is not carried by 12 item(s)`, "criteria removed: safety", `missing a score for criterion "safety"`} {
+	for _, want := range []string{"RUBRIC CHANGE", "blocking criterion safety is not carried by 12 item(s)", "criteria removed: safety", `missing a score for criterion "safety"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the block reason does not say %q:\n%s", want, out)
 		}
