@@ -201,7 +201,7 @@ func TestDecideWarnings(t *testing.T) {
 }
 
 func TestCriterionChanges(t *testing.T) {
-	crit := 1
+	crit := 1.0
 	rb := &rubric.Rubric{Criteria: []rubric.Criterion{{ID: "accuracy", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}, {ID: "safety", Scale: rubric.Scale{Low: 0, High: 1}, Critical: &crit, Blocking: true}}}
 	cur := runReport(60, BlockingFailure{Item: "x", Criterion: "safety"})
 	cur.Criteria = append(cur.Criteria, CriterionStats{ID: "safety", Normalized: fptr(90)})

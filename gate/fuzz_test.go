@@ -35,7 +35,7 @@ func checkValues(t *testing.T, it *Item, sc *schema) {
 		switch v.State {
 		case Scored:
 			if v.Score < sc.low[i] || v.Score > sc.high[i] {
-				t.Fatalf("criterion %s: accepted %d outside %d..%d", sc.ids[i], v.Score, sc.low[i], sc.high[i])
+				t.Fatalf("criterion %s: accepted %v outside %v..%v", sc.ids[i], v.Score, sc.low[i], sc.high[i])
 			}
 			w += sc.weight[i]
 		case NA:
