@@ -52,6 +52,9 @@ type critAgg struct {
 // is not an integer counts at the nearest level, halves up), or its bin on a
 // continuous scale.
 func (sc *schema) bin(i int, v float64) int {
+	if d := v - sc.low[i]; !sc.cont[i] && d == float64(int(d)) {
+		return int(d) // a level: the common case
+	}
 	if sc.cont[i] {
 		b := int(math.Floor(float64(sc.levels[i]) * (v - sc.low[i]) / sc.span[i]))
 		return min(max(b, 0), sc.levels[i]-1)

@@ -515,21 +515,32 @@ func (d *decoder) errf(line int, format string, args ...any) error {
 // criterion (twice by id and alias, or top-level and inside "scores").
 func (d *decoder) setVal(i int, v rawVal) error {
 	d.raw.hasScores = true
-	return d.setIn(d.raw.raws, i, v)
+	rv := &d.raw.raws[i]
+	if rv.set {
+		return d.twice(rv, i, v)
+	}
+	v.set = true
+	*rv = v
+	return nil
 }
 
 // setIn records a criterion value in raws (the item's or a sample's).
 func (d *decoder) setIn(raws []rawVal, i int, v rawVal) error {
 	rv := &raws[i]
 	if rv.set {
-		if bytes.Equal(rv.key, v.key) {
-			return d.errf(d.raw.line, "criterion %q given twice (as %s)", d.sc.ids[i], quoteBytes(v.key))
-		}
-		return d.errf(d.raw.line, "criterion %q given twice (as %s and %s)", d.sc.ids[i], quoteBytes(rv.key), quoteBytes(v.key))
+		return d.twice(rv, i, v)
 	}
 	v.set = true
 	*rv = v
 	return nil
+}
+
+// twice is the error for a criterion given a second time.
+func (d *decoder) twice(rv *rawVal, i int, v rawVal) error {
+	if bytes.Equal(rv.key, v.key) {
+		return d.errf(d.raw.line, "criterion %q given twice (as %s)", d.sc.ids[i], quoteBytes(v.key))
+	}
+	return d.errf(d.raw.line, "criterion %q given twice (as %s and %s)", d.sc.ids[i], quoteBytes(rv.key), quoteBytes(v.key))
 }
 
 // finish validates the decoded item against the rubric: id, scores on
@@ -728,6 +739,16 @@ func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // scale (one judging: N or NAs is 1, Below set against the critical
 // minimum). The message of the error does not name the criterion.
 func (sc *schema) parseValue(i int, rv *rawVal) (Value, error) {
+	if rv.kind == kindNumber && len(rv.raw) == 1 { // the common case: one digit
+		if s := float64(rv.raw[0] - '0'); s >= sc.low[i] && s <= sc.high[i] {
+			return Value{Score: s, Min: s, Max: s, N: 1, State: Scored, Below: sc.critical[i] && s < sc.min[i]}, nil
+		}
+	}
+	return sc.parseSlow(i, rv)
+}
+
+// parseSlow is parseValue for every other value.
+func (sc *schema) parseSlow(i int, rv *rawVal) (Value, error) {
 	var text []byte
 	switch {
 	case rv.direct == directNA:
