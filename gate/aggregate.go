@@ -96,7 +96,7 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 		p.retrievalMiss++
 	}
 	if r.unscored() {
-		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.line})
+		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.itemLine()})
 		if keep {
 			p.results = append(p.results, ItemResult{ID: string(r.id), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.errMsg),
 				JudgeModel: d.intern(r.judgeModel), Length: r.length})

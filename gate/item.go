@@ -406,7 +406,10 @@ type rawItem struct {
 	// criterion key; samples holds the "samples" array, nSamples long
 	// (-1: no "samples" key).
 	hasScores bool
-	nSamples  int
+	// noLine marks a record without a line: line is then its ordinal,
+	// used only to tell records apart.
+	noLine   bool
+	nSamples int
 	samples   []sampleRaw
 	// why holds, per criterion, the reasoning of the first sample below its
 	// critical minimum (nil: use the item's reasoning).
@@ -443,7 +446,7 @@ func (r *rawItem) reset(n, line int) {
 	}
 	clear(r.vals)
 	r.meta = r.meta[:0]
-	r.hasScores = false
+	r.hasScores, r.noLine = false, false
 	r.nSamples = -1
 	if r.why != nil {
 		clear(r.why)
@@ -902,6 +905,14 @@ func jsonInt(t []byte) (int, bool) {
 	return v, true
 }
 
+// itemLine is the line to show for the item: 0 for a record without one.
+func (r *rawItem) itemLine() int {
+	if r.noLine {
+		return 0
+	}
+	return r.line
+}
+
 // samplesN is the number of judgings of a scored item.
 func (r *rawItem) samplesN() int {
 	switch {
@@ -922,7 +933,7 @@ func (r *rawItem) toItem(sc *schema, it *Item, file string) {
 	*it = Item{
 		ID:            string(r.id),
 		File:          file,
-		Line:          r.line,
+		Line:          r.itemLine(),
 		Values:        vals,
 		Error:         string(r.errMsg),
 		Samples:       r.samplesN(),

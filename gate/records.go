@@ -31,7 +31,7 @@ type Record struct {
 	// fields, never from a per-run random id).
 	ID string
 	// Line is the 1-based line of the record in the input, 0 when the format
-	// has no useful line; Where then locates it (a JSON path such as
+	// has no useful line (the item's Line is then 0 too); Where then locates it (a JSON path such as
 	// "results[3]" or a member such as "samples/7_epoch_1.json").
 	Line  int
 	Where string
@@ -91,6 +91,7 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 	r := &d.raw
 	n := len(d.sc.ids)
 	r.reset(n, pos)
+	r.noLine = rec.Line <= 0
 	line := rec.Line
 	fail := func(format string, args ...any) error {
 		return &InputError{File: d.file, Line: line, Msg: rec.where() + fmt.Sprintf(format, args...)}

@@ -72,6 +72,9 @@ func TestRecordsScore(t *testing.T) {
 	if got[0].JudgeModel != "j" || !got[2].Unscored {
 		t.Errorf("items %+v", got)
 	}
+	if u := rep.Unscored.List; len(u) != 1 || u[0].ID != "c" || u[0].Line != 0 || u[0].File != "out.json" {
+		t.Errorf("unscored %+v: a record without a line has none", u)
+	}
 
 	// ragas reports faithfulness on 0-100 here: mapped onto 0-1.
 	rg := &recs{format: "ragas", list: []Record{{ID: "r", Line: 2, Samples: []Sample{{Metrics: metrics("faith", 40.0, "accuracy", 5.0, "citation", 2.0)}}}}}
