@@ -119,7 +119,8 @@ func TestSamplesRules(t *testing.T) {
 		line("na-minority", s("0.5", "3", `"na"`, ""), s("0.5", "3", "1", ""), s("0.5", "3", "2", "")),
 		line("tie", s("0.1", "3", "2", "first fails"), s("0.9", "3", "2", "second passes")),
 		line("majority-meets", s("0.1", "3", "2", "fails"), s("0.9", "3", "2", ""), s("0.4", "3", "2", "")),
-		line("majority-fails", s("0.9", "3", "2", ""), s("0.2", "3", "2", "why 2"), s("0.3", "3", "2", "why 3")),
+		line("majority-fails", s("0.9", "3", "2", "fine"), s("0.2", "3", "2", "why 2"), s("0.3", "3", "2", "why 3")),
+		line("na-tie", s("0.5", "3", `"na"`, ""), s("0.5", "3", "2", "")),
 	}, "\n") + "\n"
 	items, err := readAll(t, rb, "s.jsonl", text, ReadOptions{})
 	if err != nil {
@@ -141,6 +142,9 @@ func TestSamplesRules(t *testing.T) {
 	if v := items[2].Values[2]; v.State != Scored || v.Score != 1.5 || v.N != 2 || !v.Below {
 		t.Errorf("na-minority citation %+v (the na sample is ignored; 1 of 2 meets 2: a tie fails)", v)
 	}
+	if v := items[6].Values[2]; v.State != Scored || v.Score != 2 || v.NAs != 1 {
+		t.Errorf("na-tie citation %+v: half na is no majority", v)
+	}
 	if v := items[3].Values[0]; !v.Below || v.Score != 0.5 {
 		t.Errorf("tie %+v: 1 of 2 meets, which is no majority", v)
 	}
@@ -157,6 +161,15 @@ func TestSamplesRules(t *testing.T) {
 	}
 	if rep.MaxSamples != 3 || rep.Criteria[0].Spread == nil {
 		t.Fatalf("report samples %d spread %v", rep.MaxSamples, rep.Criteria[0].Spread)
+	}
+	// helpfulness spread: the mean of the per-item standard deviations of
+	// the items (each has two or more samples).
+	var sds float64
+	for _, it := range items {
+		sds += it.Values[0].Spread
+	}
+	if got, want := *rep.Criteria[0].Spread, sds/float64(len(items)); math.Abs(got-want) > 1e-12 || want == 0 {
+		t.Errorf("spread %v, want %v", got, want)
 	}
 	var fails []string
 	for _, f := range rep.BlockingFailures {
