@@ -82,6 +82,13 @@ func TestContinuousLoads(t *testing.T) {
 	if err != nil || back.Hash() != r.Hash() {
 		t.Fatalf("FromCanonical: %v (hash %s vs %s)", err, back.Hash(), r.Hash())
 	}
+	// Equal meaning, equal hash: a minimum of -0 is 0, a metric's
+	// surrounding space does not count.
+	z1, _, err1 := Load("z.yaml", []byte("name: z\ncriteria:\n  - {id: a, scale: [0, 1], continuous: true, critical: -0.0, from: {ragas: ' f '}}\n"))
+	z2, _, err2 := Load("z.yaml", []byte("name: z\ncriteria:\n  - {id: a, scale: [0, 1], continuous: true, critical: 0, from: {ragas: f}}\n"))
+	if err1 != nil || err2 != nil || z1.Hash() != z2.Hash() {
+		t.Errorf("-0 or a spaced metric changes the hash: %v %v\n%s\n%s", err1, err2, z1.Canonical(), z2.Canonical())
+	}
 	// Without continuous the hash differs (it is part of the meaning).
 	plain := strings.Replace(contSrc, "    continuous: true\n    from:\n", "    from:\n", 1)
 	plain = strings.Replace(plain, "      ragas: {metric: answer_tone, scale: [0, 1]}\n", "      ragas: answer_tone\n", 1)

@@ -159,7 +159,7 @@ func normalized(r *Rubric) *Rubric {
 			c.Anchors = nil
 		}
 		if c.Critical != nil {
-			v := *c.Critical
+			v := noNegZero(*c.Critical)
 			c.Critical = &v
 		}
 		if len(c.Aliases) > 0 {
@@ -174,6 +174,7 @@ func normalized(r *Rubric) *Rubric {
 					sc := *v.Scale
 					v.Scale = &sc
 				}
+				v.Metric = strings.TrimSpace(v.Metric) // matched ignoring surrounding space
 				f[k] = v
 			}
 			c.From = f
