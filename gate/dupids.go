@@ -192,7 +192,7 @@ func dupError(sc *schema, inputs []Input, starts []int64, pairs []dupPair) error
 	for in, lines := range want {
 		if inputs[in].Records != nil {
 			labels[in] = make(map[int]*Record)
-			ok[in] = recordIDsAt(inputs[in].Records, lines, labels[in]) == nil
+			ok[in] = recordIDsAt(sc, inputs[in], lines, labels[in]) == nil
 			continue
 		}
 		ok[in] = idsAt(sc, inputs[in], starts[in], lines) == nil
@@ -226,18 +226,23 @@ func dupError(sc *schema, inputs []Input, starts []int64, pairs []dupPair) error
 }
 
 // recordIDsAt walks a Records input again and fills lines with the ids of
-// the records at those positions (Line, or the ordinal without one), and
-// recs with the records.
-func recordIDsAt(src Records, lines map[int]string, recs map[int]*Record) error {
+// the records at those positions (Line, or the ordinal without one), as the
+// decoder reads them, and recs with the records.
+func recordIDsAt(sc *schema, in Input, lines map[int]string, recs map[int]*Record) error {
+	d := newDecoder(sc, in.Name)
+	format := in.Records.Format()
 	k := 0
-	return src.Each(func(rec *Record) error {
+	return in.Records.Each(func(rec *Record) error {
 		k++
 		pos := rec.Line
 		if pos <= 0 {
 			pos = k
 		}
 		if _, want := lines[pos]; want {
-			lines[pos] = strings.TrimSpace(rec.ID)
+			if err := d.decodeRecord(rec, format, pos); err != nil {
+				return err
+			}
+			lines[pos] = string(d.raw.id)
 			recs[pos] = rec
 		}
 		return nil

@@ -410,7 +410,7 @@ type rawItem struct {
 	// used only to tell records apart.
 	noLine   bool
 	nSamples int
-	samples   []sampleRaw
+	samples  []sampleRaw
 	// why holds, per criterion, the reasoning of the first sample below its
 	// critical minimum (nil: use the item's reasoning).
 	why [][]byte

@@ -96,10 +96,7 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 	fail := func(format string, args ...any) error {
 		return &InputError{File: d.file, Line: line, Msg: rec.where() + fmt.Sprintf(format, args...)}
 	}
-	r.id, r.hasID = []byte(strings.TrimSpace(rec.ID)), true
-	if rec.ID == "" {
-		r.hasID = false
-	}
+	r.id, r.hasID = []byte(rec.ID), rec.ID != ""
 	r.errMsg = []byte(rec.Error)
 	r.reasoning = []byte(rec.Reasoning)
 	r.judgeModel = []byte(rec.JudgeModel)
