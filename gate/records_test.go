@@ -144,3 +144,42 @@ func TestRecordsDuplicateIDs(t *testing.T) {
 	}, ScoreOptions{})
 	wantInputError(t, err, "b.jsonl", 4, `duplicate id "z" (first at a.jsonl:1)`)
 }
+
+// FuzzRecords feeds arbitrary metric values (NaN, infinities, off-scale,
+// non-integers) and samples through the records path: errors are
+// *InputError, accepted values obey the rubric.
+func FuzzRecords(f *testing.F) {
+	f.Add(0.5, 3.0, 2.0, 0.7, 4.0, 1.0, uint8(0), "q", "")
+	f.Add(nanF(), 3.5, -1.0, 1e308, 5.0, 2.0, uint8(5), " ", "timeout")
+	rb := contRubric()
+	sc, _ := newSchema(rb, ReadOptions{})
+	f.Fuzz(func(t *testing.T, h1, a1, c1, h2, a2, c2 float64, flags uint8, id, errMsg string) {
+		m := func(h, a, c float64, bits uint8) []Metric {
+			ms := []Metric{{Name: "Helpful", Value: h}, {Name: "ACCURACY", Value: a}, {Name: "citation", Value: c, NA: bits&1 != 0}}
+			if bits&2 != 0 {
+				ms = ms[:2]
+			}
+			return ms
+		}
+		rec := Record{ID: id, Line: 1, Error: errMsg, Samples: []Sample{{Metrics: m(h1, a1, c1, flags)}}}
+		if flags&4 != 0 {
+			rec.Samples = append(rec.Samples, Sample{Metrics: m(h2, a2, c2, flags>>3)})
+		}
+		if flags&64 != 0 {
+			rec.Samples = nil
+		}
+		err := ReadItems(rb, Input{Name: "f.json", Records: &recs{format: "promptfoo", list: []Record{rec}}}, ReadOptions{}, func(it *Item) error {
+			if strings.TrimSpace(it.ID) == "" {
+				t.Fatalf("accepted an empty id")
+			}
+			if it.Error == "" {
+				checkValues(t, it, sc)
+			}
+			return nil
+		})
+		var ie *InputError
+		if err != nil && !errors.As(err, &ie) {
+			t.Fatalf("error %v is not an *InputError", err)
+		}
+	})
+}
