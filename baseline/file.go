@@ -541,6 +541,28 @@ func checkCriterion(field string, c *gate.CriterionStats, rc *rubric.Criterion, 
 	if c.Scored < 0 || c.NA < 0 || c.BelowMin < 0 || c.Scored+c.NA > items {
 		return bad("scored %d and na %d do not fit %d items", c.Scored, c.NA, items)
 	}
+	if rc.Continuous || c.Spread != nil {
+		// Continuous scores and means of samples are binned, not counted
+		// per level: the histogram cannot reproduce the mean or the count
+		// below the minimum. Check what still must hold.
+		if c.BelowMin > c.Scored {
+			return bad("below_min %d exceeds scored %d", c.BelowMin, c.Scored)
+		}
+		if c.Scored == 0 {
+			if c.Mean != nil || c.Normalized != nil {
+				return bad("a mean with nothing scored")
+			}
+			return nil
+		}
+		if c.Mean == nil || !(*c.Mean >= float64(rc.Scale.Low)-figureTolerance && *c.Mean <= float64(rc.Scale.High)+figureTolerance) {
+			return bad("mean is missing or off the scale %d..%d", rc.Scale.Low, rc.Scale.High)
+		}
+		norm := 100 * (*c.Mean - float64(rc.Scale.Low)) / float64(rc.Scale.High-rc.Scale.Low)
+		if c.Normalized == nil || math.Abs(*c.Normalized-norm) > figureTolerance {
+			return bad("normalized is not the normalised mean %.6g", norm)
+		}
+		return nil
+	}
 	var count, sum, below int
 	for level, k := range c.Histogram {
 		if level < rc.Scale.Low || level > rc.Scale.High || k < 0 {
@@ -548,7 +570,7 @@ func checkCriterion(field string, c *gate.CriterionStats, rc *rubric.Criterion, 
 		}
 		count += k
 		sum += level * k
-		if !rc.Meets(level) {
+		if !rc.Meets(float64(level)) {
 			below += k
 		}
 	}

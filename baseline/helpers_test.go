@@ -22,7 +22,7 @@ func testRubric(name string) *rubric.Rubric {
 		Name:      name,
 		Threshold: 70,
 		Criteria: []rubric.Criterion{
-			{ID: "faithfulness", Name: "Faithfulness <grounded>", Weight: 2, Scale: rubric.Scale{Low: 1, High: 5}, Critical: ptr(3), Blocking: true},
+			{ID: "faithfulness", Name: "Faithfulness <grounded>", Weight: 2, Scale: rubric.Scale{Low: 1, High: 5}, Critical: ptr(3.0), Blocking: true},
 			{ID: "relevance", Name: "Relevance", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}, NA: true},
 		},
 	}

@@ -196,7 +196,7 @@ func TestDecideRubricChange(t *testing.T) {
 	// Re-scored, but a blocking criterion of the baseline's rubric is not
 	// carried (it allowed na, say): blocks too, and names the criterion and
 	// the criteria removed.
-	crit := 1
+	crit := 1.0
 	b.Rubric = &rubric.Rubric{Criteria: []rubric.Criterion{{ID: "accuracy", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}, {ID: "safety", Scale: rubric.Scale{Low: 0, High: 1}, Critical: &crit, Blocking: true}}}
 	cur := &rubric.Rubric{Criteria: []rubric.Criterion{{ID: "accuracy", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}, {ID: "harm", Scale: rubric.Scale{Low: 0, High: 1}}}}
 	g = decide(runReport(80), b, func(in *DecideInput) {
@@ -232,7 +232,7 @@ func TestDecideWarnings(t *testing.T) {
 }
 
 func TestCriterionChanges(t *testing.T) {
-	crit := 1
+	crit := 1.0
 	rb := &rubric.Rubric{Criteria: []rubric.Criterion{{ID: "accuracy", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}, {ID: "safety", Scale: rubric.Scale{Low: 0, High: 1}, Critical: &crit, Blocking: true}}}
 	cur := runReport(60, BlockingFailure{Item: "x", Criterion: "safety"})
 	cur.Criteria = append(cur.Criteria, CriterionStats{ID: "safety", Normalized: fptr(90)})
