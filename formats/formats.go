@@ -97,6 +97,8 @@ const (
 var registry = []*Format{
 	promptfooJSON,
 	promptfooJSONL,
+	inspectJSON,
+	inspectEval,
 }
 
 // All returns the formats, in a stable order.
@@ -231,7 +233,9 @@ func where(l Location) string {
 
 // limitedReader returns r capped at limit bytes; reading past the cap is an
 // error wrapping errLimit (not a silent truncation).
-func limitedReader(r io.Reader, limit int64) io.Reader { return &capReader{r: r, left: limit, limit: limit} }
+func limitedReader(r io.Reader, limit int64) io.Reader {
+	return &capReader{r: r, left: limit, limit: limit}
+}
 
 type capReader struct {
 	r     io.Reader

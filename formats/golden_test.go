@@ -46,6 +46,10 @@ func TestGolden(t *testing.T) {
 	cases := []struct{ file, format string }{
 		{"promptfoo/results.json", "promptfoo"},
 		{"promptfoo/results.jsonl", "promptfoo-jsonl"},
+		{"inspect/epochs.json", "inspect"},
+		{"inspect/log_formats.json", "inspect"},
+		{"inspect/log_formats.eval", "inspect-eval"},
+		{"inspect/log_read_sample.json", "inspect"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

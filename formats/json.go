@@ -534,7 +534,14 @@ func (d *jsonDecoder) hex4() (rune, error) {
 // decodeAll decodes one JSON document (a single value, then only
 // whitespace) from r, reading at most limit bytes.
 func decodeAll(name string, r io.Reader, limit int64) (*value, error) {
+	return decodeAt(name, r, limit, 1)
+}
+
+// decodeAt is decodeAll for a document that starts on line (of a JSON
+// Lines file).
+func decodeAt(name string, r io.Reader, limit int64, line int) (*value, error) {
 	d := newJSONDecoder(name, r, limit)
+	d.line = line
 	v, err := d.value()
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -115,15 +114,11 @@ func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
 func readPromptfooJSONL(name string, r io.Reader, fn func(*Record) error) error {
 	rows := &pfRows{file: name}
 	err := eachLine(name, r, func(line int, text []byte) error {
-		v, err := decodeAll(name, bytes.NewReader(text), 0)
+		v, err := decodeAt(name, bytes.NewReader(text), 0, line)
 		if err != nil {
-			var ie *InputError
-			if errors.As(err, &ie) {
-				ie.Line += line - 1
-			}
 			return err
 		}
-		return rows.add(node{v: v, file: name, path: ""}, Location{File: name, Line: line})
+		return rows.add(node{v: v, file: name, path: "$"}, Location{File: name, Line: line})
 	})
 	if err != nil {
 		return err
