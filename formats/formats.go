@@ -99,6 +99,7 @@ var registry = []*Format{
 	promptfooJSONL,
 	inspectJSON,
 	inspectEval,
+	deepevalJSON,
 }
 
 // All returns the formats, in a stable order.

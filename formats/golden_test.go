@@ -50,6 +50,8 @@ func TestGolden(t *testing.T) {
 		{"inspect/log_formats.json", "inspect"},
 		{"inspect/log_formats.eval", "inspect-eval"},
 		{"inspect/log_read_sample.json", "inspect"},
+		{"deepeval/test_run_sample.json", "deepeval"},
+		{"deepeval/test_run_20261201_000000.json", "deepeval"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

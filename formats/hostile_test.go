@@ -34,6 +34,10 @@ func TestHostile(t *testing.T) {
 		{"inspect-list.json", "inspect", 0, "$.samples[0].scores.model_graded_qa.value", "found an array"},
 		{"inspect-nan-epoch.json", "inspect", 0, "$.samples[2].epoch", "expected a finite number, found a non-finite"},
 		{"inspect-inf.json", "inspect", 0, "$.samples[0].scores.rubric.value.tone", "score is Infinity"},
+		{"deepeval-dup.json", "deepeval", 0, "$.testCases[1]", `duplicate id "refund_policy" (first at line 4, $.testCases[0]); give each test case a unique name`},
+		{"deepeval-nan-threshold.json", "deepeval", 0, "$.testCases[0].metricsData[0].threshold", "expected a finite number, found a non-finite"},
+		{"deepeval-string-score.json", "deepeval", 0, "$.testCases[0].metricsData[1].score", "expected a number, found a string"},
+		{"deepeval-noname.json", "deepeval", 0, "$.testCases[2].name", "missing; expected a string"},
 		{"inspect-nan-garbage.json", "inspect", 0, "$.samples[0].scores.rubric.value.safety", "expected NaN"},
 	}
 	for _, c := range cases {
