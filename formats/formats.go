@@ -100,6 +100,7 @@ var registry = []*Format{
 	inspectJSON,
 	inspectEval,
 	deepevalJSON,
+	openaiEvals,
 }
 
 // All returns the formats, in a stable order.

@@ -38,6 +38,10 @@ func TestHostile(t *testing.T) {
 		{"deepeval-nan-threshold.json", "deepeval", 0, "$.testCases[0].metricsData[0].threshold", "expected a finite number, found a non-finite"},
 		{"deepeval-string-score.json", "deepeval", 0, "$.testCases[0].metricsData[1].score", "expected a number, found a string"},
 		{"deepeval-noname.json", "deepeval", 0, "$.testCases[2].name", "missing; expected a string"},
+		{"evals-tworuns.jsonl", "openai-evals", 4, "$.run_id", `run_id "OTHERRUN"; expected the spec's "261201000000ABCDEFGH"`},
+		{"evals-dupmatch.jsonl", "openai-evals", 9, "$.data.correct", `metric "match" of sample "test-match.s1.0" recorded twice (first on line 4)`},
+		{"evals-nofinal.jsonl", "openai-evals", 0, "", "no final_report line"},
+		{"evals-listmetric.jsonl", "openai-evals", 4, "$.data.score", "expected a number, a boolean, a string or null, found an array"},
 		{"inspect-nan-garbage.json", "inspect", 0, "$.samples[0].scores.rubric.value.safety", "expected NaN"},
 	}
 	for _, c := range cases {
