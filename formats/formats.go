@@ -101,6 +101,7 @@ var registry = []*Format{
 	inspectEval,
 	deepevalJSON,
 	openaiEvals,
+	ragasCSV,
 }
 
 // All returns the formats, in a stable order.

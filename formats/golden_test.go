@@ -54,6 +54,8 @@ func TestGolden(t *testing.T) {
 		{"deepeval/test_run_20261201_000000.json", "deepeval"},
 		{"openai-evals/match.jsonl", "openai-evals"},
 		{"openai-evals/modelgraded.jsonl", "openai-evals"},
+		{"ragas/results.csv", "ragas"},
+		{"ragas/results_with_id.csv", "ragas"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -42,6 +42,13 @@ func TestHostile(t *testing.T) {
 		{"evals-dupmatch.jsonl", "openai-evals", 9, "$.data.correct", `metric "match" of sample "test-match.s1.0" recorded twice (first on line 4)`},
 		{"evals-nofinal.jsonl", "openai-evals", 0, "", "no final_report line"},
 		{"evals-listmetric.jsonl", "openai-evals", 4, "$.data.score", "expected a number, a boolean, a string or null, found an array"},
+		{"ragas-dup.csv", "ragas", 4, "", `duplicate id "sha256:`},
+		{"ragas-text-metric.csv", "ragas", 2, `column "notes"`, `"fine"; expected a finite number`},
+		{"ragas-inf.csv", "ragas", 3, `column "faithfulness"`, `"inf"; expected a finite number`},
+		{"ragas-noid.csv", "ragas", 1, "", "no id, user_input or question column"},
+		{"ragas-empty-input.csv", "ragas", 3, "", "empty user_input"},
+		{"ragas-ragged.csv", "ragas", 3, "", "wrong number of fields"},
+		{"ragas-quote.csv", "ragas", 0, "", "not valid CSV"},
 		{"inspect-nan-garbage.json", "inspect", 0, "$.samples[0].scores.rubric.value.safety", "expected NaN"},
 	}
 	for _, c := range cases {
