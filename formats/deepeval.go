@@ -37,7 +37,7 @@ var deepevalJSON = &Format{
 }
 
 func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
-	v, err := decodeAll(name, limitedReader(r, MaxFileBytes), 0)
+	v, err := decodeAll(name, limitedReader(r, maxFile), 0)
 	if err != nil {
 		return err
 	}

@@ -94,6 +94,12 @@ const (
 	MaxZipMembers = 1 << 20
 )
 
+// The limits in force; tests lower them.
+var (
+	maxFile   int64 = MaxFileBytes
+	maxRecord int64 = MaxRecordBytes
+)
+
 var registry = []*Format{
 	promptfooJSON,
 	promptfooJSONL,
@@ -251,7 +257,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := c.r.Read(one[:])
 		if n > 0 {
-			return 0, fmt.Errorf("%w of %d bytes", errLimit, c.limit)
+			return 0, &limitError{c.limit}
 		}
 		return 0, err
 	}
@@ -262,3 +268,10 @@ func (c *capReader) Read(p []byte) (int, error) {
 	c.left -= int64(n)
 	return n, err
 }
+
+// limitError is the error of an input over its size limit; it wraps
+// errLimit.
+type limitError struct{ limit int64 }
+
+func (e *limitError) Error() string { return fmt.Sprintf("%v of %d bytes", errLimit, e.limit) }
+func (e *limitError) Unwrap() error { return errLimit }

@@ -87,7 +87,7 @@ func (run *inspectRun) header(n node, what string) error {
 }
 
 func readInspectJSON(name string, r io.Reader, fn func(*Record) error) error {
-	d := newJSONDecoder(name, r, MaxFileBytes)
+	d := newJSONDecoder(name, r, maxFile)
 	run := &inspectRun{seen: newIDs(name)}
 	hdr := &value{kind: kObject, line: 1}
 	headerDone := false
@@ -144,9 +144,9 @@ func readInspectJSON(name string, r io.Reader, fn func(*Record) error) error {
 }
 
 func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
-	data, err := io.ReadAll(limitedReader(r, MaxFileBytes))
+	data, err := io.ReadAll(limitedReader(r, maxFile))
 	if err != nil {
-		return &InputError{File: name, Msg: fmt.Sprintf("read: %v", err)}
+		return &InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
@@ -216,18 +216,18 @@ func readMember(name string, f *zip.File) (*value, error) {
 	if !f.Mode().IsRegular() {
 		return nil, &InputError{File: member, Msg: fmt.Sprintf("not a regular file (mode %v)", f.Mode())}
 	}
-	if f.UncompressedSize64 > MaxRecordBytes {
-		return nil, &InputError{File: member, Msg: fmt.Sprintf("declares %d bytes uncompressed, over the %d-byte limit", f.UncompressedSize64, MaxRecordBytes)}
+	if f.UncompressedSize64 > uint64(maxRecord) {
+		return nil, &InputError{File: member, Msg: fmt.Sprintf("declares %d bytes uncompressed, over the %d-byte limit", f.UncompressedSize64, maxRecord)}
 	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, &InputError{File: member, Msg: fmt.Sprintf("corrupt member: %v", err)}
 	}
 	defer rc.Close()
-	v, err := decodeAll(member, rc, MaxRecordBytes)
+	v, err := decodeAll(member, rc, maxRecord)
 	switch {
 	case errors.Is(err, errLimit):
-		return nil, &InputError{File: member, Msg: fmt.Sprintf("exceeds the %d-byte limit uncompressed (zip bomb?)", MaxRecordBytes)}
+		return nil, &InputError{File: member, Msg: fmt.Sprintf("exceeds the %d-byte limit uncompressed (zip bomb?)", maxRecord)}
 	case errors.Is(err, zip.ErrFormat):
 		return nil, &InputError{File: member, Msg: "holds more data than its header declares, or is corrupt (zip bomb?)"}
 	case errors.Is(err, zip.ErrChecksum):

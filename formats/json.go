@@ -108,7 +108,12 @@ type InputError struct {
 	Line int
 	Path string
 	Msg  string
+	// Err is the underlying error of a read failure, if any.
+	Err error
 }
+
+// Unwrap returns the underlying read error, if any.
+func (e *InputError) Unwrap() error { return e.Err }
 
 func (e *InputError) Error() string {
 	loc := e.File
@@ -127,7 +132,7 @@ func (d *jsonDecoder) pathString() string {
 
 func (d *jsonDecoder) errorf(format string, args ...any) error {
 	if d.err != nil {
-		return fmt.Errorf("%s:%d: read: %w", d.name, d.line, d.err)
+		return &InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: "read: " + d.err.Error(), Err: d.err}
 	}
 	return &InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: fmt.Sprintf(format, args...)}
 }

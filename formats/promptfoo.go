@@ -72,7 +72,7 @@ type pfRow struct {
 }
 
 func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
-	d := newJSONDecoder(name, r, MaxFileBytes)
+	d := newJSONDecoder(name, r, maxFile)
 	rows := &pfRows{file: name}
 	found := false
 	err := d.eachMember(func(key string, line int) error {
@@ -129,14 +129,14 @@ func readPromptfooJSONL(name string, r io.Reader, fn func(*Record) error) error 
 // eachLine calls fn with each non-blank line of r (1-based numbers), each at
 // most MaxRecordBytes, the whole at most MaxFileBytes.
 func eachLine(name string, r io.Reader, fn func(line int, text []byte) error) error {
-	br := bufio.NewReaderSize(limitedReader(r, MaxFileBytes), 64<<10)
+	br := bufio.NewReaderSize(limitedReader(r, maxFile), 64<<10)
 	for line := 1; ; line++ {
 		var buf []byte
 		for {
 			chunk, err := br.ReadSlice('\n')
 			buf = append(buf, chunk...)
-			if len(buf) > MaxRecordBytes {
-				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes", MaxRecordBytes)}
+			if int64(len(buf)) > maxRecord {
+				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes", maxRecord)}
 			}
 			if err == bufio.ErrBufferFull {
 				continue
@@ -150,7 +150,7 @@ func eachLine(name string, r io.Reader, fn func(line int, text []byte) error) er
 				return nil
 			}
 			if err != nil {
-				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err)}
+				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err), Err: err}
 			}
 			break
 		}

@@ -60,14 +60,14 @@ var ragasDataColumns = map[string]bool{
 }
 
 func readRagas(name string, r io.Reader, fn func(*Record) error) error {
-	cr := csv.NewReader(limitedReader(r, MaxFileBytes))
+	cr := csv.NewReader(limitedReader(r, maxFile))
 	cr.ReuseRecord = false
 	csvErr := func(err error) error {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			return &InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
 		}
-		return &InputError{File: name, Msg: fmt.Sprintf("read: %v", err)}
+		return &InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
 	}
 	head, err := cr.Read()
 	if err == io.EOF {
