@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -92,13 +93,17 @@ type jsonDecoder struct {
 	read  int64
 	limit int64 // bytes; 0: no limit
 	depth int
-	path  []string // JSON path of the value being decoded, for errors
-	err   error    // first I/O error (not io.EOF)
-	last  byte     // the last byte read, for unread
+	path  []step // JSON path of the value being decoded, for errors
+	err   error  // first I/O error (not io.EOF)
+	last  byte   // the last byte read, for unread
 }
 
 func newJSONDecoder(name string, r io.Reader, limit int64) *jsonDecoder {
-	return &jsonDecoder{r: bufio.NewReaderSize(r, 64<<10), name: name, line: 1, limit: limit}
+	size := 64 << 10
+	if br, ok := r.(*bytes.Reader); ok && br.Len() < size {
+		size = br.Len() // a JSON Lines line: no 64 KB buffer per line
+	}
+	return &jsonDecoder{r: bufio.NewReaderSize(r, size), name: name, line: 1, limit: limit}
 }
 
 // InputError is bad input: the file, the line (0 if unknown), the JSON
@@ -126,8 +131,24 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("%s: %s", loc, e.Msg)
 }
 
+// step is one step of a JSON path: an object key, or an array index when
+// key is empty and idx >= 0.
+type step struct {
+	key string
+	idx int
+}
+
 func (d *jsonDecoder) pathString() string {
-	return "$" + strings.Join(d.path, "")
+	var b strings.Builder
+	b.WriteByte('$')
+	for _, s := range d.path {
+		if s.idx >= 0 {
+			fmt.Fprintf(&b, "[%d]", s.idx)
+		} else {
+			b.WriteString(pathKey(s.key))
+		}
+	}
+	return b.String()
 }
 
 func (d *jsonDecoder) errorf(format string, args ...any) error {
@@ -203,9 +224,6 @@ func describe(c int) string {
 	return fmt.Sprintf("byte 0x%02x", c)
 }
 
-// atEOF reports whether only whitespace remains.
-func (d *jsonDecoder) atEOF() bool { return d.peek() < 0 && d.err == nil }
-
 // end checks that nothing but whitespace follows the top-level value.
 func (d *jsonDecoder) end() error {
 	if c := d.skipSpace(); c >= 0 || d.err != nil {
@@ -261,12 +279,12 @@ func (d *jsonDecoder) literal(rest, whole string) error {
 	return nil
 }
 
-func (d *jsonDecoder) enter(step string) error {
+func (d *jsonDecoder) enter(st step) error {
 	d.depth++
 	if d.depth > maxDepth {
 		return d.errorf("nesting deeper than %d levels", maxDepth)
 	}
-	d.path = append(d.path, step)
+	d.path = append(d.path, st)
 	return nil
 }
 
@@ -314,7 +332,7 @@ func (d *jsonDecoder) object(line int) (*value, error) {
 		if c := d.skipSpace(); c != ':' {
 			return nil, d.errorf("expected ':' after key %q, found %s", k, describe(c))
 		}
-		if err := d.enter(pathKey(k)); err != nil {
+		if err := d.enter(step{key: k, idx: -1}); err != nil {
 			return nil, err
 		}
 		m, err := d.value()
@@ -343,7 +361,7 @@ func (d *jsonDecoder) array(line int) (*value, error) {
 		d.unread()
 	}
 	for {
-		if err := d.enter(fmt.Sprintf("[%d]", len(v.arr))); err != nil {
+		if err := d.enter(step{idx: len(v.arr)}); err != nil {
 			return nil, err
 		}
 		e, err := d.value()
@@ -459,6 +477,23 @@ func (d *jsonDecoder) number(c int, line int) (*value, error) {
 func (d *jsonDecoder) str() (string, error) {
 	var b []byte
 	for {
+		// Fast path: copy the run of plain bytes already buffered.
+		if n := d.r.Buffered(); n > 0 {
+			if d.limit > 0 && int64(n) > d.limit-d.read {
+				n = int(d.limit - d.read)
+			}
+			buf, _ := d.r.Peek(n)
+			k := 0
+			for k < len(buf) && buf[k] >= 0x20 && buf[k] != '"' && buf[k] != '\\' {
+				k++
+			}
+			if k > 0 {
+				b = append(b, buf[:k]...)
+				_, _ = d.r.Discard(k)
+				d.read += int64(k)
+				d.last = buf[k-1]
+			}
+		}
 		c := d.next()
 		switch {
 		case c < 0:
@@ -587,7 +622,7 @@ func (d *jsonDecoder) eachMember(fn func(key string, line int) error) error {
 		if c := d.skipSpace(); c != ':' {
 			return d.errorf("expected ':' after key %q, found %s", k, describe(c))
 		}
-		if err := d.enter(pathKey(k)); err != nil {
+		if err := d.enter(step{key: k, idx: -1}); err != nil {
 			return err
 		}
 		if err := fn(k, line); err != nil {
@@ -616,7 +651,7 @@ func (d *jsonDecoder) eachElement(fn func(i int) error) error {
 		d.unread()
 	}
 	for i := 0; ; i++ {
-		if err := d.enter(fmt.Sprintf("[%d]", i)); err != nil {
+		if err := d.enter(step{idx: i}); err != nil {
 			return err
 		}
 		if err := fn(i); err != nil {
