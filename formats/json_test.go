@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -182,4 +183,34 @@ func hasNonFinite(v *value) bool {
 		}
 	}
 	return false
+}
+
+// FuzzReaders feeds arbitrary bytes to every reader: none panics, every
+// failure is an *InputError naming the file, and every record has an id.
+func FuzzReaders(f *testing.F) {
+	for _, p := range []string{"promptfoo/results.jsonl", "inspect/epochs.json", "deepeval/test_run_20261201_000000.json",
+		"openai-evals/modelgraded.jsonl", "ragas/results.csv"} {
+		data, err := os.ReadFile("testdata/" + p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > 4096 {
+			data = data[:4096]
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range All() {
+			err := format.Read("in.x", bytes.NewReader(data), func(r *Record) error {
+				if r.ID == "" {
+					t.Fatalf("%s: a record without an id from %q", format.Name, data)
+				}
+				return nil
+			})
+			var ie *InputError
+			if err != nil && (!errors.As(err, &ie) || ie.File == "" || !strings.HasPrefix(err.Error(), "in.x")) {
+				t.Fatalf("%s: error %v is not an *InputError naming the file", format.Name, err)
+			}
+		}
+	})
 }
