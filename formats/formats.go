@@ -92,12 +92,16 @@ const (
 	MaxRecordBytes = 64 << 20
 	// MaxZipMembers bounds the entries of an Inspect .eval archive.
 	MaxZipMembers = 1 << 20
+	// MaxUnzippedBytes bounds the bytes inflated from all the members of
+	// one archive together (many small bombs are one big one).
+	MaxUnzippedBytes = 4 << 30
 )
 
 // The limits in force; tests lower them.
 var (
 	maxFile   int64 = MaxFileBytes
 	maxRecord int64 = MaxRecordBytes
+	maxUnzip  int64 = MaxUnzippedBytes
 )
 
 var registry = []*Format{

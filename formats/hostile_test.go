@@ -255,3 +255,26 @@ func TestInspectEvalLastMemberWins(t *testing.T) {
 		t.Errorf("got %d records, first %+v; want 6, the first re-logged as I (0)", len(recs), recs[0])
 	}
 }
+
+// Many members within the per-member limit still stop at the archive's
+// total budget.
+func TestInspectEvalTotalBudget(t *testing.T) {
+	defer func(u int64) { maxUnzip = u }(maxUnzip)
+	ms := evalFromJSON(t, "testdata/inspect/epochs.json")
+	total := 0
+	for _, m := range ms {
+		if m.name != "_journal/start.json" {
+			total += len(m.data)
+		}
+	}
+	data := buildZip(t, ms)
+	maxUnzip = int64(total)
+	if _, err := readBytes(inspectEval, "x.eval", data); err != nil {
+		t.Fatalf("at the budget: %v", err)
+	}
+	maxUnzip = int64(total) - 1
+	_, err := readBytes(inspectEval, "x.eval", data)
+	if err == nil || !strings.Contains(err.Error(), "exceed") || !strings.Contains(err.Error(), "together") {
+		t.Errorf("one byte over the budget: %v", err)
+	}
+}

@@ -176,7 +176,8 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 		return &InputError{File: name, Msg: "archive has no header.json; expected an Inspect .eval log of a finished run"}
 	}
 	run := &inspectRun{seen: newIDs(name)}
-	hv, err := readMember(name, hf)
+	budget := maxUnzip
+	hv, err := readMember(name, hf, &budget)
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 			continue
 		}
 		f := last[m]
-		v, err := readMember(name, f)
+		v, err := readMember(name, f, &budget)
 		if err != nil {
 			return err
 		}
@@ -209,9 +210,10 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 	return nil
 }
 
-// readMember decodes one zip member, reading at most MaxRecordBytes (the
-// declared size is not trusted).
-func readMember(name string, f *zip.File) (*value, error) {
+// readMember decodes one zip member, reading at most MaxRecordBytes and at
+// most *budget, which it lowers by what it read (the declared sizes are not
+// trusted).
+func readMember(name string, f *zip.File, budget *int64) (*value, error) {
 	member := name + ":" + f.Name
 	if !f.Mode().IsRegular() {
 		return nil, &InputError{File: member, Msg: fmt.Sprintf("not a regular file (mode %v)", f.Mode())}
@@ -224,8 +226,16 @@ func readMember(name string, f *zip.File) (*value, error) {
 		return nil, &InputError{File: member, Msg: fmt.Sprintf("corrupt member: %v", err)}
 	}
 	defer rc.Close()
-	v, err := decodeAll(member, rc, maxRecord)
+	limit := min(maxRecord, *budget)
+	d := newJSONDecoder(member, rc, limit)
+	v, err := d.value()
+	if err == nil {
+		err = d.end()
+	}
+	*budget -= d.read
 	switch {
+	case errors.Is(err, errLimit) && limit < maxRecord:
+		return nil, &InputError{File: member, Msg: fmt.Sprintf("the archive's members exceed %d bytes uncompressed together (zip bomb?)", maxUnzip)}
 	case errors.Is(err, errLimit):
 		return nil, &InputError{File: member, Msg: fmt.Sprintf("exceeds the %d-byte limit uncompressed (zip bomb?)", maxRecord)}
 	case errors.Is(err, zip.ErrFormat):

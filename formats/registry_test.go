@@ -130,3 +130,24 @@ func TestSizeLimits(t *testing.T) {
 		t.Errorf("over-long line: %v", err)
 	}
 }
+
+// .deepeval/.latest_test_run.json holds the run under "testRunData".
+func TestDeepevalWrapped(t *testing.T) {
+	data, err := os.ReadFile("testdata/deepeval/test_run_20261201_000000.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped := append(append([]byte(`{"testRunData": `), data...), '}')
+	f, err := Detect(".latest_test_run.json", wrapped)
+	if err != nil || f.Name != "deepeval" {
+		t.Fatalf("Detect = %v, %v", f, err)
+	}
+	plain, err := readBytes(deepevalJSON, "a.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readBytes(deepevalJSON, "a.json", wrapped)
+	if err != nil || len(got) != len(plain) || got[2].Error != plain[2].Error || got[0].ID != "refund_policy" {
+		t.Fatalf("wrapped: %d records (error %v), plain %d", len(got), err, len(plain))
+	}
+}
