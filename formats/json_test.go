@@ -151,7 +151,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		special := !utf8.Valid(data) || bytes.Contains(data, []byte(`\u`)) || bytes.ContainsAny(data, "eE")
 		if stdErr == nil && err != nil {
-			if strings.Contains(err.Error(), "duplicate key") || special {
+			// Refused on purpose: duplicate keys, and numbers beyond
+			// float64 (encoding/json keeps them as text with UseNumber).
+			if strings.Contains(err.Error(), "duplicate key") || strings.Contains(err.Error(), "out of range") || special {
 				return
 			}
 			t.Fatalf("encoding/json accepts %q, the decoder refuses it: %v", data, err)
