@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 )
 
 // Paired is the item-level comparison of a run with its baseline.
@@ -68,7 +69,7 @@ const z975 = 1.959963984540054
 // for the normal interval.
 type Pairer struct {
 	worstN int
-	items  []ItemScore
+	items  baseItems
 	index  idIndex
 	// next is the position after the last item found: a run in the
 	// baseline's order finds each item there without hashing (-1: off, the
@@ -84,11 +85,14 @@ type Pairer struct {
 	worst          deltaHeap
 }
 
-// NewPairer indexes the baseline's items (it keeps items; do not change
-// them while pairing). worstN is how many regressions to keep.
+// NewPairer indexes the baseline's items. It keeps its own compact,
+// pointer-free copy of them (the collector never rescans a million id
+// strings while the run is scored), so the caller may drop items.
+// worstN is how many regressions to keep.
 func NewPairer(items []ItemScore, worstN int) *Pairer {
-	index, unique := newIDIndex(items)
-	pr := &Pairer{worstN: worstN, items: items, index: index, seen: make([]bool, len(items))}
+	bi := newBaseItems(items)
+	index, unique := newIDIndex(bi)
+	pr := &Pairer{worstN: worstN, items: bi, index: index, seen: make([]bool, len(items))}
 	if !unique {
 		pr.next = -1
 	}
@@ -98,14 +102,50 @@ func NewPairer(items []ItemScore, worstN int) *Pairer {
 	return pr
 }
 
+// baseItems are baseline items in columns without pointers: the ids
+// concatenated, their end offsets, and the scores.
+type baseItems struct {
+	ids    string
+	end    []uint64
+	scores []float64
+}
+
+func newBaseItems(items []ItemScore) baseItems {
+	n := 0
+	for _, it := range items {
+		n += len(it.ID)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	bi := baseItems{end: make([]uint64, len(items)), scores: make([]float64, len(items))}
+	for i, it := range items {
+		b.WriteString(it.ID)
+		bi.end[i] = uint64(b.Len())
+		bi.scores[i] = it.Score
+	}
+	bi.ids = b.String()
+	return bi
+}
+
+func (b *baseItems) len() int { return len(b.scores) }
+
+// id is the i-th item's id.
+func (b *baseItems) id(i int) string {
+	start := uint64(0)
+	if i > 0 {
+		start = b.end[i-1]
+	}
+	return b.ids[start:b.end[i]]
+}
+
 // Add takes one current item (call it from ScoreOptions.OnItem). Unscored
 // items are left out of the comparison.
 func (pr *Pairer) Add(it *ItemResult) {
 	i := -1
-	if n := pr.next; n >= 0 && n < len(pr.items) && pr.items[n].ID == it.ID {
+	if n := pr.next; n >= 0 && n < pr.items.len() && pr.items.id(n) == it.ID {
 		i = n
 	} else {
-		i = pr.index.find(pr.items, it.ID)
+		i = pr.index.find(&pr.items, it.ID)
 	}
 	if i >= 0 && pr.next >= 0 {
 		pr.next = i + 1
@@ -128,7 +168,7 @@ func (pr *Pairer) Add(it *ItemResult) {
 	}
 	pr.seen[i] = true
 	pr.p.Common++
-	b := pr.items[i].Score
+	b := pr.items.scores[i]
 	pr.paired.add(b, it.Score)
 	pr.pb = keep(pr.pb, b, pr.paired.n)
 	pr.pc = keep(pr.pc, it.Score, pr.paired.n)
@@ -161,7 +201,7 @@ func (pr *Pairer) Result() *Paired {
 		if !s {
 			p.Removed++
 			if len(p.RemovedIDs) < listedIDs {
-				p.RemovedIDs = append(p.RemovedIDs, pr.items[i].ID)
+				p.RemovedIDs = append(p.RemovedIDs, pr.items.id(i))
 			}
 		}
 	}
@@ -179,19 +219,15 @@ func (pr *Pairer) Result() *Paired {
 			p.Resamples = resamples(p.Common)
 			p.CI95 = bootstrapPaired(rng, pr.pb, pr.pc, p.Resamples)
 		}
-	case pr.cur.n >= 2 && len(pr.items) >= 2:
+	case pr.cur.n >= 2 && pr.items.len() >= 2:
 		p.Method = "unpaired"
-		if max(pr.cur.n, len(pr.items)) >= NormalIntervalItems {
+		if max(pr.cur.n, pr.items.len()) >= NormalIntervalItems {
 			p.Interval = "normal"
 			p.CI95 = normalUnpaired(pr.base, pr.cur)
 		} else {
 			p.Interval = "bootstrap"
-			p.Resamples = resamples(max(pr.cur.n, len(pr.items)))
-			baseVal := make([]float64, len(pr.items))
-			for i, it := range pr.items {
-				baseVal[i] = it.Score
-			}
-			p.CI95 = bootstrapUnpaired(rng, baseVal, pr.curAll, p.Resamples)
+			p.Resamples = resamples(max(pr.cur.n, pr.items.len()))
+			p.CI95 = bootstrapUnpaired(rng, pr.items.scores, pr.curAll, p.Resamples)
 		}
 	}
 	return &p
@@ -273,15 +309,16 @@ type idIndex struct {
 }
 
 // newIDIndex indexes items; unique is false when an id repeats.
-func newIDIndex(items []ItemScore) (x idIndex, unique bool) {
+func newIDIndex(items baseItems) (x idIndex, unique bool) {
 	size := uint64(4)
-	for size < 2*uint64(len(items)) {
+	for size < 2*uint64(items.len()) {
 		size <<= 1
 	}
 	x = idIndex{seed: maphash.MakeSeed(), mask: size - 1, slots: make([]uint64, size)}
 	unique = true
-	for i, it := range items {
-		h := maphash.String(x.seed, it.ID)
+	for i := range items.len() {
+		id := items.id(i)
+		h := maphash.String(x.seed, id)
 		tag := h >> 32
 		for j := h & x.mask; ; j = (j + 1) & x.mask {
 			s := x.slots[j]
@@ -290,7 +327,7 @@ func newIDIndex(items []ItemScore) (x idIndex, unique bool) {
 				break
 			}
 			// A duplicate id: the later item wins, as in a map.
-			if s>>32 == tag && items[s&0xffffffff-1].ID == it.ID {
+			if s>>32 == tag && items.id(int(s&0xffffffff)-1) == id {
 				x.slots[j] = tag<<32 | uint64(i+1)
 				unique = false
 				break
@@ -301,7 +338,7 @@ func newIDIndex(items []ItemScore) (x idIndex, unique bool) {
 }
 
 // find returns the position of id in items, or -1.
-func (x *idIndex) find(items []ItemScore, id string) int {
+func (x *idIndex) find(items *baseItems, id string) int {
 	h := maphash.String(x.seed, id)
 	tag := h >> 32
 	for j := h & x.mask; ; j = (j + 1) & x.mask {
@@ -310,7 +347,7 @@ func (x *idIndex) find(items []ItemScore, id string) int {
 			return -1
 		}
 		if s>>32 == tag {
-			if i := int(s&0xffffffff) - 1; items[i].ID == id {
+			if i := int(s&0xffffffff) - 1; items.id(i) == id {
 				return i
 			}
 		}

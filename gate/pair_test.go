@@ -175,12 +175,13 @@ func TestPairerSwitchesToNormal(t *testing.T) {
 // occupied slots).
 func TestIDIndex(t *testing.T) {
 	items := []ItemScore{{"a", 1}, {"b", 2}, {"a", 3}, {"", 4}}
-	x, unique := newIDIndex(items)
+	x, unique := newIDIndex(newBaseItems(items))
 	if unique {
 		t.Error("a repeated id not noticed")
 	}
 	for id, want := range map[string]int{"a": 2, "b": 1, "": 3, "c": -1, "aa": -1} {
-		if got := x.find(items, id); got != want {
+		bi := newBaseItems(items)
+		if got := x.find(&bi, id); got != want {
 			t.Errorf("find(%q) = %d, want %d", id, got, want)
 		}
 	}
@@ -188,12 +189,13 @@ func TestIDIndex(t *testing.T) {
 	for i := range 1000 {
 		many = append(many, ItemScore{ID: fmt.Sprint("id", i)})
 	}
-	y, unique := newIDIndex(many)
+	bm := newBaseItems(many)
+	y, unique := newIDIndex(bm)
 	if !unique {
 		t.Error("unique ids reported as repeated")
 	}
 	for i := range many {
-		if got := y.find(many, many[i].ID); got != i {
+		if got := y.find(&bm, many[i].ID); got != i {
 			t.Fatalf("find(%q) = %d", many[i].ID, got)
 		}
 	}
@@ -207,7 +209,7 @@ func TestPairerOrder(t *testing.T) {
 	orders := [][]string{{"a", "b", "c", "d", "e"}, {"e", "d", "c", "b", "a"}, {"a", "x", "c", "b", "e"}, {"b", "c", "a", "e", "d"}}
 	var first *Paired
 	for _, o := range orders[:2] {
-		pr := NewPairer(base, 5)
+		pr := NewPairer(slices.Clone(base), 5)
 		for k, id := range o {
 			pr.Add(&ItemResult{ID: id, Score: float64(40 + 10*k)})
 		}
@@ -237,5 +239,21 @@ func TestPairerOrder(t *testing.T) {
 		if p.Removed != 1 || p.RemovedIDs[0] != "a" || p.Worst[0].Baseline != 30 {
 			t.Errorf("dup, order %v: removed %v worst %+v", o, p.RemovedIDs, p.Worst)
 		}
+	}
+}
+
+// The pairer keeps its own copy of the baseline items: the caller may drop
+// or reuse its slice.
+func TestPairerOwnsItems(t *testing.T) {
+	items := []ItemScore{{"a", 50}, {"b", 60}, {"c", 70}}
+	pr := NewPairer(items, 3)
+	for i := range items {
+		items[i] = ItemScore{ID: "zz", Score: 1}
+	}
+	pr.Add(&ItemResult{ID: "b", Score: 40})
+	pr.Add(&ItemResult{ID: "a", Score: 45})
+	p := pr.Result()
+	if p.Common != 2 || p.Removed != 1 || p.RemovedIDs[0] != "c" || p.Worst[0].ID != "b" || p.Worst[0].Baseline != 60 {
+		t.Errorf("%+v", p)
 	}
 }

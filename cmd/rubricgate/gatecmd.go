@@ -198,10 +198,13 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	var items itemChunks
 	wantItems := c.writeBaseline != "" || saveDir != nil
 	var pairer *gate.Pairer
-	if base != nil {
-		pairer = gate.NewPairer(base.Items, s.th.WorstItems)
-	}
 	sameRubric := base != nil && base.RubricHash == rb.Hash()
+	if sameRubric {
+		pairer = gate.NewPairer(base.Items, s.th.WorstItems)
+		// The pairer holds a compact copy; dropping the items spares the
+		// collector a million id strings to rescan while the run is scored.
+		base.Items = nil
+	}
 	cur, err := src.score(rb, gate.ScoreOptions{MaxUnscored: s.maxUnscored, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && wantItems {
 			items.add(gate.ItemScore{ID: it.ID, Score: it.Score})
@@ -222,6 +225,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	var rescoreErr error
 	if base != nil && !sameRubric {
 		rescorePairer := gate.NewPairer(base.Items, s.th.WorstItems)
+		base.Items = nil // as above
 		compared, rescoreErr = src.score(base.Rubric, gate.ScoreOptions{
 			MaxUnscored: s.maxUnscored,
 			Read:        gate.ReadOptions{IgnoreUnknown: true},
