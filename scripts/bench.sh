@@ -129,7 +129,7 @@ if [[ -x "$tmp/rubricgate" ]]; then
 	bscore_m=$(measure "$RUNS" "$rg" score --rubric "$rubric" --results "$brun" --max-unscored 1% --json /dev/null)
 	# The first baseline: no baseline in the local store, so the passing run
 	# is saved there (one write, as in a first run outside Actions).
-	write_m=$(measure "$RUNS" bash -c 'rm -rf "$1" && exec "${@:2}"' _ "$tmp/store" "$rg" gate --rubric "$rubric" --results "$brun" --max-unscored 1% --baseline-dir "$tmp/store" --comment never)
+	write_m=$(measure "$RUNS" bash -c 'rm -rf "$1" && exec "${@:2}"' _ "$tmp/store" "$rg" gate --rubric "$rubric" --results "$brun" --max-unscored 1% --baseline-dir "$tmp/store" --branch main --baseline-branch main --comment never)
 	bfile=$(find "$tmp/store" -name '*.json' | head -1)
 	[[ -s "$bfile" ]] || { echo "FAIL: no baseline written"; exit 1; }
 	cp "$bfile" "$tmp/baseline.json"
