@@ -13,6 +13,7 @@
 package formats
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -104,11 +105,11 @@ var (
 	maxUnzip  int64 = MaxUnzippedBytes
 )
 
+// registry holds one format per tool; its names are the rubric's `from`
+// keys (rubric.Sources), whatever file of the tool is read.
 var registry = []*Format{
-	promptfooJSON,
-	promptfooJSONL,
-	inspectJSON,
-	inspectEval,
+	promptfoo,
+	inspect,
 	deepevalJSON,
 	openaiEvals,
 	ragasCSV,
@@ -163,6 +164,14 @@ func Detect(name string, head []byte) (*Format, error) {
 		n = append(n, f.Name)
 	}
 	return nil, fmt.Errorf("%s: ambiguous result format: it could be %s (name the format)", name, strings.Join(n, " or "))
+}
+
+// peekHead returns a reader of r's whole content and its first bytes (up to
+// HeadSize), for a format whose files differ by content.
+func peekHead(r io.Reader) (io.Reader, []byte) {
+	br := bufio.NewReaderSize(r, HeadSize)
+	head, _ := br.Peek(HeadSize) // a short or failing read shows in Read
+	return br, head
 }
 
 // ext returns the lower-case extension of name, with its dot.
