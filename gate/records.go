@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // Records is a results input already decoded from another tool's output
@@ -22,6 +24,15 @@ type Records interface {
 	// Score keeps each *Record (and its slices) until it returns: pass a
 	// fresh Record to every call of fn and do not change it afterwards.
 	Each(fn func(*Record) error) error
+}
+
+// RecordsWarner is a Records input with remarks on how its records meet
+// the rubric, such as a tool's own metric weights that differ from the
+// rubric's (the rubric's weights are used). Score adds them to the report's
+// warnings once the input is read, for the rubric it scored under.
+type RecordsWarner interface {
+	Records
+	Warnings(rb *rubric.Rubric) []string
 }
 
 // Record is one judged item as another tool writes it, before it is checked
@@ -104,6 +115,11 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 		r.length = rec.Length
 	}
 	if !r.unscored() {
+		if msg := naNotAllowed(d.sc.rb, format, rec.Samples); msg != "" {
+			r.errMsg = []byte(msg)
+		}
+	}
+	if !r.unscored() {
 		if len(rec.Samples) == 0 {
 			return fail("the record has no judging (no scores and no error)")
 		}
@@ -148,6 +164,31 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 		return err
 	}
 	return nil
+}
+
+// naNotAllowed returns the error that makes a record unscored when the tool
+// left a metric without a value (NA) and the criterion it feeds does not
+// allow `na`: the tool could not score the item on that criterion, which is
+// neither a 0 nor bad input. "" when every NA metric feeds a criterion that
+// allows `na` (or none).
+func naNotAllowed(rb *rubric.Rubric, format string, samples []Sample) string {
+	for j := range samples {
+		for _, m := range samples[j].Metrics {
+			if !m.NA {
+				continue
+			}
+			i, ok := rb.CriterionFor(format, m.Name)
+			if !ok || rb.Criteria[i].NA {
+				continue
+			}
+			at := ""
+			if len(samples) > 1 {
+				at = fmt.Sprintf("samples[%d]: ", j)
+			}
+			return fmt.Sprintf("%s%s left metric %s without a value (NaN or null) and criterion %s does not allow na", at, format, quote(m.Name), quote(rb.Criteria[i].ID))
+		}
+	}
+	return ""
 }
 
 // readRecords streams the records of a Records input to emit, one
