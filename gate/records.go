@@ -48,7 +48,9 @@ type Record struct {
 	Where string
 	// Samples are the judgings of the item (Inspect epochs, repeated
 	// judgings), at least one unless Error is set. Every sample must carry
-	// the same criteria.
+	// the same criteria; a criterion that allows `na` and that no metric of
+	// a sample feeds is `na` in that sample (tools write the metrics of the
+	// checks a test ran), any other missing criterion is bad input.
 	Samples []Sample
 	// Error is the tool's error for an item it could not score: the item is
 	// then unscored (never a 0) and Samples are not looked at.
@@ -81,8 +83,8 @@ type Metric struct {
 	// source scale the rubric's `from` gives). Ignored when NA.
 	Value float64
 	// NA marks a value the tool left unscored for this item (a NaN in the
-	// tool's output, a not-applicable verdict); the criterion must allow
-	// `na`.
+	// tool's output, a not-applicable verdict): `na` where the criterion
+	// allows it, else the item is unscored with an error naming both.
 	NA bool
 }
 
@@ -148,6 +150,15 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 					var ie *InputError
 					errors.As(err, &ie)
 					return fail("sample %d: %s", j, ie.Msg)
+				}
+			}
+			// A tool writes only the metrics of the checks a test ran
+			// (promptfoo's assertions differ from test to test): a
+			// criterion no metric feeds is `na` where it allows that, and
+			// missing otherwise.
+			for i := range sm.raws {
+				if !sm.raws[i].set && d.sc.na[i] {
+					sm.raws[i] = rawVal{set: true, key: []byte(d.sc.ids[i]), direct: directNA}
 				}
 			}
 		}
