@@ -30,7 +30,8 @@ import (
 // unscored. A log whose status is not "success" is refused: its samples are
 // partial. Meta: epoch, task, model.
 //
-// One name covers both files: a zip's signature says it is the .eval.
+// One name covers both files: a zip's signature (or the name .eval) says
+// it is the .eval.
 var inspect = &Format{
 	Name: "inspect",
 	Detect: func(name string, head []byte) bool {
@@ -38,7 +39,7 @@ var inspect = &Format{
 	},
 	Read: func(name string, r io.Reader, fn func(*Record) error) error {
 		br, head := peekHead(r)
-		if bytes.HasPrefix(head, zipMagic) {
+		if bytes.HasPrefix(head, zipMagic) || ext(name) == ".eval" {
 			return inspectEval.Read(name, br, fn)
 		}
 		return inspectJSON.Read(name, br, fn)

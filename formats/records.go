@@ -165,6 +165,7 @@ func (s *Records) noteWeights(rec *Record) {
 // from row to row, is one warning.
 func (s *Records) Warnings(rb *rubric.Rubric) []string {
 	type pair struct {
+		idx          int
 		crit         string
 		metric       string
 		tool, rubric float64
@@ -185,7 +186,7 @@ func (s *Records) Warnings(rb *rubric.Rubric) []string {
 			continue
 		}
 		c := &rb.Criteria[i]
-		pairs = append(pairs, pair{c.ID, name, w.w, c.Weight})
+		pairs = append(pairs, pair{i, c.ID, name, w.w, c.Weight})
 		tSum += w.w
 		rS += c.Weight
 	}
@@ -205,6 +206,8 @@ func (s *Records) Warnings(rb *rubric.Rubric) []string {
 	if !differ {
 		return out
 	}
+	// In the rubric's order: rows arrive in completion order.
+	sort.Slice(pairs, func(a, b int) bool { return pairs[a].idx < pairs[b].idx })
 	var parts []string
 	for _, p := range pairs {
 		parts = append(parts, fmt.Sprintf("%s %s (%s %s)", p.crit, fmtFloat(p.rubric), strconv.Quote(p.metric), fmtFloat(p.tool)))
