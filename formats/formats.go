@@ -1,8 +1,10 @@
 // Package formats reads the result files of the eval tools users already run
 // (promptfoo, Inspect AI, deepeval, openai/evals, ragas) into neutral
 // records: one per item (or per sample of an item), each with its metrics in
-// source order. It knows nothing of rubrics or gating: mapping metrics to
-// criteria is the consumer's work.
+// source order. The readers know nothing of rubrics or gating; Records
+// hands a file's records to package gate, which maps metrics to criteria
+// with the rubric's `from`. A format's Name is the rubric's `from` key
+// (rubric.Sources): one name per tool, whichever of its files is read.
 //
 // Every reader is strict: bad input is an *InputError naming the file, the
 // line (or JSON path or zip member) and what was expected; duplicate item

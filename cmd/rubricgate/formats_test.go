@@ -327,3 +327,15 @@ func TestFormatNames(t *testing.T) {
 		t.Errorf("score -h does not list the formats:\n%s", help.String())
 	}
 }
+
+// calibrate reads a tool's results as the judge's ratings.
+func TestCalibrateForeignJudge(t *testing.T) {
+	code, out, errs := runCLI(t, "", "calibrate", "--rubric", "testdata/formats/openai-evals.yaml", "testdata/formats/human.csv", fmtData+"openai-evals/match.jsonl")
+	if code != exitBlocked || !strings.Contains(out, "test-match.s1.2: 0 -> 1") || !strings.Contains(out, "correct       3      1   0.67") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = runCLI(t, "", "calibrate", "--rubric", "testdata/formats/openai-evals.yaml", "--format", "ragas", "testdata/formats/human.csv", fmtData+"openai-evals/match.jsonl")
+	if code != exitError || !strings.Contains(errs, "match.jsonl:1: not valid CSV") {
+		t.Errorf("wrong --format: exit %d %s", code, errs)
+	}
+}
