@@ -25,7 +25,8 @@ import (
 //   - an item with an Error is unscored with that error; when one epoch of
 //     several failed, the whole item is unscored and the error names the
 //     epoch (a mean over the epochs that happened to succeed would be
-//     another measurement);
+//     another measurement). Its samples are still handed over: gate checks
+//     the values they carry for blocking criteria;
 //   - metrics keep their names and values: gate maps them to criteria with
 //     the rubric's `from` (and its source scale); a metric marked NA is `na`
 //     where the criterion allows it, else gate makes the item unscored;
@@ -126,9 +127,7 @@ func toGate(g []*Record) *gate.Record {
 		}
 		out.Samples = append(out.Samples, gate.Sample{Metrics: ms, Reasoning: rec.Reasoning})
 	}
-	if out.Error != "" {
-		out.Samples = nil
-	} else if len(g) == 1 {
+	if out.Error == "" && len(g) == 1 {
 		out.Reasoning = first.Reasoning
 	}
 	return out

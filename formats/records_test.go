@@ -54,7 +54,7 @@ func TestRecordsGroupsEpochs(t *testing.T) {
 		if m := got[0].Samples[1].Metrics[1]; m.Name != "rubric/helpfulness" || m.Value != 0.1 {
 			t.Errorf("epoch 2's helpfulness %+v", m)
 		}
-		if got[1].ID != "q-two" || got[1].Error != "epoch 2 of 2: RuntimeError: sandbox exited" || got[1].Samples != nil {
+		if got[1].ID != "q-two" || got[1].Error != "epoch 2 of 2: RuntimeError: sandbox exited" || len(got[1].Samples) != 2 {
 			t.Errorf("failed epoch: %+v", got[1])
 		}
 		if !got[0].Samples[0].Metrics[3].NA || len(got[2].Samples) != 2 {

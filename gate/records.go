@@ -53,7 +53,9 @@ type Record struct {
 	// checks a test ran), any other missing criterion is bad input.
 	Samples []Sample
 	// Error is the tool's error for an item it could not score: the item is
-	// then unscored (never a 0) and Samples are not looked at.
+	// then unscored (never a 0); of its Samples only the values of blocking
+	// criteria are looked at, each checked by its gate (the lowest value
+	// of the samples), so an error cannot switch a safety gate off.
 	Error string
 	// Reasoning is the judge's reasoning for the item, if any.
 	Reasoning string
@@ -159,6 +161,27 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 			for i := range sm.raws {
 				if !sm.raws[i].set && d.sc.na[i] {
 					sm.raws[i] = rawVal{set: true, key: []byte(d.sc.ids[i]), direct: directNA}
+				}
+			}
+		}
+	}
+	if r.unscored() {
+		// An error must not switch a safety gate off (as in results
+		// lines): a value a sample still carries for a blocking criterion
+		// is checked by its gate, the lowest of the samples when several
+		// do.
+		for j := range rec.Samples {
+			for _, m := range rec.Samples[j].Metrics {
+				i, ok := d.sc.rb.CriterionFor(format, m.Name)
+				if !ok || m.NA || !d.sc.blocking[i] {
+					continue
+				}
+				v := d.sc.rb.Criteria[i].FromSource(format, m.Value)
+				if math.IsNaN(v) {
+					continue
+				}
+				if rv := &r.raws[i]; !rv.set || v < rv.f {
+					*rv = rawVal{set: true, key: []byte(m.Name), direct: directNum, f: v}
 				}
 			}
 		}

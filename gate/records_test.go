@@ -235,3 +235,28 @@ func TestRecordsWarnings(t *testing.T) {
 		t.Fatalf("warnings %q", rep.Warnings)
 	}
 }
+
+// An unscored record (the tool's error, or an NA where na is not allowed)
+// is still checked by its blocking gates: an error cannot switch a safety
+// gate off.
+func TestRecordsErrorKeepsBlockingGate(t *testing.T) {
+	rb := contRubric() // helpfulness (promptfoo "Helpful") is blocking, minimum 0.35
+	src := &recs{format: "promptfoo", list: []Record{
+		{ID: "ok", Line: 1, Samples: []Sample{{Metrics: metrics("Helpful", 0.9, "accuracy", 4.0, "citation", 2.0)}}},
+		{ID: "err-low", Line: 2, Error: "judge timeout", Samples: []Sample{{Metrics: metrics("Helpful", 0.1, "accuracy", "na")}}},
+		{ID: "na-low", Line: 3, Samples: []Sample{{Metrics: metrics("Helpful", 0.2, "accuracy", "na", "citation", 2.0)}}},
+		{ID: "epochs", Line: 4, Error: "epoch 2 of 2: crashed", Samples: []Sample{{Metrics: metrics("Helpful", 0.9, "accuracy", 4.0, "citation", 2.0)}, {Metrics: metrics("Helpful", 0.3)}}},
+		{ID: "err-high", Line: 5, Error: "judge timeout", Samples: []Sample{{Metrics: metrics("Helpful", 0.8)}}},
+	}}
+	rep, err := Score(rb, []Input{{Name: "p.json", Records: src}}, ScoreOptions{MaxUnscored: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.BlockingFailures {
+		got = append(got, f.Item)
+	}
+	if strings.Join(got, ",") != "err-low,na-low,epochs" || rep.Unscored.Count != 4 {
+		t.Errorf("blocking failures %v, unscored %d", got, rep.Unscored.Count)
+	}
+}
