@@ -49,6 +49,14 @@ func runAction(e *env) int {
 			args = append(args, "--"+f.Name+"="+v)
 		}
 	})
+	for _, name := range pathInputs {
+		if fs.Lookup(name) == nil {
+			continue
+		}
+		if err := e.checkContainerPath(name, gha.GetInput(name)); err != nil {
+			return fail(e, err)
+		}
+	}
 	var code int
 	var err error
 	if command == "gate" {
@@ -142,6 +150,8 @@ func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, com
 	if g.Baseline != nil {
 		baseScore = strconv.FormatFloat(g.Baseline.Score, 'f', -1, 64)
 	}
+	// Paths are given as a later step of the job opens them: from a
+	// container action, the host path (see hostPath).
 	outs := [][2]string{
 		{"decision", g.Decision},
 		{"passed", strconv.FormatBool(g.Decision == gate.Pass)},
@@ -149,8 +159,8 @@ func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, com
 		{"baseline-score", baseScore},
 		{"relative-change", f(g.RelativeChange)},
 		{"blocking-failures", strconv.Itoa(len(g.BlockingFailures))},
-		{"report", reportPath},
-		{"baseline-file", baselinePath},
+		{"report", e.hostPath(reportPath)},
+		{"baseline-file", e.hostPath(baselinePath)},
 		{"comment-url", commentURL},
 	}
 	if g.Tier != nil {

@@ -29,6 +29,9 @@ type env struct {
 	getenv         func(string) string
 	// now is the clock (nil: time.Now).
 	now func() time.Time
+	// githubHome is where a container action finds the runner's mounted
+	// home ("": /github/home); tests point it at a temp dir.
+	githubHome string
 }
 
 func (e *env) clock() time.Time {
