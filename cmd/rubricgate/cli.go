@@ -92,7 +92,7 @@ func run(args []string, e *env) int {
 		fmt.Fprint(e.stdout, usage)
 		return exitPass
 	case "version", "--version":
-		fmt.Fprintln(e.stdout, "rubricgate", version)
+		fmt.Fprintln(e.stdout, "rubricgate", version())
 		return exitPass
 	default:
 		err = usagef("unknown command %q", args[0])
@@ -102,9 +102,6 @@ func run(args []string, e *env) int {
 	}
 	return code
 }
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // fail prints an error and returns exit 2. Inside Actions it also makes an
 // error annotation.
