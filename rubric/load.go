@@ -16,6 +16,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// MaxCriteria is the most criteria a rubric may have. The report's
+// per-criterion table is never cut, and at this many criteria (with as many
+// more removed from the baseline's rubric) it still fits in a PR comment.
+const MaxCriteria = 50
+
 const (
 	// maxBound bounds scale ends, so that level arithmetic cannot overflow.
 	maxBound = 1_000_000
@@ -423,6 +428,9 @@ func (l *loader) rubric(root *yaml.Node) (*Rubric, error) {
 			if len(items) > 0 {
 				l.record(key, k) // rules about the whole list point at its key
 			}
+			if len(items) > MaxCriteria {
+				return l.errAt(k, key, "%d criteria: at most %d are allowed (the report shows every criterion in its table)", len(items), MaxCriteria)
+			}
 			for i, it := range items {
 				c, err := l.criterion(it, fmt.Sprintf("criteria[%d]", i))
 				if err != nil {
@@ -598,6 +606,9 @@ func check(r *Rubric, file string, loc func(string) (int, int)) ([]Warning, erro
 	}
 	if len(r.Criteria) == 0 {
 		return nil, fail("criteria", "expected at least one criterion")
+	}
+	if len(r.Criteria) > MaxCriteria {
+		return nil, fail("criteria", "%d criteria: at most %d are allowed (the report shows every criterion in its table)", len(r.Criteria), MaxCriteria)
 	}
 	names := map[string]string{} // lower-case id or alias -> where it is
 	claim := func(path, kind, name string) error {
