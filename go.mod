@@ -1,10 +1,11 @@
 module github.com/rubricgate/rubricgate
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/google/go-github/v60 v60.0.0
 	github.com/sethvargo/go-githubactions v1.3.0
+	golang.org/x/text v0.44.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 

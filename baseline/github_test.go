@@ -71,7 +71,7 @@ func (e *env) log() string {
 func baselineZip(t testing.TB, name string, score float64) []byte {
 	t.Helper()
 	rb := testRubric(name)
-	f, err := New(rb, testReport(rb, score, 0.5), testItems, testMeta)
+	f, err := New(rb, reportOf(rb, flatItems(score)), flatItems(score), testMeta)
 	if err != nil {
 		t.Fatal(err)
 	}

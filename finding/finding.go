@@ -55,9 +55,23 @@ const (
 	// RubricRescored: the rubric changed and the run was re-scored under
 	// the baseline's. From, To (rubric hashes).
 	RubricRescored Kind = "rubric-rescored"
-	// NotComparable: the rubric changed and the run could not be re-scored.
-	// From, To, Detail (why), PolicyFail (on-rubric-change is fail).
+	// RubricChange: the rubric changed in a way the gate cannot follow (the
+	// run cannot be re-scored under the baseline's rubric, or does not carry
+	// one of its blocking criteria); the headline of NotComparable and
+	// UncheckedGate. From, To, Criteria (removed), PolicyFail
+	// (on-rubric-change is fail), Label (the accept label accepted it) or
+	// AcceptLabel (the label that would).
+	RubricChange Kind = "rubric-change"
+	// NotComparable: the rubric changed and the run could not be re-scored
+	// under the baseline's rubric, so the relative check cannot run.
+	// Detail (why), Label when the accept label accepted it.
 	NotComparable Kind = "not-comparable"
+	// UncheckedGate: a blocking criterion of the baseline's rubric that
+	// items of the run do not carry. Criterion, Count, Label when the accept
+	// label accepted it.
+	UncheckedGate Kind = "unchecked-gate"
+	// SkipDeprecated: on-rubric-change is the deprecated skip, read as block.
+	SkipDeprecated Kind = "on-rubric-change-skip-deprecated"
 	// AggregateDrop: the aggregate score dropped by max-drop or more.
 	// Change (relative, negative), Baseline, Current, MaxDrop, and Label
 	// when the accept label waived it.
@@ -126,6 +140,10 @@ type Params struct {
 	Common  int `json:"common,omitempty"`
 	// Label is the accept label that waived a regression.
 	Label string `json:"label,omitempty"`
+	// AcceptLabel is the label that would waive a block (RubricChange).
+	AcceptLabel string `json:"accept_label,omitempty"`
+	// Criteria are criterion ids (RubricChange: the criteria removed).
+	Criteria []string `json:"criteria,omitempty"`
 	// Detail is free text: a note, an error, a rubric warning. Untrusted.
 	Detail string `json:"detail,omitempty"`
 	// PolicyFail is true when a policy input set to fail made this block.
@@ -232,16 +250,32 @@ func (f Finding) render(e escaper) string {
 		return note + ": this run starts the baseline"
 	case RubricRescored:
 		return fmt.Sprintf("the rubric changed (%s → %s): the run was re-scored under the baseline's rubric to compare", ShortHash(f.From), ShortHash(f.To))
+	case RubricChange:
+		s := fmt.Sprintf("RUBRIC CHANGE: the rubric changed (%s → %s) in a way the gate cannot follow", ShortHash(f.From), ShortHash(f.To))
+		if len(f.Criteria) > 0 {
+			ids := make([]string, len(f.Criteria))
+			for i, id := range f.Criteria {
+				ids[i] = e.id(id)
+			}
+			s += "; criteria removed: " + strings.Join(ids, ", ")
+		}
+		switch {
+		case f.PolicyFail:
+			s += "; on-rubric-change is fail, so the accept label does not waive it"
+		case f.Label == "" && f.AcceptLabel != "":
+			s += "; a reviewer who accepts the change adds the " + e.id(f.AcceptLabel) + " label"
+		}
+		return accepted(e, f.Label, s)
 	case NotComparable:
 		why := "the results do not carry the baseline rubric's criteria"
 		if f.Detail != "" {
 			why = e.text(f.Detail)
 		}
-		s := fmt.Sprintf("SCORES ARE NOT COMPARABLE: the rubric changed (%s → %s) and the run cannot be re-scored under the baseline's rubric (%s)", ShortHash(f.From), ShortHash(f.To), why)
-		if f.PolicyFail {
-			return s + "; on-rubric-change is fail"
-		}
-		return s + "; the relative check was skipped, hard gates still apply"
+		return accepted(e, f.Label, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+why)
+	case UncheckedGate:
+		return accepted(e, f.Label, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", e.id(f.Criterion), f.Count))
+	case SkipDeprecated:
+		return "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label"
 	case AggregateDrop:
 		s := fmt.Sprintf("aggregate score dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", -100*f.Change, f.Baseline, f.Current, Pct(f.MaxDrop))
 		if f.Label != "" {
@@ -274,6 +308,14 @@ func (f Finding) render(e escaper) string {
 	default: // Message and kinds this version does not know
 		return e.text(f.Detail)
 	}
+}
+
+// accepted prefixes s with the accept label that waived it, if any.
+func accepted(e escaper, label, s string) string {
+	if label == "" {
+		return s
+	}
+	return "accepted by the " + e.id(label) + " label: " + s
 }
 
 // JoinBlocking renders several BlockingFailure findings as the single

@@ -113,16 +113,37 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.RescoreErr = errors.New("results.jsonl:3: no score for tone")
 			}),
 			reasons: []string{
-				finding.Finding{Kind: finding.NotComparable, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", Detail: "results.jsonl:3: no score for tone", PolicyFail: true}}.Text(),
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", PolicyFail: true}}.Text(),
+				finding.Finding{Kind: finding.NotComparable, Params: finding.Params{Detail: "results.jsonl:3: no score for tone"}}.Text(),
 			},
 		},
 		{
-			name: "rubric changed, not comparable, skipped",
+			name: "rubric changed, not comparable, blocked (default)",
 			g: decide(report(80), baseline(80, "sha256:bbbbbbbbbbbbbbbbbb"), func(in *gate.DecideInput) {
 				in.MaxBaselineAge = 0
 			}),
-			reasons:  []string{finding.Finding{Kind: finding.NoBlockingFailed}.Text()},
-			warnings: []string{finding.Finding{Kind: finding.NotComparable, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}.Text()},
+			reasons: []string{
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", AcceptLabel: "rubricgate:accept-regression"}}.Text(),
+				finding.Finding{Kind: finding.NotComparable}.Text(),
+			},
+		},
+		{
+			name: "rubric changed, a baseline gate unchecked, accepted; skip deprecated",
+			g: decide(report(80), baseline(80, "sha256:bbbbbbbbbbbbbbbbbb"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.OnRubricChange = "skip"
+				in.Accepted = true
+				in.Compared = report(80)
+				in.BaselineGates = &gate.GateCheck{Unchecked: map[string]int{"safety": 4}}
+			}),
+			reasons: []string{
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", Label: "rubricgate:accept-regression"}}.Text(),
+				finding.Finding{Kind: finding.UncheckedGate, Criterion: "safety", Params: finding.Params{Count: 4, Label: "rubricgate:accept-regression"}}.Text(),
+			},
+			warnings: []string{
+				finding.Finding{Kind: finding.SkipDeprecated}.Text(),
+				finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}.Text(),
+			},
 		},
 		{
 			name: "rubric changed, re-scored",

@@ -117,7 +117,7 @@ func JUnit(w io.Writer, g *gate.GateReport, o JUnitOptions) error {
 				Classname: "rubricgate.blocking." + clean(f.Criterion, junitName),
 				Time:      "0",
 				Failure: &junitMessage{
-					Message: clean(fmt.Sprintf("item %s scored %d on blocking criterion %s, below its minimum", f.Item, f.Score, f.Criterion), junitMsgLen),
+					Message: clean(fmt.Sprintf("item %s scored %s on blocking criterion %s, below its minimum", f.Item, scoreText(f.Score), f.Criterion), junitMsgLen),
 					Type:    "blocking-failure",
 					Body:    cleanBody(f.Reasoning),
 				},

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,8 +61,8 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.maxArchive, "max-archive", "100MiB", "largest baseline artifact accepted (compressed and uncompressed)")
 	fs.StringVar(&c.ifNoBaseline, "if-no-baseline", "pass", "no baseline found: pass (this run starts it) or fail")
 	fs.StringVar(&c.onBaselineError, "on-baseline-error", "fail", "baseline store unreachable or wrong: fail (exit 2) or pass (warned)")
-	fs.StringVar(&c.onRubricChange, "on-rubric-change", "skip", "rubric changed and the run cannot be re-scored under the baseline's: skip (relative check skipped) or fail")
-	fs.StringVar(&c.acceptLabel, "accept-label", "rubricgate:accept-regression", "pull request label that accepts a relative-drop regression")
+	fs.StringVar(&c.onRubricChange, "on-rubric-change", "block", "rubric changed and the run cannot be re-scored under the baseline's, or lacks one of its blocking criteria: block (unless the accept label is on the pull request) or fail (label or not); skip is a deprecated name of block")
+	fs.StringVar(&c.acceptLabel, "accept-label", "rubricgate:accept-regression", "pull request label that accepts a relative-drop regression or a rubric change the gate cannot follow")
 	fs.StringVar(&c.writeBaseline, "write-baseline", "", "write a new baseline file here when the run passes")
 	fs.StringVar(&c.jsonOut, "json", "", "write the JSON report here (- for stdout)")
 	fs.StringVar(&c.mdOut, "markdown", "", "write the markdown report here")
@@ -157,6 +158,11 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	store, q, saveDir, err := c.baselineStore(rb, e, gh, s)
 	if err != nil {
 		return exitError, err
+	}
+	if saveDir != nil {
+		if w := trackedStoreWarning(saveDir.Root, exec.LookPath); w != "" {
+			warn(e, "", 0, w)
+		}
 	}
 	var base *gate.Baseline
 	noBaseNote := ""
@@ -331,7 +337,12 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	}
 
 	// The log, the summary, outputs and the comment.
-	printDecision(e, g, baselinePath)
+	// The rubric's warnings lead the report's and were printed with their
+	// file and line when the rubric was loaded: print the others only.
+	shown, rep := *g, *g.Report
+	rep.Warnings = rep.Warnings[min(len(warns), len(rep.Warnings)):]
+	shown.Report = &rep
+	printDecision(e, &shown, baselinePath)
 	commentURL := ""
 	if e.inActions() && gh != nil {
 		commentURL = postComment(ctx, e, gh, c, key, md)
