@@ -318,10 +318,8 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		fmt.Fprintf(e.stderr, "no baseline written to %s: the run was blocked\n", c.writeBaseline)
 	}
 	reportPath := c.jsonOut
-	if reportPath == "" && e.inActions() {
-		if dir := e.getenv("RUNNER_TEMP"); dir != "" {
-			reportPath = filepath.Join(dir, "rubricgate-report.json")
-		}
+	if reportPath == "" {
+		reportPath = e.defaultReportPath()
 	}
 	if err := out.add(
 		output{reportPath, func(w io.Writer) error { return render.JSON(w, g) }},
