@@ -65,7 +65,7 @@ func TestOpenStdin(t *testing.T) {
 			t.Fatalf("stdin: %d records, %v", n, err)
 		}
 	}
-	if _, _, err := Open([]string{"a.json"}, "promptfoo-jsonl", nil); !errors.As(err, &u) || !strings.Contains(err.Error(), "expected one of jsonl, csv, deepeval, inspect, openai-evals, promptfoo, ragas") {
+	if _, _, err := Open([]string{"a.json"}, "promptfoo-jsonl", nil); !errors.As(err, &u) || !strings.Contains(err.Error(), "expected one of "+strings.Join(Names(), ", ")) {
 		t.Errorf("unknown format: %v", err)
 	}
 }

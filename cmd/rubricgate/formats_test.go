@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rubricgate/rubricgate/results"
 )
 
 // The result files of other tools, end to end through the command: read by
@@ -314,16 +316,17 @@ func TestForeignBadInputWritesNothing(t *testing.T) {
 // --format names: the registry's, and only those; stdin needs one.
 func TestFormatNames(t *testing.T) {
 	code, _, errs := runCLI(t, "", "score", "--rubric", "testdata/formats/ragas.yaml", "--format", "openai_evals", "--results", fmtData+"ragas/results.csv")
-	if code != exitError || !strings.Contains(errs, `--format "openai_evals": expected one of jsonl, csv, deepeval, inspect, openai-evals, promptfoo, ragas`) {
+	names := strings.Join(results.Names(), ", ") // jsonl, csv, then the tools: deepeval, inspect, openai-evals, promptfoo, ragas
+	if code != exitError || !strings.Contains(errs, `--format "openai_evals": expected one of `+names) || !strings.Contains(names, "csv, deepeval") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 	code, _, errs = runCLI(t, "", "score", "--rubric", "testdata/formats/ragas.yaml", "--results", "-")
-	if code != exitError || !strings.Contains(errs, "reading stdin needs --format (one of jsonl, csv, deepeval") {
+	if code != exitError || !strings.Contains(errs, "reading stdin needs --format (one of "+names+")") {
 		t.Errorf("stdin without --format: exit %d: %s", code, errs)
 	}
 	var help bytes.Buffer
 	run([]string{"score", "-h"}, &env{stdin: strings.NewReader(""), stdout: &help, stderr: &help, getenv: func(string) string { return "" }})
-	if !strings.Contains(help.String(), "jsonl, csv, deepeval, inspect, openai-evals, promptfoo, ragas") {
+	if !strings.Contains(help.String(), names) {
 		t.Errorf("score -h does not list the formats:\n%s", help.String())
 	}
 }
