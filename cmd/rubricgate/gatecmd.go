@@ -51,7 +51,7 @@ type gateConfig struct {
 func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.rubric, "rubric", "", "rubric file (YAML or JSON)")
 	fs.Var(&c.results, "results", "results files or globs (repeatable; whitespace-separated)")
-	fs.StringVar(&c.format, "format", "", "results format: jsonl or csv (default: from the extension)")
+	fs.StringVar(&c.format, "format", "", formatHelp())
 	fs.StringVar(&c.maxDrop, "max-drop", "2%", "relative drop of the aggregate score that blocks: 2% or 0.02")
 	fs.StringVar(&c.noisyDrop, "noisy-drop", "block", "a drop at or above max-drop whose paired 95% interval includes 0: block, or warn (pass with a warning)")
 	fs.StringVar(&c.hardDrop, "hard-drop", "5%", "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
@@ -336,10 +336,8 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		fmt.Fprintf(e.stderr, "no baseline written to %s: the run was blocked\n", c.writeBaseline)
 	}
 	reportPath := c.jsonOut
-	if reportPath == "" && e.inActions() {
-		if dir := e.getenv("RUNNER_TEMP"); dir != "" {
-			reportPath = filepath.Join(dir, "rubricgate-report.json")
-		}
+	if reportPath == "" {
+		reportPath = e.defaultReportPath()
 	}
 	if err := out.add(
 		output{reportPath, func(w io.Writer) error { return render.JSON(w, g) }},
