@@ -38,8 +38,10 @@ const permissionsHint = "the workflow token needs `permissions: actions: read` t
 
 // GitHub finds the last passing baseline among the repository's GitHub
 // Actions artifacts: the newest unexpired artifact named ArtifactName made by
-// a run of this repository (never a fork's) on the query's branch, whose
-// baseline.json is valid and is for the query's rubric.
+// a run of this repository (never a fork's) on the query's branch whose
+// baseline.json is valid. The baseline may be for another rubric name than
+// the query's: the artifact name is the key (chosen by the workflow), and a
+// different rubric is a rubric change for the gate to judge.
 //
 // Zero fields take the Default* values. The common case costs three HTTP
 // requests: one list page, the archive call answering 302, the storage GET.
@@ -497,9 +499,10 @@ func (s *search) fetch(ctx context.Context, a *github.Artifact, q Query) (*File,
 	if err != nil {
 		return nil, &candidateErr{err}
 	}
-	if f.Rubric.Name != q.Rubric {
-		return nil, &candidateErr{fmt.Errorf("baseline is for rubric %q, not %q", f.Rubric.Name, q.Rubric)}
-	}
+	// A baseline for another rubric name is returned, not skipped: the name
+	// comes from the rubric file a pull request edits, so a renamed rubric
+	// must meet the old baseline (a rubric change, for the gate to judge),
+	// never an empty store.
 	return f, nil
 }
 
