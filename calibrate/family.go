@@ -99,25 +99,28 @@ func matchFamily(name string, table map[string][]string) string {
 // Family returns the model family of a model name, or "" when unknown.
 // Matching is case-insensitive on name prefixes after a provider prefix is
 // stripped ("openai/", "anthropic.", "us.anthropic.", "models/",
-// "accounts/…/models/", "ft:"). Families in extra (family -> prefixes, from
-// rubric.Rubric.ModelFamilies) take precedence over the built-in table; when
-// the bare name matches nothing, a known provider prefix decides.
+// "accounts/…/models/", "ft:"); when the bare name matches nothing, a known
+// provider prefix decides. Families in extra (family -> prefixes, from
+// rubric.Rubric.ModelFamilies) only class models the built-in table does
+// not: the rubric is the pull request's to edit, and must not move a judge
+// out of its built-in family (gpt-4o-mini stays OpenAI whatever the rubric
+// says) to pass the same-family check.
 func Family(model string, extra map[string][]string) string {
 	name, provider := modelName(model)
 	if name == "" {
 		return ""
 	}
+	if f := matchFamily(name, Families); f != "" {
+		return f
+	}
+	if f := providerFamilies[provider]; f != "" {
+		return f
+	}
 	if f := matchFamily(name, extra); f != "" {
 		return f
 	}
 	// Extras may also name the full string ("my-org/house-model").
-	if f := matchFamily(strings.ToLower(strings.TrimSpace(model)), extra); f != "" {
-		return f
-	}
-	if f := matchFamily(name, Families); f != "" {
-		return f
-	}
-	return providerFamilies[provider]
+	return matchFamily(strings.ToLower(strings.TrimSpace(model)), extra)
 }
 
 // FamilyPolicy says what a judge of the production model's family means.

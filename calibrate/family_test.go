@@ -49,10 +49,13 @@ func TestFamily(t *testing.T) {
 		{"my-deployment", nil, ""},
 		{"", nil, ""},
 		{"   ", nil, ""},
-		// Rubric extras add families and take precedence.
+		// Rubric extras add families for models no built-in family matches,
+		// and never re-class one that a built-in family does.
 		{"acme-judge-7", extra, "House"},
 		{"ACME-judge-7", extra, "House"},
-		{"claude-x-1", extra, "Anthropic2"},
+		{"claude-x-1", extra, "Anthropic"},
+		{"gpt-4o-mini", map[string][]string{"acme": {"gpt-4o-mini"}}, "OpenAI"},
+		{"openai/house-model", map[string][]string{"House": {"house-"}}, "OpenAI"},
 		{"claude-3-opus", extra, "Anthropic"},
 		{"my-org/house-model", extra, "Org"},
 		{"acme-judge-7", nil, ""},
@@ -105,6 +108,23 @@ func TestCheckFamilies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The rubric (the pull request's to edit) adding acme: [gpt-4o-mini] must
+// not let a gpt-4o-mini judge pass as another family than a gpt-4o
+// production model.
+func TestCheckFamiliesExtrasCannotReclass(t *testing.T) {
+	extra := map[string][]string{"acme": {"gpt-4o-mini"}}
+	fc, err := CheckFamilies("gpt-4o-mini", "gpt-4o", extra, FamilyFail)
+	var sf *SameFamilyError
+	if !errors.As(err, &sf) || sf.Family != "OpenAI" || !fc.Same {
+		t.Fatalf("judge gpt-4o-mini vs production gpt-4o with rubric acme: [gpt-4o-mini]: err %v, check %+v; want a same-family (OpenAI) error", err, fc)
+	}
+	// An extra family still classes a model the built-ins do not know.
+	fc, err = CheckFamilies("acme-judge", "acme-prod", map[string][]string{"acme": {"acme-"}}, FamilyFail)
+	if !errors.As(err, &sf) || sf.Family != "acme" || !fc.Same {
+		t.Errorf("house models of one extra family: %v %+v", err, fc)
 	}
 }
 
