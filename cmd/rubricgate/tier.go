@@ -128,7 +128,7 @@ func (t *tierState) apply(g *gate.GateReport, rb *rubric.Rubric) error {
 	if !t.enabled {
 		return nil
 	}
-	d := calibrate.DecideTier(t.tiers, t.current, g.Decision == gate.Pass, t.cal, rb.Hash(), t.minAgree)
+	d := calibrate.DecideTier(t.tiers, t.current, g.Decision == gate.Pass, t.cal, rb, t.minAgree)
 	g.Tier = &gate.TierInfo{Current: d.Current, Next: d.Next, MayAdvance: d.MayAdvance, HeldBy: d.HeldBy}
 	return nil
 }
