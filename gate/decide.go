@@ -2,12 +2,12 @@ package gate
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -21,7 +21,8 @@ type Thresholds struct {
 	WorstItems int
 }
 
-// DefaultThresholds are seed 001's: block on a 2% relative drop.
+// DefaultThresholds block on a 2% relative drop of the aggregate score and
+// warn on a baseline older than 30 days.
 var DefaultThresholds = Thresholds{
 	MaxDrop:        0.02,
 	MaxBaselineAge: 30 * 24 * time.Hour,
@@ -34,22 +35,7 @@ var DefaultThresholds = Thresholds{
 const dropTolerance = 1e-9
 
 // ParseMaxDrop reads a relative drop written as "2%" or as a fraction "0.02".
-func ParseMaxDrop(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(t, "xXpP") {
-		return 0, fmt.Errorf("max-drop %q: expected a percentage like 2%% or a fraction like 0.02", s)
-	}
-	if pct {
-		v /= 100
-	}
-	if v < 0 || v > 1 {
-		return 0, fmt.Errorf("max-drop %q: expected a drop between 0%% and 100%%", s)
-	}
-	return v, nil
-}
+func ParseMaxDrop(s string) (float64, error) { return fraction.Parse("max-drop", s) }
 
 // Policy says what to do in the situations the numbers alone do not settle.
 type Policy struct {

@@ -3,11 +3,11 @@ package main
 import (
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/rubricgate/rubricgate/calibrate"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -31,9 +31,9 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, usagef("--metric: %v", err)
 	}
-	min, err := strconv.ParseFloat(strings.TrimSpace(*minAgree), 64)
-	if err != nil || !(min > 0 && min <= 1) {
-		return exitError, usagef("--min-agreement %q: expected a number in (0, 1], like 0.75", *minAgree)
+	min, err := fraction.ParsePositive("--min-agreement", *minAgree)
+	if err != nil {
+		return exitError, &usageError{err.Error()}
 	}
 	opts := calibrate.Options{Metric: m, MinAgreement: min}
 	rb, _, err := loadRubric(*rubricPath, e)

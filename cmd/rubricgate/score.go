@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -138,20 +138,12 @@ func addRubricWarnings(rep *gate.Report, warns []rubric.Warning) {
 	rep.Warnings = append(ws, rep.Warnings...)
 }
 
-// parseShare reads a share written as "5%" or "0.05".
+// parseShare reads a share written as "5%" or "0.05" (a usage error when
+// it is not one).
 func parseShare(name, s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || strings.ContainsAny(t, "xXpPnNiI") {
-		return 0, usagef("%s %q: expected a share like 0.05 or 5%%", name, s)
-	}
-	if pct {
-		v /= 100
-	}
-	if v < 0 || v > 1 {
-		return 0, usagef("%s %q: expected a share between 0 and 1 (0%% to 100%%)", name, s)
+	v, err := fraction.Parse(name, s)
+	if err != nil {
+		return 0, &usageError{err.Error()}
 	}
 	return v, nil
 }

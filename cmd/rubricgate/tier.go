@@ -10,6 +10,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/calibrate"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -50,8 +51,8 @@ func (c *tierConfig) check(rb *rubric.Rubric, e *env) (*tierState, error) {
 	if t.policy, err = calibrate.ParseFamilyPolicy(c.sameFamily); err != nil {
 		return nil, usagef("same-family: %v", err)
 	}
-	if t.minAgree, err = strconv.ParseFloat(strings.TrimSpace(c.minAgreement), 64); err != nil || !(t.minAgree > 0 && t.minAgree <= 1) {
-		return nil, usagef("min-agreement %q: expected a number in (0, 1], like 0.80", c.minAgreement)
+	if t.minAgree, err = fraction.ParsePositive("min-agreement", c.minAgreement); err != nil {
+		return nil, &usageError{err.Error()}
 	}
 	if c.calibration != "" {
 		data, err := readFileLimited(c.calibration, 32<<20)
