@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/ghclient"
 	"github.com/rubricgate/rubricgate/internal/safe"
 )
 
@@ -120,7 +120,7 @@ func (c *gateConfig) acceptance(ctx context.Context, e *env, gh *ghContext, key 
 }
 
 func (c *gateConfig) previousAcceptance(ctx context.Context, e *env, gh *ghContext, key string) (acceptance, bool, error) {
-	api, err := baseline.NewGitHubClient(gh.apiURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
+	api, err := ghclient.New(gh.apiURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
 	if err != nil {
 		return acceptance{}, false, err
 	}

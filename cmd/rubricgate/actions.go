@@ -20,6 +20,7 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/ghclient"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -92,7 +93,7 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, s *
 		if gh.owner == "" || gh.repoID == 0 {
 			return nil, q, nil, errors.New("the artifact baseline store needs GITHUB_REPOSITORY and repository.id in the event payload")
 		}
-		api, err := baseline.NewGitHubClient(gh.apiURL, c.githubToken, &http.Client{Timeout: 60 * time.Second})
+		api, err := ghclient.New(gh.apiURL, c.githubToken, &http.Client{Timeout: 60 * time.Second})
 		if err != nil {
 			return nil, q, nil, err
 		}
@@ -228,7 +229,7 @@ func commentLog(e *env) func(format string, a ...any) {
 }
 
 func upsert(ctx context.Context, e *env, gh *ghContext, token, author string, pr int, key, body, headSHA string) (comment.Outcome, error) {
-	api, err := baseline.NewGitHubClient(gh.apiURL, token, &http.Client{Timeout: 30 * time.Second})
+	api, err := ghclient.New(gh.apiURL, token, &http.Client{Timeout: 30 * time.Second})
 	if err != nil {
 		return comment.Outcome{}, err
 	}
@@ -323,7 +324,7 @@ func cmdComment(args []string, e *env) (int, error) {
 	if pr == 0 {
 		// Fork pull requests: workflow_run.pull_requests is empty; find the
 		// pull request by the head SHA.
-		api, err := baseline.NewGitHubClient(gh.apiURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
+		api, err := ghclient.New(gh.apiURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
 		if err != nil {
 			return exitError, err
 		}
