@@ -20,7 +20,9 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/ghclient"
+	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -66,20 +68,8 @@ func runAction(e *env) int {
 // baselineStore picks the baseline store: a file, a local directory, or
 // (inside Actions, with a token) the repository's artifacts. saveDir is the
 // local store a passing run saves into, when there is one.
-func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, s *settings) (baseline.Store, baseline.Query, *baseline.Dir, error) {
-	q := baseline.Query{Rubric: rb.Name, Branch: c.baselineBranch}
-	if q.Branch == "" && gh != nil {
-		q.Branch = gh.baseRef
-		if q.Branch == "" {
-			q.Branch = gh.defaultBranch
-		}
-	}
-	// The branch this run is on (--branch) never chooses the baseline: a
-	// run on feature/x would otherwise find no baseline, pass, and start
-	// its own.
-	if q.Branch == "" {
-		q.Branch = "main"
-	}
+func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *host.Build, s *settings) (baseline.Store, baseline.Query, *baseline.Dir, error) {
+	q := baseline.Query{Rubric: rb.Name, Branch: pipeline.BaselineBranch(c.baselineBranch, b)}
 	switch {
 	case c.baselineFile != "":
 		return baseline.FileStore{Path: c.baselineFile}, q, nil, nil
@@ -106,18 +96,6 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, s *
 		d := &baseline.Dir{Root: defaultBaselineDir}
 		return d, q, d, nil
 	}
-}
-
-func storeName(s baseline.Store) string {
-	switch st := s.(type) {
-	case baseline.FileStore:
-		return "file " + st.Path
-	case *baseline.Dir:
-		return "directory " + st.Root
-	case baseline.GitHub:
-		return fmt.Sprintf("artifact %q of %s/%s", st.ArtifactName, st.Owner, st.Repo)
-	}
-	return "store"
 }
 
 // actionOutputs writes the step outputs and the job summary. go-githubactions
@@ -223,6 +201,19 @@ func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key,
 	return out.URL
 }
 
+// previousComment reads the body of the gate's own sticky comment for key,
+// for the record of an accepted regression.
+func (c *gateConfig) previousComment(ctx context.Context, e *env, gh *ghContext, key string) (string, bool, error) {
+	api, err := ghclient.New(gh.apiURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
+	if err != nil {
+		return "", false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Author: c.commentAuthor, Logf: commentLog(e)}
+	return svc.Existing(ctx, gh.pr, key)
+}
+
 // commentLog sends the comment service's warnings to the log.
 func commentLog(e *env) func(format string, a ...any) {
 	return func(format string, a ...any) { warn(e, "", 0, fmt.Sprintf(format, a...)) }
@@ -289,8 +280,8 @@ func cmdComment(args []string, e *env) (int, error) {
 	if err := dec.Decode(&g); err != nil {
 		return exitError, fmt.Errorf("report %s: not a rubricgate gate report: %w", c.report, err)
 	}
-	if g.Report == nil || g.Context == nil || (g.Decision != gate.Pass && g.Decision != gate.Block) {
-		return exitError, fmt.Errorf("report %s: not a rubricgate gate report made inside GitHub Actions (no decision or context)", c.report)
+	if err := pipeline.CheckReport(&g, c.report); err != nil {
+		return exitError, err
 	}
 	gh, err := readGHContext(e.getenv)
 	if err != nil {
@@ -301,14 +292,9 @@ func cmdComment(args []string, e *env) (int, error) {
 		return exitError, errors.New("comment: run this from a workflow_run workflow: the event payload has no workflow_run")
 	}
 	// The report must belong to the run that triggered this workflow.
-	if repo := gh.owner + "/" + gh.repo; g.Context.Repository != repo || (wr.Repository.FullName != "" && wr.Repository.FullName != repo) {
-		return exitError, fmt.Errorf("comment: report is for repository %q, the triggering run is in %q", g.Context.Repository, repo)
-	}
-	if g.Context.RunID != wr.ID {
-		return exitError, fmt.Errorf("comment: report was made by run %d, the triggering run is %d", g.Context.RunID, wr.ID)
-	}
-	if g.Context.HeadSHA != wr.HeadSHA {
-		return exitError, fmt.Errorf("comment: report is for commit %s, the triggering run's head is %s", g.Context.HeadSHA, wr.HeadSHA)
+	run := pipeline.TriggeringRun{Repository: gh.owner + "/" + gh.repo, PayloadRepository: wr.Repository.FullName, RunID: wr.ID, HeadSHA: wr.HeadSHA}
+	if err := pipeline.CheckProvenance(&g, run); err != nil {
+		return exitError, err
 	}
 	if c.githubToken == "" {
 		return exitError, usagef("comment: --github-token is required")

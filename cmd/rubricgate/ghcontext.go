@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/host"
 )
 
 // ghContext is what the gate needs from the GitHub Actions environment and
@@ -163,4 +165,17 @@ func (c *ghContext) branch() string {
 		return strings.TrimPrefix(c.ref, "refs/heads/")
 	}
 	return c.refName
+}
+
+// build is the run as the gate pipeline reads it; nil outside Actions.
+func (c *ghContext) build() *host.Build {
+	if c == nil {
+		return nil
+	}
+	return &host.Build{Host: "github", Repository: c.owner + "/" + c.repo, RepositoryID: c.repoID,
+		Event: c.eventName, SHA: c.sha, HeadSHA: c.headSHA, Ref: c.ref, Branch: c.branch(),
+		BaseBranch: c.baseRef, DefaultBranch: c.defaultBranch, ChangeRequest: c.pr,
+		ChangeRequestEvent: c.isPullRequest(), Labels: c.labels, RunID: c.runID, RunURL: c.runURL,
+		Workflow: c.workflow, Job: c.job, APIURL: c.apiURL,
+		BaselineEvent: c.eventName == "push" && c.pr == 0 && strings.HasPrefix(c.ref, "refs/heads/")}
 }

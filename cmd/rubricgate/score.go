@@ -12,8 +12,8 @@ import (
 
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/fraction"
+	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
-	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // cmdScore scores a run and prints the per-criterion table.
@@ -72,7 +72,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	addRubricWarnings(rep, warns)
+	pipeline.AddRubricWarnings(rep, warns)
 	if flushItems != nil {
 		if err := flushItems(); err != nil {
 			return exitError, fmt.Errorf("write %s: %w", *itemsOut, err)
@@ -124,18 +124,6 @@ func nonNilStrings(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// addRubricWarnings puts the rubric's warnings first among the report's.
-func addRubricWarnings(rep *gate.Report, warns []rubric.Warning) {
-	if len(warns) == 0 {
-		return
-	}
-	ws := make([]string, 0, len(warns)+len(rep.Warnings))
-	for _, w := range warns {
-		ws = append(ws, w.String())
-	}
-	rep.Warnings = append(ws, rep.Warnings...)
 }
 
 // parseShare reads a share written as "5%" or "0.05" (a usage error when
