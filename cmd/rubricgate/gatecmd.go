@@ -47,7 +47,7 @@ type gateConfig struct {
 func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.rubric, "rubric", "", "rubric file (YAML or JSON)")
 	fs.Var(&c.results, "results", "results files or globs (repeatable; whitespace-separated)")
-	fs.StringVar(&c.format, "format", "", "results format: jsonl or csv (default: from the extension)")
+	fs.StringVar(&c.format, "format", "", formatHelp())
 	fs.StringVar(&c.maxDrop, "max-drop", "2%", "relative drop of the aggregate score that blocks: 2% or 0.02")
 	fs.StringVar(&c.maxUnscored, "max-unscored", "0", "share of unscored (judge error) items tolerated")
 	fs.StringVar(&c.maxBaselineAge, "max-baseline-age", "30d", "warn when the baseline is older than this (e.g. 30d, 72h; 0 never)")
@@ -202,10 +202,8 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		baselinePath = res.SaveTo
 	}
 	reportPath := c.jsonOut
-	if reportPath == "" && e.inActions() {
-		if dir := e.getenv("RUNNER_TEMP"); dir != "" {
-			reportPath = filepath.Join(dir, "rubricgate-report.json")
-		}
+	if reportPath == "" {
+		reportPath = e.defaultReportPath()
 	}
 	if err := out.add(
 		output{reportPath, func(w io.Writer) error { return render.JSON(w, g) }},
