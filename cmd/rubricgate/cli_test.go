@@ -192,3 +192,43 @@ func TestOutputsAllOrNothing(t *testing.T) {
 		t.Errorf("--items -: exit %d, want 2", code)
 	}
 }
+
+// --junit writes the JUnit XML report: a blocked gate run shows the
+// blocking items as failed test cases, a passing score run none; the file
+// is one of the outputs that land together.
+func TestJUnitOutput(t *testing.T) {
+	dir := t.TempDir()
+	gj := filepath.Join(dir, "gate.xml")
+	code, out, errs := runCLI(t, "", "gate", "--rubric", supportRubric, "--results", "../../examples/support/run-regressed.jsonl",
+		"--baseline", "../../examples/support/baseline.json", "--junit", gj)
+	if code != exitBlocked {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
+	}
+	data, err := os.ReadFile(gj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := string(data)
+	if !strings.HasPrefix(x, "<?xml") || !strings.Contains(x, `<testsuite name="rubricgate: support-answers"`) || !strings.Contains(x, `type="blocked"`) {
+		t.Errorf("gate --junit:\n%s", x)
+	}
+	sj := filepath.Join(dir, "score.xml")
+	if code, out, errs := runCLI(t, "", "score", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--junit", sj); code != exitPass {
+		t.Fatalf("score: exit %d\n%s%s", code, out, errs)
+	}
+	data, err = os.ReadFile(sj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := string(data); !strings.Contains(x, `<property name="decision" value="pass">`) || strings.Contains(x, "<failure") {
+		t.Errorf("score --junit:\n%s", x)
+	}
+	// A --junit that cannot be written is exit 2 with nothing else written.
+	js := filepath.Join(dir, "r.json")
+	if code, _, _ := runCLI(t, "", "gate", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--json", js, "--junit", dir); code != exitError {
+		t.Errorf("--junit naming a directory: exit %d, want 2", code)
+	}
+	if _, err := os.Stat(js); !os.IsNotExist(err) {
+		t.Error("the JSON report was written although --junit failed")
+	}
+}

@@ -37,6 +37,7 @@ type gateConfig struct {
 	maxArchive                                    string
 	ifNoBaseline, onBaselineError, onRubricChange string
 	acceptLabel, writeBaseline, jsonOut, mdOut    string
+	junitOut                                      string
 	comment, commentKey, githubToken, title       string
 	commentAuthor                                 string
 	tierCfg                                       tierConfig
@@ -64,6 +65,7 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.writeBaseline, "write-baseline", "", "write a new baseline file here when the run passes")
 	fs.StringVar(&c.jsonOut, "json", "", "write the JSON report here (- for stdout)")
 	fs.StringVar(&c.mdOut, "markdown", "", "write the markdown report here")
+	fs.StringVar(&c.junitOut, "junit", "", "write a JUnit XML report here (a test case per criterion and per blocking item)")
 	fs.StringVar(&c.comment, "comment", "auto", "PR comment: auto (on pull request events), always, never")
 	fs.StringVar(&c.commentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
 	fs.StringVar(&c.githubToken, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
@@ -208,6 +210,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	if err := out.add(
 		output{reportPath, func(w io.Writer) error { return render.JSON(w, g) }},
 		output{c.mdOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }},
+		output{c.junitOut, func(w io.Writer) error { return junit(w, g, c.title, e.clock()) }},
 	); err != nil {
 		return exitError, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/fraction"
@@ -26,6 +27,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	jsonOut := fs.String("json", "", "write the JSON report to this file (- for stdout)")
 	itemsOut := fs.String("items", "", "write one JSON line per item to this file")
 	mdOut := fs.String("markdown", "", "write a markdown report to this file")
+	junitOut := fs.String("junit", "", "write a JUnit XML report to this file (a test case per criterion and per blocking item)")
 	posArgs, err := parseArgs(fs, args)
 	if err != nil {
 		return exitError, err
@@ -80,6 +82,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	if err := out.add(
 		output{*jsonOut, func(w io.Writer) error { return render.JSON(w, rep) }},
 		output{*mdOut, func(w io.Writer) error { _, err := io.WriteString(w, render.ScoreMarkdown(rep)); return err }},
+		output{*junitOut, func(w io.Writer) error { return junit(w, scoreDecision(rep), "", e.clock()) }},
 	); err != nil {
 		return exitError, err
 	}
@@ -99,6 +102,26 @@ func cmdScore(args []string, e *env) (int, error) {
 		return exitBlocked, nil
 	}
 	return exitPass, nil
+}
+
+// scoreDecision is a score report as a gate report without a baseline,
+// for the renderers of the gate report (JUnit): blocked when a hard gate
+// failed.
+func scoreDecision(rep *gate.Report) *gate.GateReport {
+	g := &gate.GateReport{Report: rep, Decision: gate.Pass}
+	if rep.Blocked() {
+		g.Decision = gate.Block
+	}
+	return g
+}
+
+// junit writes the JUnit XML report through the table of renderers.
+func junit(w io.Writer, g *gate.GateReport, title string, now time.Time) error {
+	fn, err := render.Lookup("junit", render.Options{Title: title, Now: now})
+	if err != nil {
+		return err
+	}
+	return fn(w, g)
 }
 
 // itemLine is one line of --items.
