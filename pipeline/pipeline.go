@@ -68,6 +68,9 @@ type Options struct {
 	StoreName string
 	// OnBaselineError is the store error policy.
 	OnBaselineError OnBaselineError
+	// BaselineLoaded, when set, is told how many items the baseline has
+	// once it is read (cmd bounds the heap of a large one).
+	BaselineLoaded func(items int)
 	// SaveDir is the local store a passing run saves into, nil when none.
 	SaveDir *baseline.Dir
 	// WriteBaseline is true when a new baseline file was asked for.
@@ -150,19 +153,28 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		if base, err = file.Gate(bsrc); err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", bsrc.Location, err)
 		}
+		if o.BaselineLoaded != nil {
+			o.BaselineLoaded(len(base.Items))
+		}
 	}
 
 	// Score under the current rubric; pair with the baseline when the rubric is the same.
-	var items []gate.ItemScore
+	// The items are kept only for a new baseline (a million of them take
+	// tens of megabytes).
+	var items itemChunks
+	wantItems := o.WriteBaseline || o.SaveDir != nil
 	var pairer *gate.Pairer
 	th := o.Thresholds
-	if base != nil {
-		pairer = gate.NewPairer(base.Items, th.WorstItems)
-	}
 	sameRubric := base != nil && base.RubricHash == rb.Hash()
+	if sameRubric {
+		pairer = gate.NewPairer(base.Items, th.WorstItems)
+		// The pairer holds a compact copy; dropping the items spares the
+		// collector a million id strings to rescan while the run is scored.
+		base.Items = nil
+	}
 	cur, err := o.Results.Score(rb, gate.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
-		if !it.Unscored {
-			items = append(items, gate.ItemScore{ID: it.ID, Score: it.Score})
+		if !it.Unscored && wantItems {
+			items.add(gate.ItemScore{ID: it.ID, Score: it.Score})
 		}
 		if sameRubric {
 			pairer.Add(it)
@@ -180,6 +192,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	var rescoreErr error
 	if base != nil && !sameRubric {
 		rescorePairer := gate.NewPairer(base.Items, th.WorstItems)
+		base.Items = nil // as above
 		compared, rescoreErr = o.Results.Score(base.Rubric, gate.ScoreOptions{
 			MaxUnscored: o.MaxUnscored,
 			Read:        gate.ReadOptions{IgnoreUnknown: true},
@@ -244,7 +257,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 			meta.SHA, meta.Ref, meta.Repository, meta.RunID, meta.RunURL = b.SHA, b.Ref, b.Repository, b.RunID, b.RunURL
 			meta.Branch = b.Branch
 		}
-		bf, err := baseline.New(rb, cur, items, meta)
+		bf, err := baseline.New(rb, cur, items.all(), meta)
 		if err != nil {
 			return nil, fmt.Errorf("new baseline: %w", err)
 		}
