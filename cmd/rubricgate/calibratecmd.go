@@ -56,8 +56,8 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 		passed = rep.Passed
 		text = func(w io.Writer) error { return calibrate.WriteReviewersText(w, rep) }
 		outs = []output{
-			{*jsonOut, func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
-			{*mdOut, func(w io.Writer) error { return calibrate.WriteReviewersMarkdown(w, rep) }},
+			{Path: *jsonOut, Write: func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
+			{Path: *mdOut, Write: func(w io.Writer) error { return calibrate.WriteReviewersMarkdown(w, rep) }},
 		}
 	} else {
 		if len(posArgs) != 2 {
@@ -78,8 +78,8 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 		passed = rep.Passed
 		text = func(w io.Writer) error { return calibrate.WriteText(w, rep) }
 		outs = []output{
-			{*jsonOut, func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
-			{*mdOut, func(w io.Writer) error { return calibrate.WriteMarkdown(w, rep) }},
+			{Path: *jsonOut, Write: func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
+			{Path: *mdOut, Write: func(w io.Writer) error { return calibrate.WriteMarkdown(w, rep) }},
 		}
 	}
 	if err := writeOutputs(e, outs); err != nil {

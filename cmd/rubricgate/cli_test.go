@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,31 +10,6 @@ import (
 	"testing"
 	"time"
 )
-
-func TestWriteAtomic(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "out.json")
-	if err := writeAtomic(p, func(w io.Writer) error { _, err := io.WriteString(w, "old"); return err }); err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(p)
-	if err != nil || st.Mode().Perm() != 0o644 {
-		t.Fatalf("mode %v, err %v", st.Mode(), err)
-	}
-	// A failing writer leaves the old file and no temp file behind.
-	err = writeAtomic(p, func(w io.Writer) error {
-		io.WriteString(w, "half")
-		return errors.New("disk full")
-	})
-	if err == nil {
-		t.Fatal("no error")
-	}
-	data, _ := os.ReadFile(p)
-	entries, _ := os.ReadDir(dir)
-	if string(data) != "old" || len(entries) != 1 {
-		t.Fatalf("content %q, %d entries", data, len(entries))
-	}
-}
 
 // runCLI runs a command line outside Actions.
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {

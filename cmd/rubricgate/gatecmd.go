@@ -201,10 +201,10 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	// Outputs are staged and renamed into place together once everything
 	// succeeded, so a run that ends in an error leaves nothing written.
 	var out staged
-	defer out.abort()
+	defer out.Abort()
 	baselinePath := ""
 	if bf := res.NewBaseline; bf != nil && c.writeBaseline != "" {
-		if err := out.add(output{c.writeBaseline, bf.Write}); err != nil {
+		if err := out.Add(output{Path: c.writeBaseline, Write: bf.Write}); err != nil {
 			return exitError, err
 		}
 		baselinePath = c.writeBaseline
@@ -218,24 +218,24 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	if reportPath == "" {
 		reportPath = e.defaultReportPath()
 	}
-	if err := out.add(
-		output{reportPath, func(w io.Writer) error { return render.JSON(w, g) }},
-		output{c.mdOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }},
-		output{c.junitOut, func(w io.Writer) error { return junit(w, g, c.title, e.clock()) }},
+	if err := out.Add(
+		output{Path: reportPath, Write: func(w io.Writer) error { return render.JSON(w, g) }},
+		output{Path: c.mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, md); return err }},
+		output{Path: c.junitOut, Write: func(w io.Writer) error { return junit(w, g, c.title, e.clock()) }},
 	); err != nil {
 		return exitError, err
 	}
 	if res.SaveTo != "" {
 		// Staged like the outputs, as one more rename of the set: the
 		// store's baseline lands only when every output does.
-		if err := out.mkdirs(filepath.Dir(res.SaveTo)); err != nil {
+		if err := out.Mkdirs(filepath.Dir(res.SaveTo)); err != nil {
 			return exitError, fmt.Errorf("save baseline: %w", err)
 		}
-		if err := out.add(output{res.SaveTo, res.NewBaseline.Write}); err != nil {
+		if err := out.Add(output{Path: res.SaveTo, Write: res.NewBaseline.Write}); err != nil {
 			return exitError, fmt.Errorf("save baseline: %w", err)
 		}
 	}
-	if err := out.commit(e.stdout); err != nil {
+	if err := out.Commit(e.stdout); err != nil {
 		return exitError, err
 	}
 

@@ -51,14 +51,14 @@ func cmdScore(args []string, e *env) (int, error) {
 	// Every output is staged and renamed into place only when the whole
 	// command succeeded: bad input leaves nothing written.
 	var out staged
-	defer out.abort()
+	defer out.Abort()
 	var flushItems func() error
 	switch *itemsOut {
 	case "":
 	case "-":
 		return exitError, usagef("--items -: write the items to a file (stdout carries the table)")
 	default:
-		f, err := out.create(*itemsOut)
+		f, err := out.Create(*itemsOut)
 		if err != nil {
 			return exitError, err
 		}
@@ -79,14 +79,14 @@ func cmdScore(args []string, e *env) (int, error) {
 			return exitError, fmt.Errorf("write %s: %w", *itemsOut, err)
 		}
 	}
-	if err := out.add(
-		output{*jsonOut, func(w io.Writer) error { return render.JSON(w, rep) }},
-		output{*mdOut, func(w io.Writer) error { _, err := io.WriteString(w, render.ScoreMarkdown(rep)); return err }},
-		output{*junitOut, func(w io.Writer) error { return junit(w, scoreDecision(rep), "", e.clock()) }},
+	if err := out.Add(
+		output{Path: *jsonOut, Write: func(w io.Writer) error { return render.JSON(w, rep) }},
+		output{Path: *mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, render.ScoreMarkdown(rep)); return err }},
+		output{Path: *junitOut, Write: func(w io.Writer) error { return junit(w, scoreDecision(rep), "", e.clock()) }},
 	); err != nil {
 		return exitError, err
 	}
-	if err := out.commit(e.stdout); err != nil {
+	if err := out.Commit(e.stdout); err != nil {
 		return exitError, err
 	}
 	if *jsonOut != "-" {
