@@ -171,10 +171,14 @@ func (p Policy) Validate() error {
 	return nil
 }
 
-// Decision words.
+// Decision is the gate's verdict: [Pass] or [Block]. It is written in the
+// JSON report as the plain word.
+type Decision string
+
+// The decisions: Decide is the one place that chooses between them.
 const (
-	Pass  = "pass"
-	Block = "block"
+	Pass  Decision = "pass"
+	Block Decision = "block"
 )
 
 // BaselineInfo is the baseline as the report shows it.
@@ -223,7 +227,7 @@ type GateReport struct {
 	// CI95 is a 95% bootstrap interval of the relative change.
 	CI95 *[2]float64 `json:"ci95"`
 	// Decision is "pass" or "block".
-	Decision string `json:"decision"`
+	Decision Decision `json:"decision"`
 	// Reasons says why the run is blocked, or why it passed where that needs saying.
 	Reasons []string `json:"reasons"`
 	// Accepted is true when a relative-drop block was waived by the accept label.

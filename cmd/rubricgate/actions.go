@@ -133,7 +133,7 @@ func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, com
 	// Paths are given as a later step of the job opens them: from a
 	// container action, the host path (see hostPath).
 	outs := [][2]string{
-		{"decision", g.Decision},
+		{"decision", string(g.Decision)},
 		{"passed", strconv.FormatBool(g.Decision == gate.Pass)},
 		{"score", score},
 		{"baseline-score", baseScore},

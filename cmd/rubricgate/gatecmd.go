@@ -261,7 +261,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 
 // printDecision writes the human summary to stdout and annotations inside Actions.
 func printDecision(e *env, g *gate.GateReport, baselinePath string) {
-	word := strings.ToUpper(g.Decision)
+	word := strings.ToUpper(string(g.Decision))
 	if g.Accepted {
 		word = "PASS (regression accepted)"
 	}
