@@ -6,8 +6,9 @@
 // flags and inputs, picks the host, writes the outputs and chooses the exit
 // code.
 //
-// [CheckProvenance], beside it, is the rule that a report posted by a
-// later (trusted) workflow belongs to the run that triggered it.
+// [CheckReport], beside it, checks a report a later (trusted) workflow is
+// asked to post; host/github.CheckProvenance checks it belongs to the run
+// that triggered that workflow.
 //
 // The package writes nothing: warnings and log lines go to the callbacks
 // in [Options], and everything to write is in the [Outcome].

@@ -72,27 +72,19 @@ func TestMaySaveOutsideActions(t *testing.T) {
 	}
 }
 
-func TestCheckProvenance(t *testing.T) {
+func TestCheckReport(t *testing.T) {
 	g := &gate.GateReport{Decision: gate.Pass, Report: &gate.Report{}, Context: &gate.RunContext{Repository: "o/r", RunID: 7, HeadSHA: "abc"}}
 	if err := CheckReport(g, "r.json"); err != nil {
 		t.Fatal(err)
 	}
-	good := TriggeringRun{Repository: "o/r", RunID: 7, HeadSHA: "abc"}
-	if err := CheckProvenance(g, good); err != nil {
-		t.Fatal(err)
-	}
-	for _, bad := range []TriggeringRun{
-		{Repository: "o/other", RunID: 7, HeadSHA: "abc"},
-		{Repository: "o/r", PayloadRepository: "evil/r", RunID: 7, HeadSHA: "abc"},
-		{Repository: "o/r", RunID: 8, HeadSHA: "abc"},
-		{Repository: "o/r", RunID: 7, HeadSHA: "abd"},
+	for _, bad := range []*gate.GateReport{
+		{Decision: "maybe", Report: &gate.Report{}, Context: g.Context},
+		{Decision: gate.Block, Context: g.Context},
+		{Decision: gate.Block, Report: &gate.Report{}},
 	} {
-		if err := CheckProvenance(g, bad); err == nil {
-			t.Errorf("%+v accepted", bad)
+		if err := CheckReport(bad, "r.json"); err == nil || !strings.Contains(err.Error(), "r.json") {
+			t.Errorf("%+v: %v", bad, err)
 		}
-	}
-	if err := CheckReport(&gate.GateReport{Decision: "maybe", Report: &gate.Report{}, Context: g.Context}, "r.json"); err == nil || !strings.Contains(err.Error(), "r.json") {
-		t.Errorf("a report without a decision: %v", err)
 	}
 }
 

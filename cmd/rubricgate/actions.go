@@ -22,6 +22,7 @@ import (
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
+	ghhost "github.com/rubricgate/rubricgate/host/github"
 	"github.com/rubricgate/rubricgate/internal/ghclient"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
@@ -89,15 +90,15 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *
 		if c.githubToken == "" {
 			return nil, q, nil, usagef("github-token is empty: the artifact baseline store needs the workflow token (github-token: ${{ github.token }}), or give baseline / baseline-dir")
 		}
-		if gh.owner == "" || gh.repoID == 0 {
+		if gh.owner == "" || gh.RepositoryID == 0 {
 			return nil, q, nil, errors.New("the artifact baseline store needs GITHUB_REPOSITORY and repository.id in the event payload")
 		}
-		api, err := ghclient.New(gh.apiURL, c.githubToken, &http.Client{Timeout: 60 * time.Second})
+		api, err := ghclient.New(gh.APIURL, c.githubToken, &http.Client{Timeout: 60 * time.Second})
 		if err != nil {
 			return nil, q, nil, err
 		}
 		return baseline.GitHub{
-			API: api, Download: &http.Client{}, Owner: gh.owner, Repo: gh.repo, RepoID: gh.repoID,
+			API: api, Download: &http.Client{}, Owner: gh.owner, Repo: gh.repo, RepoID: gh.RepositoryID,
 			ArtifactName: c.baselineArtifact, MaxArchive: s.maxArchive,
 			Logf: func(format string, a ...any) { warn(e, "", 0, fmt.Sprintf(format, a...)) },
 		}, q, nil, nil
@@ -209,16 +210,16 @@ func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key,
 	switch {
 	case c.comment == "never":
 		return ""
-	case c.comment == "auto" && !gh.isPullRequest():
+	case c.comment == "auto" && !gh.ChangeRequestEvent:
 		return ""
-	case gh.pr == 0:
+	case gh.ChangeRequest == 0:
 		warn(e, "", 0, "comment: always was asked but this run is not for a pull request")
 		return ""
 	case c.githubToken == "":
 		warn(e, "", 0, "comment: no github-token given; the comment was not posted")
 		return ""
 	}
-	out, err := upsert(ctx, e, gh, c.githubToken, c.commentAuthor, gh.pr, key, md, gh.headSHA)
+	out, err := upsert(ctx, e, gh, c.githubToken, c.commentAuthor, gh.ChangeRequest, key, md, gh.HeadSHA)
 	if err != nil {
 		warn(e, "", 0, "comment not posted: "+err.Error())
 		return ""
@@ -234,14 +235,14 @@ func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key,
 // previousComment reads the body of the gate's own sticky comment for key,
 // for the record of an accepted regression.
 func (c *gateConfig) previousComment(ctx context.Context, e *env, gh *ghContext, key string) (string, bool, error) {
-	api, err := ghclient.New(gh.apiURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
+	api, err := ghclient.New(gh.APIURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
 	if err != nil {
 		return "", false, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Author: c.commentAuthor, Logf: commentLog(e)}
-	return svc.Existing(ctx, gh.pr, key)
+	return svc.Existing(ctx, gh.ChangeRequest, key)
 }
 
 // commentLog sends the comment service's warnings to the log.
@@ -250,7 +251,7 @@ func commentLog(e *env) func(format string, a ...any) {
 }
 
 func upsert(ctx context.Context, e *env, gh *ghContext, token, author string, pr int, key, body, headSHA string) (comment.Outcome, error) {
-	api, err := ghclient.New(gh.apiURL, token, &http.Client{Timeout: 30 * time.Second})
+	api, err := ghclient.New(gh.APIURL, token, &http.Client{Timeout: 30 * time.Second})
 	if err != nil {
 		return comment.Outcome{}, err
 	}
@@ -317,37 +318,19 @@ func cmdComment(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	wr := gh.workflowRun
-	if wr == nil {
-		return exitError, errors.New("comment: run this from a workflow_run workflow: the event payload has no workflow_run")
-	}
 	// The report must belong to the run that triggered this workflow.
-	run := pipeline.TriggeringRun{Repository: gh.owner + "/" + gh.repo, PayloadRepository: wr.Repository.FullName, RunID: wr.ID, HeadSHA: wr.HeadSHA}
-	if err := pipeline.CheckProvenance(&g, run); err != nil {
+	wr := gh.ev.WorkflowRun
+	if err := ghhost.CheckProvenance(g.Context, gh.Build, wr); err != nil {
 		return exitError, err
 	}
 	if c.githubToken == "" {
 		return exitError, usagef("comment: --github-token is required")
 	}
-	pr := 0
-	for _, p := range wr.PullRequests {
-		if p.Head.SHA == wr.HeadSHA {
-			pr = p.Number
-			break
-		}
-	}
 	ctx := context.Background()
-	if pr == 0 {
-		// Fork pull requests: workflow_run.pull_requests is empty; find the
-		// pull request by the head SHA.
-		api, err := ghclient.New(gh.apiURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
-		if err != nil {
-			return exitError, err
-		}
-		svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Logf: commentLog(e)}
-		if pr, err = svc.FindPullRequestByHeadSHA(ctx, wr.HeadSHA); err != nil {
-			return exitError, fmt.Errorf("comment: %w", err)
-		}
+	cm := &ghhost.Commenter{APIURL: gh.APIURL, Owner: gh.owner, Repo: gh.repo, Token: c.githubToken, Logf: commentLog(e)}
+	pr, err := cm.RunPullRequest(ctx, wr)
+	if err != nil {
+		return exitError, err
 	}
 	title := c.title
 	if title == "" {
