@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -108,18 +104,15 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *
 	}
 }
 
-// actionOutputs writes the step outputs and the job summary. go-githubactions
-// panics when the command files are not set, so both are guarded.
-func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, commentURL string) error {
-	if p := e.getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		// The summary is for people: a failure to write it is a warning.
-		if err := appendFile(p, md+"\n"); err != nil {
-			warn(e, "", 0, "job summary not written: "+err.Error())
+// actionOutputs writes the job summary and the step outputs through the
+// GitHub host (each a no-op when its runner file is not set).
+func actionOutputs(e *env, gh *ghContext, g *gate.GateReport, md, reportPath, baselinePath, commentURL string) error {
+	// The summary is for people: a failure to write it is a warning.
+	if err := gh.h.Summary(md); err != nil {
+		if u := errors.Unwrap(err); u != nil {
+			err = u
 		}
-	}
-	outPath := e.getenv("GITHUB_OUTPUT")
-	if outPath == "" {
-		return nil
+		warn(e, "", 0, "job summary not written: "+err.Error())
 	}
 	score, baseScore, change := "", "", ""
 	if g.Score != nil {
@@ -133,31 +126,23 @@ func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, com
 	}
 	// Paths are given as a later step of the job opens them: from a
 	// container action, the host path (see hostPath).
-	outs := [][2]string{
-		{"decision", string(g.Decision)},
-		{"passed", strconv.FormatBool(g.Decision == gate.Pass)},
-		{"score", score},
-		{"baseline-score", baseScore},
-		{"relative-change", change},
-		{"blocking-failures", strconv.Itoa(len(g.BlockingFailures))},
-		{"report", e.hostPath(reportPath)},
-		{"baseline-file", e.hostPath(baselinePath)},
-		{"comment-url", commentURL},
+	outs := []host.Output{
+		{Name: "decision", Value: string(g.Decision)},
+		{Name: "passed", Value: strconv.FormatBool(g.Decision == gate.Pass)},
+		{Name: "score", Value: score},
+		{Name: "baseline-score", Value: baseScore},
+		{Name: "relative-change", Value: change},
+		{Name: "blocking-failures", Value: strconv.Itoa(len(g.BlockingFailures))},
+		{Name: "report", Value: e.hostPath(reportPath)},
+		{Name: "baseline-file", Value: e.hostPath(baselinePath)},
+		{Name: "comment-url", Value: commentURL},
 	}
 	if g.Tier != nil {
-		outs = append(outs, [2]string{"may-advance", strconv.FormatBool(g.Tier.MayAdvance)}, [2]string{"next-tier", strconv.Itoa(g.Tier.Next)})
+		outs = append(outs, host.Output{Name: "may-advance", Value: strconv.FormatBool(g.Tier.MayAdvance)}, host.Output{Name: "next-tier", Value: strconv.Itoa(g.Tier.Next)})
 	}
-	// Written here rather than with go-githubactions' SetOutput, which
-	// panics when the file cannot be written. Steps downstream rely on the
-	// outputs (the baseline upload), so a failure is an error.
-	var b strings.Builder
-	for _, o := range outs {
-		b.WriteString(outputLine(o[0], o[1]))
-	}
-	if err := appendFile(outPath, b.String()); err != nil {
-		return fmt.Errorf("step outputs: %w", err)
-	}
-	return nil
+	// Steps downstream rely on the outputs (the baseline upload), so a
+	// failure is an error.
+	return gh.h.SetOutputs(outs)
 }
 
 // outputScore writes a score (0-100) for people: one decimal, as the log,
@@ -177,31 +162,6 @@ func outputChange(f float64) string {
 		return "0"
 	}
 	return strconv.FormatFloat(r, 'f', -1, 64)
-}
-
-// outputLine formats one step output as the runner reads GITHUB_OUTPUT:
-// name=value, or a heredoc with a random delimiter when the value spans lines.
-func outputLine(name, value string) string {
-	if !strings.ContainsAny(value, "\r\n") {
-		return name + "=" + value + "\n"
-	}
-	var r [12]byte
-	_, _ = rand.Read(r[:])
-	delim := "ghadelimiter_" + hex.EncodeToString(r[:])
-	return name + "<<" + delim + "\n" + value + "\n" + delim + "\n"
-}
-
-// appendFile appends to a runner command file.
-func appendFile(path, s string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.WriteString(f, s); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // postComment posts or updates the sticky comment. It is best effort: any
@@ -314,7 +274,7 @@ func cmdComment(args []string, e *env) (int, error) {
 	if err := pipeline.CheckReport(&g, c.report); err != nil {
 		return exitError, err
 	}
-	gh, err := readGHContext(e.getenv)
+	gh, err := readGHContext(e)
 	if err != nil {
 		return exitError, err
 	}

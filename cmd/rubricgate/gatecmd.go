@@ -90,7 +90,7 @@ func cmdGate(args []string, e *env, gh *ghContext) (int, error) {
 	c.results = append(c.results, posArgs...)
 	if gh == nil && e.inActions() {
 		var err error
-		if gh, err = readGHContext(e.getenv); err != nil {
+		if gh, err = readGHContext(e); err != nil {
 			return exitError, err
 		}
 	}
@@ -249,7 +249,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	commentURL := ""
 	if e.inActions() && gh != nil {
 		commentURL = postComment(ctx, e, gh, c, res.CommentKey, md)
-		if err := actionOutputs(e, g, md, reportPath, baselinePath, commentURL); err != nil {
+		if err := actionOutputs(e, gh, g, md, reportPath, baselinePath, commentURL); err != nil {
 			return exitError, err
 		}
 	}

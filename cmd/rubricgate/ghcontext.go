@@ -11,18 +11,20 @@ import (
 // information, the event payload, and the repository's owner and name.
 type ghContext struct {
 	*host.Build
+	h           *ghhost.Host
 	ev          *ghhost.Event
 	owner, repo string
 }
 
 // readGHContext reads the Actions environment and the event payload
 // (capped at 25 MiB, GitHub's own limit for webhook payloads).
-func readGHContext(getenv func(string) string) (*ghContext, error) {
-	b, ev, err := ghhost.ReadBuild(getenv)
+func readGHContext(e *env) (*ghContext, error) {
+	h, err := ghhost.New(e.getenv, e.stdout)
 	if err != nil {
 		return nil, err
 	}
-	c := &ghContext{Build: b, ev: ev}
+	b := h.Build()
+	c := &ghContext{Build: b, h: h, ev: h.Event()}
 	c.owner, c.repo, _ = strings.Cut(b.Repository, "/")
 	return c, nil
 }
