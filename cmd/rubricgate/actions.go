@@ -179,7 +179,9 @@ func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key,
 		warn(e, "", 0, "comment: no github-token given; the comment was not posted")
 		return ""
 	}
-	out, err := upsert(ctx, e, gh, c.githubToken, c.commentAuthor, gh.ChangeRequest, key, md, gh.HeadSHA)
+	cm := gh.h.Commenter(c.githubToken, c.commentAuthor)
+	cm.Logf = commentLog(e)
+	out, err := cm.Comment(ctx, key, md)
 	if err != nil {
 		warn(e, "", 0, "comment not posted: "+err.Error())
 		return ""
@@ -208,20 +210,6 @@ func (c *gateConfig) previousComment(ctx context.Context, e *env, gh *ghContext,
 // commentLog sends the comment service's warnings to the log.
 func commentLog(e *env) func(format string, a ...any) {
 	return func(format string, a ...any) { warn(e, "", 0, fmt.Sprintf(format, a...)) }
-}
-
-func upsert(ctx context.Context, e *env, gh *ghContext, token, author string, pr int, key, body, headSHA string) (comment.Outcome, error) {
-	api, err := ghclient.New(gh.APIURL, token, &http.Client{Timeout: 30 * time.Second})
-	if err != nil {
-		return comment.Outcome{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if author == "*" {
-		author = ""
-	}
-	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Author: author, Logf: commentLog(e)}
-	return svc.Upsert(ctx, pr, key, body, headSHA)
 }
 
 // commentConfig holds the flags of `rubricgate comment`.
@@ -303,7 +291,8 @@ func cmdComment(args []string, e *env) (int, error) {
 		key = "report:" + g.Context.CommentKey
 	}
 	md := render.Markdown(&g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
-	out, err := upsert(ctx, e, gh, c.githubToken, c.commentAuthor, pr, key, md, wr.HeadSHA)
+	cm.PullRequest, cm.HeadSHA, cm.Author = pr, wr.HeadSHA, c.commentAuthor
+	out, err := cm.Comment(ctx, key, md)
 	if err != nil {
 		return exitError, fmt.Errorf("comment: %w", err)
 	}
