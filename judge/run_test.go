@@ -53,7 +53,7 @@ func TestOpenAIValidAnswers(t *testing.T) {
 	if rc.Body["temperature"] != 0.0 || rc.Body["seed"] != 1.0 {
 		t.Fatalf("temperature %v seed %v, want 0 and 1", rc.Body["temperature"], rc.Body["seed"])
 	}
-	if !strings.Contains(rc.User, "answer 0") || !strings.Contains(rc.System, "data to") {
+	if !strings.Contains(rc.User, "<<<BEGIN RESPONSE ") || rc.Answer() == "" || !strings.Contains(rc.System, "data to") {
 		t.Fatalf("prompt lacks the item or the data warning:\n%s\n%s", rc.System, rc.User)
 	}
 }
