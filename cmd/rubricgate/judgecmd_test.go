@@ -144,3 +144,38 @@ func TestJudgeKeyNeverPrinted(t *testing.T) {
 		t.Fatalf("score of error lines: exit %d %s", code, stdout)
 	}
 }
+
+func TestShardedJudgeThenGate(t *testing.T) {
+	srv := supportFake(llmfake.OpenAI)
+	defer srv.Close()
+	dir := t.TempDir()
+	var files []string
+	for i := 1; i <= 4; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i))
+		code, _, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+			"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--shard", fmt.Sprintf("%d/4", i), "--progress", "none")
+		if code != exitPass {
+			t.Fatalf("shard %d: exit %d: %s", i, code, errs)
+		}
+		files = append(files, out)
+	}
+	if srv.Requests() != 4 {
+		t.Fatalf("%d requests over 4 shards, want 4", srv.Requests())
+	}
+	args := []string{"score", "--rubric", supportRubric, "--json", "-", "--results"}
+	code, stdout, errs := runCLI(t, "", append(args, files...)...)
+	if code != exitBlocked || !strings.Contains(stdout, `"items": 4`) {
+		t.Fatalf("all shards: exit %d %s %s", code, stdout, errs)
+	}
+	code, _, errs = runCLI(t, "", append([]string{"gate", "--rubric", supportRubric, "--results"}, files[:3]...)...)
+	if code != exitError || !strings.Contains(errs, "shard 4/4 is missing") {
+		t.Fatalf("missing shard: exit %d %s", code, errs)
+	}
+	again := filepath.Join(dir, "again.jsonl")
+	data, _ := os.ReadFile(files[1])
+	os.WriteFile(again, data, 0o644)
+	code, _, errs = runCLI(t, "", append([]string{"score", "--rubric", supportRubric, "--results"}, append(files, again)...)...)
+	if code != exitError || !strings.Contains(errs, "shards overlap") {
+		t.Fatalf("overlap: exit %d %s", code, errs)
+	}
+}
