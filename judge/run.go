@@ -155,6 +155,7 @@ func (c *Config) defaults() error {
 
 type runner struct {
 	cfg    *Config
+	rhash  string // the rubric's hash, part of every cache key
 	tmpl   *template
 	schema map[string]any
 	lim    *limiter
@@ -185,7 +186,7 @@ func Run(ctx context.Context, cfg Config, ans *Answers, out io.Writer) (*Summary
 	}
 	c := clock{now: cfg.Now, sleep: cfg.Sleep}
 	r := &runner{
-		cfg: &cfg, tmpl: tmpl, schema: Schema(cfg.Rubric),
+		cfg: &cfg, rhash: cfg.Rubric.Hash(), tmpl: tmpl, schema: Schema(cfg.Rubric),
 		lim:  newLimiter(c, cfg.RPM, cfg.Concurrency),
 		bud:  &budget{price: cfg.Price, max: cfg.MaxCost},
 		prog: nil,
@@ -324,7 +325,7 @@ func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Jud
 	seed := r.cfg.Seed + int64(s)
 	var key string
 	if r.cfg.Cache != nil {
-		k := cacheKey{V: cacheVersion, Rubric: r.cfg.Rubric.Hash(), Provider: r.cfg.ProviderName, Model: r.cfg.Model,
+		k := cacheKey{V: cacheVersion, Rubric: r.rhash, Provider: r.cfg.ProviderName, Model: r.cfg.Model,
 			System: p.System, User: p.User, Seed: seed, Sample: s}
 		key = k.hash()
 		if e, ok := r.cfg.Cache.get(key); ok {

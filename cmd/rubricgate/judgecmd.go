@@ -170,7 +170,10 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env, ou
 		cfg.MaxCost = f
 	}
 	keyEnv := c.keyEnv
-	pc := judge.ProviderConfig{Model: cfg.Model, BaseURL: strings.TrimSpace(c.baseURL), HTTPClient: &http.Client{}}
+	// Keep a connection per worker (the default transport keeps 2 per host).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = c.concurrency
+	pc := judge.ProviderConfig{Model: cfg.Model, BaseURL: strings.TrimSpace(c.baseURL), HTTPClient: &http.Client{Transport: tr}}
 	switch strings.ToLower(strings.TrimSpace(c.provider)) {
 	case "openai", "":
 		cfg.ProviderName = "openai"
