@@ -291,7 +291,6 @@ func readAnswersCSV(name string, r io.Reader) ([]Item, error) {
 	}
 	var items []Item
 	for {
-		line, _ := cr.FieldPos(0)
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return items, nil
@@ -299,7 +298,7 @@ func readAnswersCSV(name string, r io.Reader) ([]Item, error) {
 		if err != nil {
 			return nil, csvErr(name, err)
 		}
-		line, _ = cr.FieldPos(0)
+		line, _ := cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
