@@ -7,6 +7,7 @@ require (
 	github.com/google/go-github/v60 v60.0.0
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/sethvargo/go-githubactions v1.3.0
+	golang.org/x/text v0.44.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 
@@ -29,5 +30,5 @@ require (
 	go.opentelemetry.io/otel/metric v1.33.0 // indirect
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
-	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 )

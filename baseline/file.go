@@ -474,6 +474,126 @@ func (f *File) validate() error {
 			return inRange(fmt.Sprintf("items.scores[%d]", i), it.Score, 0, 100)
 		}
 	}
+	return f.checkFigures()
+}
+
+// figureTolerance is how far a stored figure may be from the one recomputed
+// from the items: room for summation order and for a JSON tool that wrote
+// fewer digits, far below any difference the gate acts on (max-drop is a
+// relative 2% of a 0-100 score).
+const figureTolerance = 1e-6
+
+// checkFigures recomputes what the items determine and refuses a file whose
+// stored figures disagree: the gate decides on the stored score, so a file
+// edited to "score": 0 (or 100) must not be believed. The score is the mean
+// of the item scores; the pass rate cannot exceed the share of items at or
+// above the threshold (an item can also fail a critical criterion, which the
+// items do not record). The per-criterion figures cannot be recomputed (the
+// items keep no per-criterion scores); they only feed the report's table,
+// never the decision, and are checked against their own histograms and the
+// embedded rubric.
+func (f *File) checkFigures() error {
+	var sum float64
+	atThreshold := 0
+	threshold := math.Inf(1)
+	if f.rb != nil {
+		threshold = f.rb.Threshold - 1e-9 // as the gate compares
+	}
+	for _, it := range f.Items {
+		sum += it.Score
+		if it.Score >= threshold {
+			atThreshold++
+		}
+	}
+	n := float64(len(f.Items))
+	if mean := sum / n; math.Abs(mean-f.Score) > figureTolerance {
+		return fmt.Errorf("field \"score\" is %v but the %d items average %.6g; the file was edited or is corrupt", f.Score, len(f.Items), mean)
+	}
+	if f.rb == nil {
+		return nil
+	}
+	if most := float64(atThreshold) / n; f.PassRate > most+figureTolerance {
+		return fmt.Errorf("field \"pass_rate\" is %v but only %d of %d items reach the threshold %v (at most %.6g); the file was edited or is corrupt", f.PassRate, atThreshold, len(f.Items), f.rb.Threshold, most)
+	}
+	if len(f.Criteria) != len(f.rb.Criteria) {
+		return fmt.Errorf("field \"criteria\": %d criteria but the embedded rubric has %d", len(f.Criteria), len(f.rb.Criteria))
+	}
+	for i := range f.Criteria {
+		if err := checkCriterion(fmt.Sprintf("criteria[%d]", i), &f.Criteria[i], &f.rb.Criteria[i], len(f.Items)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkCriterion checks one criterion's figures against its rubric entry and
+// its own histogram.
+func checkCriterion(field string, c *gate.CriterionStats, rc *rubric.Criterion, items int) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("field %q: "+format+"; the file was edited or is corrupt", append([]any{field}, a...)...)
+	}
+	if c.ID != rc.ID {
+		return bad("criterion %q, but the embedded rubric has %q here", c.ID, rc.ID)
+	}
+	if c.Weight != rc.Weight {
+		return bad("weight %v, but the embedded rubric says %v", c.Weight, rc.Weight)
+	}
+	if c.Scored < 0 || c.NA < 0 || c.BelowMin < 0 || c.Scored+c.NA > items {
+		return bad("scored %d and na %d do not fit %d items", c.Scored, c.NA, items)
+	}
+	if rc.Continuous || c.Spread != nil {
+		// Continuous scores and means of samples are binned, not counted
+		// per level: the histogram cannot reproduce the mean or the count
+		// below the minimum. Check what still must hold.
+		if c.BelowMin > c.Scored {
+			return bad("below_min %d exceeds scored %d", c.BelowMin, c.Scored)
+		}
+		if c.Scored == 0 {
+			if c.Mean != nil || c.Normalized != nil {
+				return bad("a mean with nothing scored")
+			}
+			return nil
+		}
+		if c.Mean == nil || !(*c.Mean >= float64(rc.Scale.Low)-figureTolerance && *c.Mean <= float64(rc.Scale.High)+figureTolerance) {
+			return bad("mean is missing or off the scale %d..%d", rc.Scale.Low, rc.Scale.High)
+		}
+		norm := 100 * (*c.Mean - float64(rc.Scale.Low)) / float64(rc.Scale.High-rc.Scale.Low)
+		if c.Normalized == nil || math.Abs(*c.Normalized-norm) > figureTolerance {
+			return bad("normalized is not the normalised mean %.6g", norm)
+		}
+		return nil
+	}
+	var count, sum, below int
+	for level, k := range c.Histogram {
+		if level < rc.Scale.Low || level > rc.Scale.High || k < 0 {
+			return bad("histogram level %d (count %d) is not on the scale %d..%d", level, k, rc.Scale.Low, rc.Scale.High)
+		}
+		count += k
+		sum += level * k
+		if !rc.Meets(float64(level)) {
+			below += k
+		}
+	}
+	if count != c.Scored {
+		return bad("the histogram counts %d scores but scored is %d", count, c.Scored)
+	}
+	if c.BelowMin != below {
+		return bad("below_min is %d but the histogram has %d below the minimum", c.BelowMin, below)
+	}
+	if c.Scored == 0 {
+		if c.Mean != nil || c.Normalized != nil {
+			return bad("a mean with nothing scored")
+		}
+		return nil
+	}
+	mean := float64(sum) / float64(c.Scored)
+	norm := 100 * (mean - float64(rc.Scale.Low)) / float64(rc.Scale.High-rc.Scale.Low)
+	if c.Mean == nil || math.Abs(*c.Mean-mean) > figureTolerance {
+		return bad("mean is not the histogram's mean %.6g", mean)
+	}
+	if c.Normalized == nil || math.Abs(*c.Normalized-norm) > figureTolerance {
+		return bad("normalized is not the histogram's normalised mean %.6g", norm)
+	}
 	return nil
 }
 

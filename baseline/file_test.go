@@ -177,7 +177,7 @@ func TestReadRefuses(t *testing.T) {
 func TestItemsCompact(t *testing.T) {
 	rb := testRubric("rag-review")
 	items := genItems(20000)
-	f, err := New(rb, testReport(rb, 75, 0.5), items, testMeta)
+	f, err := New(rb, reportOf(rb, items), items, testMeta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func genItems(n int) []gate.ItemScore {
 // its size (MiB) and its size zipped (as an artifact).
 func BenchmarkMillionItems(b *testing.B) {
 	rb := testRubric("rag-review")
-	f, err := New(rb, testReport(rb, 75, 0.5), genItems(1_000_000), testMeta)
+	f, err := New(rb, reportOf(rb, genItems(1_000_000)), genItems(1_000_000), testMeta)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -286,5 +286,37 @@ func TestFileJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"schema":3}`), &g); err == nil || !strings.Contains(err.Error(), "schema 3 is not supported") {
 		t.Errorf("UnmarshalJSON schema 3: %v", err)
+	}
+}
+
+// The stored figures are recomputed from the items: a file edited to
+// "score": 0 (which skipped the relative check) or to a higher score is
+// refused, naming the file (issue 8, 2.5). A figure written with fewer
+// digits by a JSON tool still reads.
+func TestReadRefusesFiguresTheItemsContradict(t *testing.T) {
+	good := string(encode(t, testFile(t, "rag-review")))
+	if !strings.Contains(good, `"score": 75,`) {
+		t.Fatalf("unexpected encoding:\n%s", good)
+	}
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"score zeroed", `"score": 75,`, `"score": 0,`, `field "score" is 0 but the 3 items average 75`},
+		{"score raised", `"score": 75,`, `"score": 90,`, `field "score" is 90`},
+		{"pass rate above what the items allow", `"pass_rate": 0.6666666666666666,`, `"pass_rate": 1,`, `field "pass_rate" is 1 but only 2 of 3 items reach the threshold`},
+		{"criterion mean edited", `"mean": 4,`, `"mean": 5,`, `field "criteria[0]": mean is not the histogram's mean 4`},
+		{"criterion normalised mean edited", `"normalized": 62.5,`, `"normalized": 99,`, `field "criteria[1]": normalized`},
+		{"histogram edited", `"3": 1,`, `"3": 7,`, `the histogram counts`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(good, tc.old) {
+				t.Fatalf("%q not in the file", tc.old)
+			}
+			_, err := Read(strings.NewReader(strings.Replace(good, tc.old, tc.new, 1)), "store/b.json", 0)
+			if err == nil || !strings.Contains(err.Error(), "store/b.json: ") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one naming store/b.json and saying %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Read(strings.NewReader(strings.Replace(good, `"score": 75,`, `"score": 75.0000001,`, 1)), "b.json", 0); err != nil {
+		t.Errorf("a score within the formatting tolerance was refused: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/ghclient"
 )
 
 // GitHub defaults.
@@ -97,33 +98,11 @@ type GitHub struct {
 // empty: https://api.github.com) authenticated with token. A trailing "/" is
 // added to the base URL when missing, as go-github requires; GitHub
 // Enterprise Server URLs (https://HOST/api/v3) work unchanged. hc may be nil.
+// It is [ghclient.New]: the token is sent to the API origin only.
 func NewGitHubClient(apiURL, token string, hc *http.Client) (*github.Client, error) {
-	if token == "" {
-		return nil, errors.New("github: no token given; pass the workflow token (github-token: ${{ github.token }})")
-	}
-	if apiURL == "" {
-		apiURL = "https://api.github.com"
-	}
-	u, err := url.Parse(apiURL)
-	if err != nil {
-		return nil, fmt.Errorf("github: API URL %q: %w", apiURL, err)
-	}
-	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("github: API URL %q: expected an absolute http(s) URL like https://api.github.com", apiURL)
-	}
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-	}
-	c := github.NewClient(hc).WithAuthToken(token)
-	c.BaseURL = u
-	up := *u
-	if strings.HasSuffix(up.Path, "/api/v3/") {
-		up.Path = strings.TrimSuffix(up.Path, "api/v3/") + "api/uploads/"
-		c.UploadURL = &up
-	} else if u.Host != "api.github.com" {
-		c.UploadURL = &up
-	}
-	return c, nil
+	// One constructor for every GitHub call: the token never follows a
+	// redirect off the API host (see internal/ghclient).
+	return ghclient.New(apiURL, token, hc)
 }
 
 // RequestError is a failed request: which call, which request, the HTTP

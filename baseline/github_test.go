@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v60/github"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
 )
 
@@ -70,7 +71,7 @@ func (e *env) log() string {
 func baselineZip(t testing.TB, name string, score float64) []byte {
 	t.Helper()
 	rb := testRubric(name)
-	f, err := New(rb, testReport(rb, score, 0.5), testItems, testMeta)
+	f, err := New(rb, reportOf(rb, flatItems(score)), flatItems(score), testMeta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,11 +465,18 @@ func TestGitHubTokenNeverReachesStorage(t *testing.T) {
 	if _, _, err := e.store.Latest(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
-	// Misconfigured: an authenticated client for downloads. The storage host
-	// refuses it and the candidate fails; nothing is accepted.
+	// The API client as the download client: it sends the token to the API
+	// host only, so storage gets none.
+	e.store.Download = e.fake.Client(token).Client()
+	if _, _, err := e.store.Latest(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	// Misconfigured: a client that sends the token everywhere (go-github's
+	// WithAuthToken). The storage host refuses it and the candidate fails;
+	// nothing is accepted.
 	e2 := newEnv(t)
 	e2.fake.Add(art(11, time.Hour, baselineZip(t, "rag-review", 81)))
-	e2.store.Download = e2.fake.Client(token).Client()
+	e2.store.Download = github.NewClient(e2.fake.API.Client()).WithAuthToken(token).Client()
 	_, _, err := e2.store.Latest(context.Background(), q)
 	var ce *CandidatesError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "403") {

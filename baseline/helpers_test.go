@@ -22,7 +22,7 @@ func testRubric(name string) *rubric.Rubric {
 		Name:      name,
 		Threshold: 70,
 		Criteria: []rubric.Criterion{
-			{ID: "faithfulness", Name: "Faithfulness <grounded>", Weight: 2, Scale: rubric.Scale{Low: 1, High: 5}, Critical: ptr(3), Blocking: true},
+			{ID: "faithfulness", Name: "Faithfulness <grounded>", Weight: 2, Scale: rubric.Scale{Low: 1, High: 5}, Critical: ptr(3.0), Blocking: true},
 			{ID: "relevance", Name: "Relevance", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}, NA: true},
 		},
 	}
@@ -42,6 +42,29 @@ func testReport(rb *rubric.Rubric, score, pass float64) *gate.Report {
 			{ID: "relevance", Name: "Relevance", Weight: 1, Mean: ptr(3.5), Normalized: ptr(62.5), Scored: 2, NA: 1, Histogram: map[int]int{1: 0, 2: 0, 3: 1, 4: 1, 5: 0}},
 		},
 	}
+}
+
+// reportOf is testReport with the score and pass rate the items give (Read
+// refuses figures the items contradict).
+func reportOf(rb *rubric.Rubric, items []gate.ItemScore) *gate.Report {
+	var sum float64
+	pass := 0
+	for _, it := range items {
+		sum += it.Score
+		if it.Score >= rb.Threshold {
+			pass++
+		}
+	}
+	return testReport(rb, sum/float64(len(items)), float64(pass)/float64(len(items)))
+}
+
+// flatItems are testItems' ids all scoring score.
+func flatItems(score float64) []gate.ItemScore {
+	items := append([]gate.ItemScore(nil), testItems...)
+	for i := range items {
+		items[i].Score = score
+	}
+	return items
 }
 
 var testItems = []gate.ItemScore{

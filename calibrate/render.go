@@ -209,6 +209,23 @@ func writeCriteriaTableMD(e *errWriter, cs []CriterionAgreement) {
 			signed(c.MeanDiff), mark(c.Pass))
 	}
 	e.printf("\n")
+	for i := range cs {
+		if cs[i].Skipped != "" {
+			e.printf("- %s: %s\n", md(cs[i].Name), md(cs[i].Skipped))
+		}
+	}
+	if hasSkipped(cs) {
+		e.printf("\n")
+	}
+}
+
+func hasSkipped(cs []CriterionAgreement) bool {
+	for i := range cs {
+		if cs[i].Skipped != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func writeCriterionDetailMD(e *errWriter, c *CriterionAgreement, m Metric, min float64, a, b string) {
@@ -277,6 +294,14 @@ func writeCriteriaTableText(e *errWriter, cs []CriterionAgreement) {
 			signed(c.MeanDiff), mark(c.Pass))
 	}
 	e.printf("\n")
+	for i := range cs {
+		if cs[i].Skipped != "" {
+			e.printf("%s: %s\n", clean(cs[i].ID), clean(cs[i].Skipped))
+		}
+	}
+	if hasSkipped(cs) {
+		e.printf("\n")
+	}
 }
 
 func writeCriterionDetailText(e *errWriter, c *CriterionAgreement, m Metric, min float64, a, b string) {

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -167,6 +168,9 @@ type CriterionAgreement struct {
 	NotApplicable bool `json:"not_applicable"`
 	// Advice says what to fix when the criterion fails; empty when it passes.
 	Advice string `json:"advice"`
+	// Skipped says why the criterion was not calibrated (a continuous
+	// scale has no levels to agree on); it then passes with null metrics.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Value returns the criterion's figure for metric m (nil when undefined).
@@ -297,24 +301,39 @@ func indexByID(rs []Rating) (map[string]int, error) {
 	return idx, nil
 }
 
+// level is the scale level of a score: the nearest integer, halves up.
+func level(s float64) int { return int(math.Floor(s + 0.5)) }
+
 // agreement computes every figure of one criterion over its pairs.
 func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) CriterionAgreement {
-	ca := CriterionAgreement{ID: c.ID, Name: c.Name, Confusion: newConfusion(c.Scale), Disagreements: []Disagreement{}}
+	ca := CriterionAgreement{ID: c.ID, Name: c.Name, Disagreements: []Disagreement{}}
+	if c.Continuous {
+		// Agreement statistics here compare levels; a continuous score has
+		// none. Binning it would invent levels the raters never chose.
+		ca.Skipped = "continuous scale: calibration compares integer levels, so this criterion is not calibrated"
+		ca.Confusion = Confusion{Levels: []int{}, Counts: [][]int{}}
+		ca.Pass = true
+		return ca
+	}
+	ca.Confusion = newConfusion(c.Scale)
 	var sum, naBoth int
 	for _, p := range ps {
 		if p.a.State == gate.NA && p.b.State == gate.NA {
 			naBoth++
 		}
+		// An item judged several times has the mean of its samples, which
+		// counts at the nearest level (halves up).
+		a, b := level(p.a.Score), level(p.b.Score)
 		if p.a.State != gate.Scored || p.b.State != gate.Scored ||
-			!ca.Confusion.add(p.a.Score, p.b.Score) {
+			!ca.Confusion.add(a, b) {
 			ca.NAOrMissing++
 			continue
 		}
 		ca.N++
-		d := p.b.Score - p.a.Score
+		d := b - a
 		sum += d
 		if d != 0 {
-			ca.Disagreements = keepTop(ca.Disagreements, Disagreement{ID: p.id, Human: p.a.Score, Judge: p.b.Score, Diff: d}, opts.TopDisagreements)
+			ca.Disagreements = keepTop(ca.Disagreements, Disagreement{ID: p.id, Human: a, Judge: b, Diff: d}, opts.TopDisagreements)
 		}
 	}
 	cf := &ca.Confusion

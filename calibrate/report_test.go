@@ -13,7 +13,7 @@ import (
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-func intp(v int) *int { return &v }
+func intp(v float64) *float64 { return &v }
 
 // testRubric has a 1-5 criterion, a 0-2 gate with na and a 0-1 gate.
 func testRubric() *rubric.Rubric {
@@ -29,7 +29,7 @@ func testRubric() *rubric.Rubric {
 }
 
 // sv is a scored value; na and miss are the other states.
-func sv(s int) gate.Value { return gate.Value{Score: s, State: gate.Scored} }
+func sv[T int | float64](s T) gate.Value { return gate.Value{Score: float64(s), State: gate.Scored} }
 
 var (
 	na   = gate.Value{State: gate.NA}
@@ -405,13 +405,13 @@ func rubricHashOf(t *testing.T, data []byte) string {
 }
 
 func TestNotApplicableCriterion(t *testing.T) {
-	two := 2
+	two := 2.0
 	rb := &rubric.Rubric{Name: "r", Criteria: []rubric.Criterion{
 		{ID: "grounding", Name: "grounding", Weight: 1, Scale: rubric.Scale{Low: 0, High: 2}, Critical: &two},
 		{ID: "citation", Name: "citation", Weight: 1, Scale: rubric.Scale{Low: 0, High: 2}, NA: true},
 	}}
 	mk := func(id string, g int, c gate.Value) Rating {
-		return Rating{ID: id, Values: []gate.Value{{Score: g, State: gate.Scored}, c}}
+		return Rating{ID: id, Values: []gate.Value{{Score: float64(g), State: gate.Scored}, c}}
 	}
 	na := gate.Value{State: gate.NA}
 	human := []Rating{mk("a", 2, na), mk("b", 1, na), mk("c", 0, na)}

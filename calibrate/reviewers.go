@@ -101,7 +101,7 @@ func (e *MissingReviewerError) Error() string {
 // whose critical minimum is the top of the scale and that do not allow `na`
 // (grounding and answer handling in the seed 000 RAG rubric).
 func DiscussFirst(c *rubric.Criterion) bool {
-	return c.Critical != nil && *c.Critical == c.Scale.High && !c.NA
+	return c.Critical != nil && *c.Critical == float64(c.Scale.High) && !c.NA
 }
 
 // CompareReviewers pairs the rows of one review sheet scored by two reviewers

@@ -276,6 +276,25 @@ func (s *Service) Upsert(ctx context.Context, pr int, key, body, headSHA string)
 	return Outcome{Action: ActionCreated, URL: c.GetHTMLURL(), ID: c.GetID()}, nil
 }
 
+// Existing returns the body (without its marker line) of the comment for
+// key that [Service.Upsert] would edit, and whether there is one. Only a
+// service with Author set vouches for what the body says: without it, anyone
+// could have written a comment with the marker.
+func (s *Service) Existing(ctx context.Context, pr int, key string) (string, bool, error) {
+	if err := s.check(); err != nil {
+		return "", false, err
+	}
+	if pr <= 0 {
+		return "", false, fmt.Errorf("comment: invalid pull request number %d (must be positive)", pr)
+	}
+	c, err := s.find(ctx, pr, Marker(key))
+	if err != nil || c == nil {
+		return "", false, err
+	}
+	_, body, _ := strings.Cut(c.GetBody(), "\n")
+	return body, true, nil
+}
+
 // maxPages bounds every paginated listing (100 items a page).
 const maxPages = 100
 

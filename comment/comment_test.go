@@ -561,3 +561,23 @@ func TestStartsWithMarker(t *testing.T) {
 		}
 	}
 }
+
+// Existing returns the body of the comment Upsert would edit: the author's
+// own, never a comment by someone else carrying the marker.
+func TestExistingOnlyAdoptedComment(t *testing.T) {
+	f, is := newFake(t)
+	is.AddPull(ghfake.PullRequest{Number: 7, HeadSHA: headA})
+	is.AddComment(7, "mallory", Marker("k")+"\nplanted")
+	s, _ := service(f)
+	s.Author = botLogin
+	ctx := context.Background()
+	if body, ok, err := s.Existing(ctx, 7, "k"); err != nil || ok {
+		t.Fatalf("a planted comment was adopted: %q %v %v", body, ok, err)
+	}
+	if _, err := s.Upsert(ctx, 7, "k", "line one\nmine", headA); err != nil {
+		t.Fatal(err)
+	}
+	if body, ok, err := s.Existing(ctx, 7, "k"); err != nil || !ok || body != "line one\nmine" {
+		t.Fatalf("Existing = %q %v %v", body, ok, err)
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // maxWarnings caps the pass-column disagreements listed in a report.
@@ -21,11 +24,9 @@ func (sc *schema) itemScore(vals []Value) (score float64, failed bool) {
 			continue
 		}
 		w := sc.weight[i]
-		num += w * (float64(v.Score-sc.low[i]) / sc.span[i])
+		num += w * ((v.Score - sc.low[i]) / sc.span[i])
 		den += w
-		if sc.critical[i] && v.Score < sc.min[i] {
-			failed = true
-		}
+		failed = failed || v.Below
 	}
 	return 100 * num / den, failed
 }
@@ -39,17 +40,36 @@ const thresholdSlack = 1e-9
 
 // critAgg is the running sums of one criterion.
 type critAgg struct {
-	sum    int64 // raw scores: an integer sum is exact in any order
+	sum    float64 // raw scores (exact for integer scores below 2^53)
 	scored int
 	na     int
 	below  int
-	hist   []int // by level - low
+	hist   []int // by level - low, or by bin of a continuous scale
+	// spreadSum sums the within-item spread of the spreadN items with two
+	// or more scored samples.
+	spreadSum float64
+	spreadN   int
+}
+
+// bin is the histogram slot of a score: its level (a mean of samples that
+// is not an integer counts at the nearest level, halves up), or its bin on a
+// continuous scale.
+func (sc *schema) bin(i int, v float64) int {
+	if d := v - sc.low[i]; !sc.cont[i] && d == float64(int(d)) {
+		return int(d) // a level: the common case
+	}
+	if sc.cont[i] {
+		b := int(math.Floor(float64(sc.levels[i]) * (v - sc.low[i]) / sc.span[i]))
+		return min(max(b, 0), sc.levels[i]-1)
+	}
+	return min(max(int(math.Floor(v-sc.low[i]+0.5)), 0), sc.levels[i]-1)
 }
 
 // partial is the aggregate of one chunk, folded into the run in chunk order
 // so the floating-point sums do not depend on scheduling.
 type partial struct {
 	items, scored, passed, retrievalMiss int
+	maxSamples                           int
 	scoreSum                             float64
 	crit                                 []critAgg
 	unscored                             []UnscoredItem
@@ -65,7 +85,7 @@ type partial struct {
 func newPartial(sc *schema) *partial {
 	p := &partial{crit: make([]critAgg, len(sc.ids))}
 	for i := range p.crit {
-		p.crit[i].hist = make([]int, sc.high[i]-sc.low[i]+1)
+		p.crit[i].hist = make([]int, sc.levels[i])
 	}
 	return p
 }
@@ -80,7 +100,14 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 		p.retrievalMiss++
 	}
 	if r.unscored() {
-		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.line})
+		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.itemLine()})
+		// Blocking gates hold on an unscored item too (see decoder.finish).
+		for i, v := range r.vals {
+			if v.State == Scored && sc.blocking[i] && v.Below {
+				p.blocking = append(p.blocking, BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score,
+					Reasoning: "[the item also carries a judge error: " + string(r.errMsg) + "] " + string(firstNonBlank(r.reasoning, r.notes))})
+			}
+		}
 		if keep {
 			p.results = append(p.results, ItemResult{ID: string(r.id), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.errMsg),
 				JudgeModel: d.intern(r.judgeModel), Length: r.length})
@@ -90,6 +117,9 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 	score, failed := sc.itemScore(r.vals)
 	pass := score >= sc.rb.Threshold-thresholdSlack && !failed
 	p.scored++
+	if r.nSamples > p.maxSamples {
+		p.maxSamples = r.nSamples
+	}
 	p.scoreSum += score
 	if pass {
 		p.passed++
@@ -113,16 +143,23 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 				res.NA = append(res.NA, sc.ids[i])
 			}
 		case Scored:
-			c.sum += int64(v.Score)
+			c.sum += v.Score
 			c.scored++
-			c.hist[v.Score-sc.low[i]]++
-			if sc.critical[i] && v.Score < sc.min[i] {
+			c.hist[sc.bin(i, v.Score)]++
+			if v.N > 1 {
+				c.spreadSum += v.Spread
+				c.spreadN++
+			}
+			if v.Below {
 				c.below++
 				if res != nil {
 					res.Failed = append(res.Failed, sc.ids[i])
 				}
 				if sc.blocking[i] {
 					why := r.reasoning
+					if r.why != nil && r.why[i] != nil {
+						why = r.why[i]
+					}
 					if len(why) == 0 {
 						why = r.notes
 					}
@@ -139,6 +176,13 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 	}
 }
 
+func firstNonBlank(a, b []byte) []byte {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
 // disagreement describes a review row whose pass column contradicts the rule.
 func disagreement(sc *schema, r *rawItem, file string, score float64, pass bool) string {
 	say := map[bool]string{true: "pass", false: "fail"}
@@ -146,8 +190,8 @@ func disagreement(sc *schema, r *rawItem, file string, score float64, pass bool)
 	if !pass {
 		var gates []string
 		for i, v := range r.vals {
-			if v.State == Scored && sc.critical[i] && v.Score < sc.min[i] {
-				gates = append(gates, fmt.Sprintf("%s %d < %d", sc.ids[i], v.Score, sc.min[i]))
+			if v.State == Scored && v.Below {
+				gates = append(gates, fmt.Sprintf("%s %s < %s", sc.ids[i], fmtNum(v.Score), fmtNum(sc.min[i])))
 			}
 		}
 		if len(gates) > 0 {
@@ -174,9 +218,12 @@ func (u *run) fold(p *partial) {
 	a.passed += p.passed
 	a.retrievalMiss += p.retrievalMiss
 	a.scoreSum += p.scoreSum
+	a.maxSamples = max(a.maxSamples, p.maxSamples)
 	for i := range a.crit {
 		c, d := &a.crit[i], &p.crit[i]
 		c.sum += d.sum
+		c.spreadSum += d.spreadSum
+		c.spreadN += d.spreadN
 		c.scored += d.scored
 		c.na += d.na
 		c.below += d.below
@@ -223,15 +270,29 @@ func (u *run) report(opts ScoreOptions) *Report {
 		c := &a.crit[i]
 		cr := &sc.rb.Criteria[i]
 		st := CriterionStats{ID: cr.ID, Name: cr.Name, Weight: cr.Weight, Scored: c.scored, NA: c.na, BelowMin: c.below, Histogram: make(map[int]int, len(c.hist))}
-		for j, n := range c.hist {
-			st.Histogram[sc.low[i]+j] = n
+		if cr.Continuous {
+			st.Bins = make([]Bin, len(c.hist))
+			for j, n := range c.hist {
+				st.Bins[j] = Bin{Low: cr.BinLow(j), High: cr.BinLow(j + 1), Count: n}
+			}
+		} else {
+			for j, n := range c.hist {
+				st.Histogram[cr.Scale.Low+j] = n
+			}
 		}
 		if c.scored > 0 {
-			mean := float64(c.sum) / float64(c.scored)
-			norm := 100 * (mean - float64(sc.low[i])) / sc.span[i]
+			mean := c.sum / float64(c.scored)
+			norm := 100 * (mean - sc.low[i]) / sc.span[i]
 			st.Mean, st.Normalized = &mean, &norm
 		}
+		if c.spreadN > 0 {
+			sp := c.spreadSum / float64(c.spreadN)
+			st.Spread = &sp
+		}
 		rep.Criteria[i] = st
+	}
+	if a.maxSamples > 1 {
+		rep.MaxSamples = a.maxSamples
 	}
 	if a.items > 0 {
 		rep.RetrievalMiss = RetrievalMiss{Count: a.retrievalMiss, Rate: float64(a.retrievalMiss) / float64(a.items)}
@@ -255,11 +316,28 @@ type dupRec struct {
 }
 
 func newDupRec(id []byte, input, line int) dupRec {
-	h1, h2 := idHash(id)
+	h1, h2 := idHash(idKey(id))
 	if line > math.MaxUint32 {
 		line = math.MaxUint32
 	}
 	return dupRec{h: h1, h2: h2, input: uint16(input), line: uint32(line)}
+}
+
+// idKey is the form of an id that duplicate detection compares: its Unicode
+// normalisation form C, so that "é" written precomposed (U+00E9) and
+// decomposed (e U+0301), which look the same everywhere they are shown, are
+// one id. Ids are already trimmed. An all-ASCII id is its own NFC and is
+// returned as is, with no allocation.
+func idKey(id []byte) []byte {
+	for _, c := range id {
+		if c >= utf8.RuneSelf {
+			if norm.NFC.IsNormal(id) {
+				return id
+			}
+			return norm.NFC.Bytes(id)
+		}
+	}
+	return id
 }
 
 // idHash is FNV-1a (64 bits) plus 16 bits of an independent multiplicative

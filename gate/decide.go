@@ -55,26 +55,34 @@ func ParseMaxDrop(s string) (float64, error) {
 type Policy struct {
 	// IfNoBaseline is "pass" (the run starts the baseline) or "fail".
 	IfNoBaseline string
-	// OnRubricChange is "skip" (relative check skipped, hard gates apply) or
-	// "fail", used only when the run cannot be re-scored under the baseline's rubric.
+	// OnRubricChange says what a rubric change the gate cannot follow does:
+	// the run cannot be re-scored under the baseline's rubric, or it does not
+	// carry a blocking criterion of the baseline's rubric. "block" (the
+	// default): the run is blocked unless the accept label is on the pull
+	// request. "fail": blocked, the label does not waive it. "skip" is the
+	// deprecated name of "block" (it used to skip the relative check, which
+	// let a renamed criterion switch the drop check and the safety gate off).
 	OnRubricChange string
 	// Accepted is true when the pull request carries the accept label: a
-	// relative-drop block becomes a recorded, accepted pass.
+	// relative-drop block, or a rubric change the gate cannot follow (under
+	// on-rubric-change block), becomes a recorded, accepted pass.
 	Accepted bool
 	// AcceptLabel names the label, for the reason text.
 	AcceptLabel string
 }
 
 // DefaultPolicy is the default of every policy input.
-var DefaultPolicy = Policy{IfNoBaseline: "pass", OnRubricChange: "skip", AcceptLabel: "rubricgate:accept-regression"}
+var DefaultPolicy = Policy{IfNoBaseline: "pass", OnRubricChange: "block", AcceptLabel: "rubricgate:accept-regression"}
 
 // Validate checks the policy words.
 func (p Policy) Validate() error {
 	if p.IfNoBaseline != "pass" && p.IfNoBaseline != "fail" {
 		return fmt.Errorf("if-no-baseline %q: expected pass or fail", p.IfNoBaseline)
 	}
-	if p.OnRubricChange != "skip" && p.OnRubricChange != "fail" {
-		return fmt.Errorf("on-rubric-change %q: expected skip or fail", p.OnRubricChange)
+	switch p.OnRubricChange {
+	case "block", "fail", "skip":
+	default:
+		return fmt.Errorf("on-rubric-change %q: expected block or fail", p.OnRubricChange)
 	}
 	return nil
 }
@@ -142,6 +150,10 @@ type GateReport struct {
 	// Rescored is set when the run was re-scored under the baseline's rubric
 	// to compare: the score under the baseline's rubric.
 	Rescored *RescoredInfo `json:"rescored,omitempty"`
+	// RubricChange is set when the rubric changed in a way the gate cannot
+	// follow (see Policy.OnRubricChange): what changed, and whether the
+	// accept label accepted it.
+	RubricChange *RubricChange `json:"rubric_change,omitempty"`
 	// ComparedScore is the current score the decision compared with the baseline.
 	ComparedScore *float64 `json:"compared_score"`
 	// MaxDrop is the threshold used.
@@ -177,6 +189,25 @@ type RescoredInfo struct {
 	Score      float64 `json:"score"`
 	// CurrentRubricScore is the score under the current rubric, shown beside.
 	CurrentRubricScore *float64 `json:"current_rubric_score"`
+}
+
+// RubricChange records a rubric change the gate could not follow: the
+// baseline's rubric and the current one differ, and the run could not be
+// re-scored under the baseline's rubric or does not carry one of its
+// blocking criteria.
+type RubricChange struct {
+	// From and To are the rubric hashes, baseline's and current.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Removed lists the baseline rubric's criteria the current rubric lacks.
+	Removed []string `json:"removed"`
+	// UncheckedGates counts, per blocking criterion of the baseline's rubric,
+	// the items of this run that do not carry it.
+	UncheckedGates map[string]int `json:"unchecked_gates"`
+	// RescoreError says why the run could not be re-scored ("" when it was).
+	RescoreError string `json:"rescore_error"`
+	// Accepted is true when the accept label accepted the change.
+	Accepted bool `json:"accepted"`
 }
 
 // TierInfo is the staged-rollout outcome carried in the gate report.
@@ -217,8 +248,15 @@ type DecideInput struct {
 
 // Decide makes the gate decision. It never fails: every situation maps to a
 // pass or a block with reasons; errors in reading belong to the caller.
+//
+// Decide is pure: in.Current is not changed (the report carries a copy with
+// the decision's warnings and the baseline rubric's failures added), so two
+// calls with the same input give the same report.
 func Decide(in DecideInput) *GateReport {
-	cur := in.Current
+	cc := *in.Current
+	cc.Warnings = append([]string{}, in.Current.Warnings...)
+	cc.BlockingFailures = append([]BlockingFailure{}, in.Current.BlockingFailures...)
+	cur := &cc
 	g := &GateReport{
 		Report:   cur,
 		Decision: Pass,
@@ -241,7 +279,9 @@ func Decide(in DecideInput) *GateReport {
 			hard = append(hard, blockingReason(extra)+" (under the baseline's rubric)")
 			cur.BlockingFailures = append(cur.BlockingFailures, extra...)
 		}
-		cur.Warnings = append(cur.Warnings, bg.uncheckedWarnings()...)
+	}
+	if in.OnRubricChange == "skip" {
+		cur.Warnings = append(cur.Warnings, "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label")
 	}
 	g.BlockingCount = len(cur.BlockingFailures)
 	if cur.Scored == 0 {
@@ -277,15 +317,19 @@ func Decide(in DecideInput) *GateReport {
 				cur.Warnings = append(cur.Warnings, fmt.Sprintf("the rubric changed (%s → %s): the run was re-scored under the baseline's rubric to compare", shortHash(b.RubricHash), shortHash(cur.Rubric.Hash)))
 			} else {
 				compared = nil
-				why := "the results do not carry the baseline rubric's criteria"
-				if in.RescoreErr != nil {
-					why = in.RescoreErr.Error()
-				}
-				msg := fmt.Sprintf("SCORES ARE NOT COMPARABLE: the rubric changed (%s → %s) and the run cannot be re-scored under the baseline's rubric (%s)", shortHash(b.RubricHash), shortHash(cur.Rubric.Hash), why)
-				if in.OnRubricChange == "fail" {
-					hard = append(hard, msg+"; on-rubric-change is fail")
-				} else {
-					cur.Warnings = append(cur.Warnings, msg+"; the relative check was skipped, hard gates still apply")
+			}
+			if rc := rubricChange(in, compared == nil); rc != nil {
+				g.RubricChange = rc
+				msgs := rc.describe()
+				switch {
+				case in.OnRubricChange == "fail":
+					msgs[0] += "; on-rubric-change is fail, so the accept label does not waive it"
+					hard = append(hard, msgs...)
+				case in.Accepted:
+					soft = append(soft, msgs...)
+				default:
+					msgs[0] += "; a reviewer who accepts the change adds the " + in.AcceptLabel + " label"
+					soft = append(soft, msgs...)
 				}
 			}
 		}
@@ -325,6 +369,9 @@ func Decide(in DecideInput) *GateReport {
 		g.Reasons = append(append(hard, soft...), g.Reasons...)
 	case len(soft) > 0 && in.Accepted:
 		g.Accepted = true
+		if g.RubricChange != nil && in.OnRubricChange != "fail" {
+			g.RubricChange.Accepted = true
+		}
 		for _, s := range soft {
 			g.Reasons = append(g.Reasons, "accepted by the "+in.AcceptLabel+" label: "+s)
 		}
@@ -341,6 +388,60 @@ func Decide(in DecideInput) *GateReport {
 		}
 	}
 	return g
+}
+
+// rubricChange describes a rubric change the gate cannot follow, or returns
+// nil when it can: the run was re-scored under the baseline's rubric
+// (notCompared false) and carries every blocking criterion of it.
+func rubricChange(in DecideInput, notCompared bool) *RubricChange {
+	b := in.Baseline
+	rc := &RubricChange{From: b.RubricHash, To: in.Current.Rubric.Hash, Removed: []string{}, UncheckedGates: map[string]int{}}
+	if bg := in.BaselineGates; bg != nil {
+		for id, n := range bg.Unchecked {
+			if n > 0 {
+				rc.UncheckedGates[id] = n
+			}
+		}
+	}
+	if !notCompared && len(rc.UncheckedGates) == 0 {
+		return nil
+	}
+	if notCompared {
+		rc.RescoreError = "the results do not carry the baseline rubric's criteria"
+		if in.RescoreErr != nil {
+			rc.RescoreError = in.RescoreErr.Error()
+		}
+	}
+	if b.Rubric != nil && in.Rubric != nil {
+		for _, c := range b.Rubric.Criteria {
+			if in.Rubric.Index(c.ID) < 0 {
+				rc.Removed = append(rc.Removed, c.ID)
+			}
+		}
+	}
+	return rc
+}
+
+// describe says what changed, for the reasons: a headline (hashes and
+// criteria removed), then one line per thing the gate could not do.
+func (rc *RubricChange) describe() []string {
+	head := fmt.Sprintf("RUBRIC CHANGE: the rubric changed (%s → %s) in a way the gate cannot follow", shortHash(rc.From), shortHash(rc.To))
+	if len(rc.Removed) > 0 {
+		head += "; criteria removed: " + strings.Join(rc.Removed, ", ")
+	}
+	parts := []string{head}
+	if rc.RescoreError != "" {
+		parts = append(parts, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+rc.RescoreError)
+	}
+	ids := make([]string, 0, len(rc.UncheckedGates))
+	for id := range rc.UncheckedGates {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		parts = append(parts, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", id, rc.UncheckedGates[id]))
+	}
+	return parts
 }
 
 // dropBlocks reports whether the drop from base to cur reaches maxDrop:

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -168,14 +169,44 @@ func TestDecideRubricChange(t *testing.T) {
 	if g.Decision != Block || g.Rescored == nil || *g.Rescored.CurrentRubricScore != 90 {
 		t.Fatalf("re-scored comparison: %s %+v", g.Decision, g.Rescored)
 	}
-	// Not re-scorable: skip by default, loudly.
+	// Not re-scorable: blocks by default (issue 8, 2.2: it used to skip the
+	// relative check, so a renamed criterion switched it off).
 	g = decide(runReport(10), b, func(in *DecideInput) { in.RescoreErr = errors.New(`missing criterion "tone"`) })
-	if g.Decision != Pass || g.Comparable || !hasWarning(g, "NOT COMPARABLE") {
-		t.Fatalf("skip policy: %s comparable=%v warnings=%q", g.Decision, g.Comparable, g.Warnings)
+	if g.Decision != Block || g.Comparable || g.RubricChange == nil || !strings.Contains(g.Reasons[1], `missing criterion "tone"`) ||
+		!strings.Contains(g.Reasons[0], "rubricgate:accept-regression label") {
+		t.Fatalf("default policy: %s comparable=%v reasons=%q", g.Decision, g.Comparable, g.Reasons)
 	}
-	g = decide(runReport(10), b, func(in *DecideInput) { in.OnRubricChange = "fail" })
-	if g.Decision != Block {
-		t.Fatal("on-rubric-change fail must block")
+	// The deprecated "skip" means block, and says so.
+	g = decide(runReport(10), b, func(in *DecideInput) { in.OnRubricChange = "skip"; in.RescoreErr = errors.New("x") })
+	if g.Decision != Block || !hasWarning(g, "skip is deprecated") {
+		t.Fatalf("skip policy: %s warnings=%q", g.Decision, g.Warnings)
+	}
+	// The accept label accepts it, and the report records what was accepted.
+	g = decide(runReport(10), b, func(in *DecideInput) { in.RescoreErr = errors.New(`missing criterion "tone"`); in.Accepted = true })
+	if g.Decision != Pass || !g.Accepted || g.RubricChange == nil || !g.RubricChange.Accepted ||
+		g.RubricChange.From != "sha256:bbbb" || g.RubricChange.To != "sha256:aaaa" || g.RubricChange.RescoreError != `missing criterion "tone"` ||
+		!strings.HasPrefix(g.Reasons[0], "accepted by the rubricgate:accept-regression label: RUBRIC CHANGE: the rubric changed (bbbb → aaaa)") {
+		t.Fatalf("accepted: %s accepted=%v change=%+v reasons=%q", g.Decision, g.Accepted, g.RubricChange, g.Reasons)
+	}
+	// on-rubric-change fail: the label does not waive it.
+	g = decide(runReport(10), b, func(in *DecideInput) { in.OnRubricChange = "fail"; in.Accepted = true })
+	if g.Decision != Block || g.Accepted || g.RubricChange.Accepted {
+		t.Fatal("on-rubric-change fail must block, label or not")
+	}
+	// Re-scored, but a blocking criterion of the baseline's rubric is not
+	// carried (it allowed na, say): blocks too, and names the criterion and
+	// the criteria removed.
+	crit := 1.0
+	b.Rubric = &rubric.Rubric{Criteria: []rubric.Criterion{{ID: "accuracy", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}, {ID: "safety", Scale: rubric.Scale{Low: 0, High: 1}, Critical: &crit, Blocking: true}}}
+	cur := &rubric.Rubric{Criteria: []rubric.Criterion{{ID: "accuracy", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}, {ID: "harm", Scale: rubric.Scale{Low: 0, High: 1}}}}
+	g = decide(runReport(80), b, func(in *DecideInput) {
+		in.Rubric = cur
+		in.Compared = runReport(80)
+		in.BaselineGates = &GateCheck{Failures: []BlockingFailure{}, Unchecked: map[string]int{"safety": 10}}
+	})
+	if g.Decision != Block || g.RubricChange == nil || g.RubricChange.RescoreError != "" || g.RubricChange.UncheckedGates["safety"] != 10 ||
+		len(g.RubricChange.Removed) != 1 || g.RubricChange.Removed[0] != "safety" || !strings.Contains(g.Reasons[0], "criteria removed: safety") || !strings.Contains(g.Reasons[1], "blocking criterion safety is not carried by 10 item(s)") {
+		t.Fatalf("unchecked gate: %s change=%+v reasons=%q", g.Decision, g.RubricChange, g.Reasons)
 	}
 	// A blocking gate in the baseline's rubric still applies after the PR
 	// removed it, whether or not the run could be re-scored.
@@ -201,7 +232,7 @@ func TestDecideWarnings(t *testing.T) {
 }
 
 func TestCriterionChanges(t *testing.T) {
-	crit := 1
+	crit := 1.0
 	rb := &rubric.Rubric{Criteria: []rubric.Criterion{{ID: "accuracy", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}}, {ID: "safety", Scale: rubric.Scale{Low: 0, High: 1}, Critical: &crit, Blocking: true}}}
 	cur := runReport(60, BlockingFailure{Item: "x", Criterion: "safety"})
 	cur.Criteria = append(cur.Criteria, CriterionStats{ID: "safety", Normalized: fptr(90)})
@@ -234,5 +265,32 @@ func TestParseMaxDrop(t *testing.T) {
 		if _, err := ParseMaxDrop(in); err == nil {
 			t.Errorf("ParseMaxDrop(%q) accepted", in)
 		}
+	}
+}
+
+// Decide must not change its input: a second call with the same input gives
+// the same report, and the current report keeps its warnings and failures.
+func TestDecideIsPure(t *testing.T) {
+	cur := runReport(60, BlockingFailure{Item: "a", Criterion: "safety"})
+	cur.Warnings = []string{"rubric warning"}
+	in := DecideInput{
+		Current: cur, Baseline: base(80), Now: now.Add(90 * 24 * time.Hour), Thresholds: DefaultThresholds, Policy: DefaultPolicy,
+		BaselineGates: &GateCheck{Failures: []BlockingFailure{{Item: "b", Criterion: "safety"}}, Unchecked: map[string]int{"safety": 2}},
+		Paired:        &Paired{Added: 1, Removed: 1},
+	}
+	in.Baseline.RubricHash = "sha256:bbbb"
+	first := Decide(in)
+	second := Decide(in)
+	if len(cur.Warnings) != 1 || len(cur.BlockingFailures) != 1 {
+		t.Fatalf("Decide changed its input: warnings %q, failures %v", cur.Warnings, cur.BlockingFailures)
+	}
+	if !reflect.DeepEqual(first, second) {
+		t.Fatalf("two calls differ:\nfirst  %+v\nsecond %+v", first.Report, second.Report)
+	}
+	if len(first.BlockingFailures) != 2 || first.BlockingCount != 2 {
+		t.Errorf("the report should carry both failures: %v", first.BlockingFailures)
+	}
+	if len(first.Warnings) < 3 {
+		t.Errorf("the report should carry the decision's warnings: %q", first.Warnings)
 	}
 }

@@ -1,10 +1,12 @@
 package gate
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // dupBlock is the number of records sorted together. Records are kept in
@@ -177,7 +179,7 @@ func dupError(sc *schema, inputs []Input, starts []int64, pairs []dupPair) error
 	for _, p := range check {
 		for _, r := range []dupRec{p.first, p.dup} {
 			in := int(r.input)
-			if starts[in] < 0 {
+			if starts[in] < 0 && inputs[in].Records == nil {
 				continue
 			}
 			if want[in] == nil {
@@ -187,22 +189,68 @@ func dupError(sc *schema, inputs []Input, starts []int64, pairs []dupPair) error
 		}
 	}
 	ok := make(map[int]bool)
+	labels := make(map[int]map[int]*Record)
 	for in, lines := range want {
+		if inputs[in].Records != nil {
+			labels[in] = make(map[int]*Record)
+			ok[in] = recordIDsAt(sc, inputs[in], lines, labels[in]) == nil
+			continue
+		}
 		ok[in] = idsAt(sc, inputs[in], starts[in], lines) == nil
+	}
+	// at returns the place of a record for a message, and the line for an
+	// *InputError (0 for a record without one).
+	at := func(in int, pos uint32) (string, int) {
+		if rec := labels[in][int(pos)]; rec != nil {
+			return recordLabel(inputs[in].Name, rec), rec.Line
+		}
+		return fmt.Sprintf("%s:%d", inputs[in].Name, pos), int(pos)
 	}
 	for _, p := range check {
 		a, b := int(p.first.input), int(p.dup.input)
-		where := fmt.Sprintf("%s:%d", inputs[a].Name, p.first.line)
+		where, _ := at(a, p.first.line)
 		if ok[a] && ok[b] {
 			ida, idb := want[a][int(p.first.line)], want[b][int(p.dup.line)]
-			if ida != idb {
+			if !bytes.Equal(idKey([]byte(ida)), idKey([]byte(idb))) {
 				continue // a hash collision between different ids
 			}
-			return &InputError{File: inputs[b].Name, Line: int(p.dup.line), Msg: fmt.Sprintf("duplicate id %s (first at %s)", quote(idb), where)}
+			dupAt, line := at(b, p.dup.line)
+			msg := fmt.Sprintf("duplicate id %s (first at %s)", quote(idb), where)
+			if ida != idb {
+				msg = fmt.Sprintf("duplicate id %s (first at %s as %s: the same id once Unicode is normalised, NFC)", quoteASCII(idb), where, quoteASCII(ida))
+			}
+			if line == 0 && labels[b] != nil {
+				msg = strings.TrimPrefix(dupAt, inputs[b].Name+": ") + ": " + msg
+			}
+			return &InputError{File: inputs[b].Name, Line: line, Msg: msg}
 		}
 		return &InputError{File: inputs[b].Name, Line: int(p.dup.line), Msg: fmt.Sprintf("duplicate id (the same id as at %s; the input cannot be re-read to show it)", where)}
 	}
 	return nil
+}
+
+// recordIDsAt walks a Records input again and fills lines with the ids of
+// the records at those positions (Line, or the ordinal without one), as the
+// decoder reads them, and recs with the records.
+func recordIDsAt(sc *schema, in Input, lines map[int]string, recs map[int]*Record) error {
+	d := newDecoder(sc, in.Name)
+	format := in.Records.Format()
+	k := 0
+	return in.Records.Each(func(rec *Record) error {
+		k++
+		pos := rec.Line
+		if pos <= 0 {
+			pos = k
+		}
+		if _, want := lines[pos]; want {
+			if err := d.decodeRecord(rec, format, pos); err != nil {
+				return err
+			}
+			lines[pos] = string(d.raw.id)
+			recs[pos] = rec
+		}
+		return nil
+	})
 }
 
 // idsAt re-reads an input from its start offset and fills lines with the

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -17,25 +19,49 @@ func checkItem(t *testing.T, it *Item, n int) {
 	if it.Line < 1 {
 		t.Fatalf("bad line %d", it.Line)
 	}
-	if it.Error != "" {
-		if len(it.Values) != 0 {
-			t.Fatalf("unscored item with values")
-		}
-		return
-	}
 	if len(it.Values) != n {
 		t.Fatalf("%d values, want %d", len(it.Values), n)
+	}
+	if it.Error != "" && IsBlank([]byte(it.Error)) {
+		t.Fatalf("a blank error %q made the item unscored", it.Error)
+	}
+}
+
+// checkUnscored checks that an unscored item keeps only integer values of
+// blocking criteria (for the gates).
+func checkUnscored(t *testing.T, it *Item, sc *schema) {
+	t.Helper()
+	for i, v := range it.Values {
+		if v.State != Missing && (v.State != Scored || !sc.blocking[i]) {
+			t.Fatalf("unscored item keeps value %v of criterion %s", v, sc.ids[i])
+		}
 	}
 }
 
 func checkValues(t *testing.T, it *Item, sc *schema) {
 	t.Helper()
+	if it.Error != "" {
+		checkUnscored(t, it, sc)
+		return
+	}
 	var w float64
 	for i, v := range it.Values {
 		switch v.State {
 		case Scored:
-			if v.Score < sc.low[i] || v.Score > sc.high[i] {
-				t.Fatalf("criterion %s: accepted %d outside %d..%d", sc.ids[i], v.Score, sc.low[i], sc.high[i])
+			if !(v.Score >= sc.low[i] && v.Score <= sc.high[i]) {
+				t.Fatalf("criterion %s: accepted %v outside %v..%v", sc.ids[i], v.Score, sc.low[i], sc.high[i])
+			}
+			if !(v.Min >= sc.low[i] && v.Max <= sc.high[i] && v.Min <= v.Score && v.Score <= v.Max) || v.N == 0 {
+				t.Fatalf("criterion %s: bad summary %+v", sc.ids[i], v)
+			}
+			if !sc.cont[i] && v.N == 1 && v.Score != math.Trunc(v.Score) {
+				t.Fatalf("criterion %s: accepted the non-integer %v", sc.ids[i], v.Score)
+			}
+			if int(v.N)+int(v.NAs) != it.Samples || 2*int(v.NAs) > it.Samples {
+				t.Fatalf("criterion %s: %d scored and %d na of %d samples", sc.ids[i], v.N, v.NAs, it.Samples)
+			}
+			if v.Below != (sc.critical[i] && v.N == 1 && v.Score < sc.min[i]) && v.N == 1 {
+				t.Fatalf("criterion %s: Below %v for %v", sc.ids[i], v.Below, v.Score)
 			}
 			w += sc.weight[i]
 		case NA:
@@ -76,6 +102,53 @@ func FuzzReadJSONL(f *testing.F) {
 				t.Fatalf("error without a line: %v", err)
 			}
 		}
+	})
+}
+
+// FuzzReadJSONLContinuous reads lines under a rubric with a continuous
+// criterion next to integer ones, with samples: every accepted single value
+// of the continuous criterion equals encoding/json's float64 of it.
+func FuzzReadJSONLContinuous(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"a","helpfulness":0.35,"accuracy":4,"citation":2}`,
+		`{"id":"b","helpfulness":"1e-1","accuracy":4.0,"citation":"na"}`,
+		`{"id":"c","samples":[{"scores":{"helpfulness":0.2,"accuracy":3,"citation":"na"},"reasoning":"r"},{"scores":{"helpfulness":0.9,"accuracy":4,"citation":2}}]}`,
+		`{"id":"d","samples":[{"scores":{"helpfulness":1,"accuracy":3,"citation":"na"}},{"scores":{"helpfulness":0.99999999999999999,"accuracy":4,"citation":"na"}},{"scores":{"helpfulness":-0.0,"accuracy":5,"citation":1}}],"notes":"n"}`,
+		`{"id":"e","helpfulness":4.9999999999999999e-1,"accuracy":4.9999999999999999,"citation":2}`,
+	} {
+		f.Add(s)
+	}
+	rb := contRubric()
+	sc, _ := newSchema(rb, ReadOptions{})
+	f.Fuzz(func(t *testing.T, text string) {
+		err := ReadItems(rb, Input{Name: "f.jsonl", R: strings.NewReader(text)}, ReadOptions{}, func(it *Item) error {
+			checkItem(t, it, len(sc.ids))
+			checkValues(t, it, sc)
+			return nil
+		})
+		var ie *InputError
+		if err != nil && !errors.As(err, &ie) {
+			t.Fatalf("error %v is not an *InputError", err)
+		}
+		if err != nil || strings.Count(text, "\n") > 0 {
+			return
+		}
+		// One accepted line: a plain number for helpfulness decodes like
+		// encoding/json.
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(text), &m) != nil {
+			return
+		}
+		var want float64
+		if json.Unmarshal(m["helpfulness"], &want) != nil {
+			return
+		}
+		_ = ReadItems(rb, Input{Name: "f.jsonl", R: strings.NewReader(text)}, ReadOptions{}, func(it *Item) error {
+			if it.Error == "" && it.Values[0].Score != want && !(want == 0 && it.Values[0].Score == 0) {
+				t.Fatalf("helpfulness %s read as %v, encoding/json says %v", m["helpfulness"], it.Values[0].Score, want)
+			}
+			return nil
+		})
 	})
 }
 
@@ -178,7 +251,7 @@ func depth(data []byte) int {
 func FuzzScanner(f *testing.F) {
 	for _, s := range []string{
 		`{"a": "b\u00e9\ud83d\ude00\ud800x\"\\\/\b\f\n\r\t", "n": -0.5e+3, "x": [true, false, null, {}], "y": {"a": 1, "A": 2}}`,
-		`{"a": 1, "\u0061": 2}`, `{"a": "\xff\xfe"}`, `{"a": 01}`, `{"a": 1.}`, `{"a": [1,]}`, `{"a" 1}`, `{} `, ` {"k":"\ud83d\u0041"}`,
+		`{"a": 1, "\u0061": 2}`, `{"a": 0.35, "b": -1.5e-7, "c": 4.9999999999999999, "d": 1e400, "e": [0.1, {"f": 2E+2}]}`, `{"a": "\xff\xfe"}`, `{"a": 01}`, `{"a": 1.}`, `{"a": [1,]}`, `{"a" 1}`, `{} `, ` {"k":"\ud83d\u0041"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -226,6 +299,16 @@ func FuzzScanner(f *testing.F) {
 			want, ok := m[string(key)]
 			if !ok {
 				t.Fatalf("key %q decoded differently", key)
+			}
+			if kind == kindNumber {
+				// Numbers: the text parses to the float64 encoding/json
+				// gives (or both refuse it: out of float64's range).
+				var wf float64
+				werr := json.Unmarshal(want, &wf)
+				gf, gerr := strconv.ParseFloat(string(raw), 64)
+				if (werr == nil) != (gerr == nil) || (werr == nil && wf != gf) {
+					t.Fatalf("number %s: ParseFloat %v (%v), encoding/json %v (%v)", raw, gf, gerr, wf, werr)
+				}
 			}
 			if kind == kindString {
 				var ws string

@@ -3,7 +3,6 @@ package gate
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -19,11 +18,14 @@ type GateCheck struct {
 
 // CheckBlocking checks rb's blocking criteria on every item of inputs, read
 // leniently: other keys and columns are ignored, a missing criterion is
-// counted as unchecked, and items with a judge error are skipped. A value
+// counted as unchecked. On an item with a judge error only the integer values
+// it carries are checked, against the minimum (see Item.Values). A value
 // that rb would refuse fails its gate: `na` where rb allows none, or a score
-// outside rb's scale. So a pull request cannot dodge the baseline's safety
-// gate by editing its own rubric: dropping the gate, allowing `na`, or
-// changing the scale.
+// outside rb's scale (for an item judged several times: any sample). So a
+// pull request cannot dodge the baseline's safety gate by editing its own
+// rubric: dropping the gate, allowing `na`, or changing the scale. Several
+// samples follow the scoring rules: na when more than half say na, and the
+// minimum is met when more than half of the scored samples meet it.
 func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 	gr := &rubric.Rubric{Name: rb.Name, ModelFamilies: rb.ModelFamilies}
 	var orig []*rubric.Criterion
@@ -33,7 +35,8 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 			continue
 		}
 		orig = append(orig, &rb.Criteria[i])
-		// Read every value the results may carry; judge it below.
+		// Read every value the results may carry; judge it below. The
+		// critical minimum stays, so the reader applies the majority rule.
 		c.NA, c.Weight = true, 1
 		c.Scale = rubric.Scale{Low: math.MinInt32, High: math.MaxInt32}
 		gr.Criteria = append(gr.Criteria, c)
@@ -45,27 +48,35 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 	opts := ReadOptions{IgnoreUnknown: true, AllowMissing: true, GatesOnly: true}
 	for _, in := range inputs {
 		err := ReadItems(gr, in, opts, func(it *Item) error {
-			if it.Error != "" {
-				return nil
-			}
 			why := it.Reasoning
 			if why == "" {
 				why = it.Notes
 			}
 			for j, c := range orig {
 				v := it.Values[j]
+				lo, hi := float64(c.Scale.Low), float64(c.Scale.High)
 				var note string
 				switch {
+				case it.Error != "":
+					// Unscored: only an integer below the minimum fails.
+					if v.State != Scored || c.Meets(v.Score) {
+						continue
+					}
+					note = "the item also carries a judge error: " + it.Error
 				case v.State == Missing:
 					gc.Unchecked[c.ID]++
 					continue
-				case v.State == NA && c.NA:
-					continue
-				case v.State == NA:
+				case v.NAs > 0 && !c.NA:
 					note = "na, which the baseline's rubric does not allow"
-				case !c.Scale.Contains(v.Score):
-					note = fmt.Sprintf("%d is outside the baseline's scale %d..%d", v.Score, c.Scale.Low, c.Scale.High)
-				case !c.Meets(v.Score):
+				case v.State == NA:
+					continue
+				case v.Min < lo || v.Max > hi:
+					bad := v.Min
+					if v.Max > hi {
+						bad = v.Max
+					}
+					note = fmt.Sprintf("%s is outside the baseline's scale %d..%d", fmtNum(bad), c.Scale.Low, c.Scale.High)
+				case v.Below:
 				default:
 					continue
 				}
@@ -82,18 +93,4 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 		}
 	}
 	return gc, nil
-}
-
-// uncheckedWarnings describes the blocking criteria a run does not carry.
-func (gc *GateCheck) uncheckedWarnings() []string {
-	ids := make([]string, 0, len(gc.Unchecked))
-	for id := range gc.Unchecked {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	var out []string
-	for _, id := range ids {
-		out = append(out, fmt.Sprintf("the baseline's rubric has the blocking criterion %q, which %d item(s) of this run do not carry: that gate could not be checked on them", id, gc.Unchecked[id]))
-	}
-	return out
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-func intp(v int) *int { return &v }
+func intp(v float64) *float64 { return &v }
 
 // supportRubric is seed 002's worked example.
 func supportRubric() *rubric.Rubric {

@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rubricgate/rubricgate/rubric"
@@ -38,6 +39,9 @@ type Input struct {
 	R io.Reader
 	// Format overrides the format inferred from Name when not FormatAuto.
 	Format Format
+	// Records, when set, replaces R and Format: the input is records already
+	// decoded from another tool's output (see Records).
+	Records Records
 }
 
 // State says whether an item carries a score for a criterion.
@@ -47,16 +51,33 @@ type State uint8
 const (
 	// Missing: the item has no value for the criterion.
 	Missing State = iota
-	// Scored: the item has an integer score on the criterion's scale.
+	// Scored: the item has a score on the criterion's scale.
 	Scored
 	// NA: the item says `na` for a criterion that allows it.
 	NA
 )
 
-// Value is one criterion score on an item.
+// Value is one criterion score on an item. An item judged several times
+// (the "samples" of a results line) has one Value per criterion that sums
+// its samples up: the mean of the scored samples, State NA when more than
+// half of the samples say `na`, Below by majority.
 type Value struct {
-	Score int
-	State State
+	// Score is the score (the mean of the scored samples): an integer on an
+	// integer criterion judged once, any number within the scale otherwise.
+	Score float64
+	// Spread is the standard deviation of the scored samples (n-1 in the
+	// denominator); 0 with fewer than two.
+	Spread float64
+	// Min and Max are the lowest and highest scored sample.
+	Min, Max float64
+	// N is the number of scored samples, NAs the number of `na` samples
+	// (a single judging: N 1, or NAs 1).
+	N, NAs uint16
+	State  State
+	// Below is set when the criterion has a critical minimum that the item
+	// fails: not MORE than half of its scored samples meet the minimum (with
+	// one judging: the score is below it).
+	Below bool
 }
 
 // Item is one judged item as read from results.
@@ -66,10 +87,17 @@ type Item struct {
 	// File and Line locate the item (CSV: the line its row starts on).
 	File string
 	Line int
-	// Values are indexed like the rubric's Criteria. Empty when Error is set.
+	// Values are indexed like the rubric's Criteria. On an unscored item
+	// only the integer values of blocking criteria are kept (see Unscored);
+	// the others are Missing.
 	Values []Value
-	// Error is the judge's error for an unscored item.
+	// Error is the judge's error: non-empty exactly when the item is
+	// unscored. An error field that is blank (see IsBlank) is no error and
+	// reads as "".
 	Error string
+	// Samples is the number of judgings the values sum up (1 for a line
+	// without "samples"; 0 for an unscored item).
+	Samples int
 	// Reasoning is the judge's justification, if any.
 	Reasoning string
 	// Notes are a reviewer's notes, if any.
@@ -140,6 +168,9 @@ func ReadItems(rb *rubric.Rubric, in Input, opts ReadOptions, fn func(*Item) err
 	emit := func() error {
 		d.raw.toItem(sc, &it, in.Name)
 		return fn(&it)
+	}
+	if in.Records != nil {
+		return readRecords(d, in.Records, emit)
 	}
 	switch formatOf(in) {
 	case FormatCSV:
@@ -214,13 +245,17 @@ type schema struct {
 	slowFold bool
 	ids      []string
 	weight   []float64
-	low      []int
-	high     []int
+	low      []float64
+	high     []float64
 	span     []float64 // high - low
 	critical []bool
-	min      []int
+	min      []float64
 	blocking []bool
 	na       []bool
+	cont     []bool // continuous
+	// levels is the number of histogram bins: the scale's levels, or
+	// rubric.ContinuousBins.
+	levels []int
 	// list names the criteria for "expected one of" messages.
 	list string
 }
@@ -234,9 +269,10 @@ func newSchema(rb *rubric.Rubric, opts ReadOptions) (*schema, error) {
 		rb: rb, opts: opts, maxLine: opts.MaxLine,
 		lookup: make(map[string]int, 2*n),
 		ids:    make([]string, n), weight: make([]float64, n),
-		low: make([]int, n), high: make([]int, n), span: make([]float64, n),
-		critical: make([]bool, n), min: make([]int, n),
+		low: make([]float64, n), high: make([]float64, n), span: make([]float64, n),
+		critical: make([]bool, n), min: make([]float64, n),
 		blocking: make([]bool, n), na: make([]bool, n),
+		cont: make([]bool, n), levels: make([]int, n),
 	}
 	if sc.maxLine <= 0 {
 		sc.maxLine = defaultMaxLine
@@ -264,8 +300,13 @@ func newSchema(rb *rubric.Rubric, opts ReadOptions) (*schema, error) {
 		sc.ids[i] = c.ID
 		names[i] = c.ID
 		sc.weight[i] = c.Weight
-		sc.low[i], sc.high[i] = c.Scale.Low, c.Scale.High
+		sc.low[i], sc.high[i] = float64(c.Scale.Low), float64(c.Scale.High)
 		sc.span[i] = float64(c.Scale.High - c.Scale.Low)
+		sc.cont[i] = c.Continuous
+		sc.levels[i] = c.Scale.Levels()
+		if c.Continuous {
+			sc.levels[i] = rubric.ContinuousBins
+		}
 		if c.Critical != nil {
 			sc.critical[i] = true
 			sc.min[i] = *c.Critical
@@ -336,7 +377,17 @@ type rawVal struct {
 	raw  []byte   // JSON text, or the CSV cell
 	str  []byte   // decoded JSON string
 	key  []byte   // the key or column as written
+	// direct is a value handed over already decoded (Records): directNum
+	// with the number in f, or directNA.
+	direct uint8
+	f      float64
 }
+
+// direct values of a rawVal.
+const (
+	directNum = 1 + iota
+	directNA
+)
 
 // rawItem is one item as decoded from a line or row, before validation.
 // Byte slices point into the line, the decoder's scratch, or CSV cells.
@@ -356,6 +407,25 @@ type rawItem struct {
 	raws          []rawVal
 	vals          []Value
 	meta          []metaField
+	// hasScores is set when the line has a "scores" object or a top-level
+	// criterion key; samples holds the "samples" array, nSamples long
+	// (-1: no "samples" key).
+	hasScores bool
+	// noLine marks a record without a line: line is then its ordinal,
+	// used only to tell records apart.
+	noLine   bool
+	nSamples int
+	samples  []sampleRaw
+	// why holds, per criterion, the reasoning of the first sample below its
+	// critical minimum (nil: use the item's reasoning).
+	why [][]byte
+}
+
+// sampleRaw is one element of a line's "samples" array.
+type sampleRaw struct {
+	raws      []rawVal
+	reasoning []byte
+	hasScores bool
 }
 
 type metaField struct {
@@ -381,10 +451,69 @@ func (r *rawItem) reset(n, line int) {
 	}
 	clear(r.vals)
 	r.meta = r.meta[:0]
+	r.hasScores, r.noLine = false, false
+	r.nSamples = -1
+	if r.why != nil {
+		clear(r.why)
+	}
 }
 
-// unscored reports whether the item carries a judge error.
-func (r *rawItem) unscored() bool { return len(bytes.TrimSpace(r.errMsg)) > 0 }
+// nextSample returns the next sample slot, reset, for n criteria.
+func (r *rawItem) nextSample(n int) *sampleRaw {
+	if r.nSamples < 0 {
+		r.nSamples = 0
+	}
+	if r.nSamples == len(r.samples) {
+		r.samples = append(r.samples, sampleRaw{})
+	}
+	s := &r.samples[r.nSamples]
+	r.nSamples++
+	if cap(s.raws) < n {
+		s.raws = make([]rawVal, n)
+	}
+	s.raws = s.raws[:n]
+	for i := range s.raws {
+		s.raws[i].set = false
+	}
+	s.reasoning, s.hasScores = nil, false
+	return s
+}
+
+// unscored reports whether the item carries a judge error: an error field
+// that is not blank. This is the one definition of an unscored item; Item.Error
+// is set from it, and every gate reads it from there.
+func (r *rawItem) unscored() bool { return !IsBlank(r.errMsg) }
+
+// IsBlank reports whether b shows nothing: it is empty or holds only white
+// space (Unicode White_Space: ' ', tab, newlines, U+00A0, U+3000, ...),
+// control and format characters (U+200B zero width space, U+FEFF, U+2060,
+// U+00AD soft hyphen, ...) and other default-ignorable code points (U+3164
+// Hangul filler, variation selectors, ...). Invalid UTF-8 is not blank.
+//
+// It is the one meaning of "blank" in results: an error field that is blank
+// is no judge error, a note that is blank is no note, an id that is blank is
+// no id.
+func IsBlank(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c > ' ' && c != 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return false
+		}
+		if !unicode.IsSpace(r) && !unicode.In(r, unicode.Cc, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
 
 // decoder turns lines or rows of one input into validated raw items.
 type decoder struct {
@@ -428,16 +557,33 @@ func (d *decoder) errf(line int, format string, args ...any) error {
 // setVal records a criterion value, refusing a second one for the same
 // criterion (twice by id and alias, or top-level and inside "scores").
 func (d *decoder) setVal(i int, v rawVal) error {
+	d.raw.hasScores = true
 	rv := &d.raw.raws[i]
 	if rv.set {
-		if bytes.Equal(rv.key, v.key) {
-			return d.errf(d.raw.line, "criterion %q given twice (as %s)", d.sc.ids[i], quoteBytes(v.key))
-		}
-		return d.errf(d.raw.line, "criterion %q given twice (as %s and %s)", d.sc.ids[i], quoteBytes(rv.key), quoteBytes(v.key))
+		return d.twice(rv, i, v)
 	}
 	v.set = true
 	*rv = v
 	return nil
+}
+
+// setIn records a criterion value in raws (the item's or a sample's).
+func (d *decoder) setIn(raws []rawVal, i int, v rawVal) error {
+	rv := &raws[i]
+	if rv.set {
+		return d.twice(rv, i, v)
+	}
+	v.set = true
+	*rv = v
+	return nil
+}
+
+// twice is the error for a criterion given a second time.
+func (d *decoder) twice(rv *rawVal, i int, v rawVal) error {
+	if bytes.Equal(rv.key, v.key) {
+		return d.errf(d.raw.line, "criterion %q given twice (as %s)", d.sc.ids[i], quoteBytes(v.key))
+	}
+	return d.errf(d.raw.line, "criterion %q given twice (as %s and %s)", d.sc.ids[i], quoteBytes(rv.key), quoteBytes(v.key))
 }
 
 // finish validates the decoded item against the rubric: id, scores on
@@ -450,16 +596,43 @@ func (d *decoder) finish() error {
 	if !r.hasID {
 		return d.errf(line, `missing "id": every item needs a non-empty id`)
 	}
-	if len(bytes.TrimSpace(r.id)) == 0 {
+	// One rule for JSON lines and review sheets: surrounding white space is
+	// not part of an id ("a" and "a " are one item).
+	r.id = bytes.TrimSpace(r.id)
+	if IsBlank(r.id) {
 		return d.errf(line, `empty "id": every item needs a non-empty id`)
 	}
 	if r.length < 0 {
 		r.length = r.answerLen
 	}
+	if r.nSamples == 0 {
+		return d.errf(line, `"samples" is empty: expected one object {"scores": {...}, "reasoning": "..."} per judging`)
+	}
+	if r.nSamples > 0 && r.hasScores {
+		return d.errf(line, `the item has both "samples" and scores: put every judging's scores in "samples", or give one "scores" without "samples"`)
+	}
 	if r.unscored() {
-		// The judge failed: scores, if any, are not looked at.
+		// The judge failed: the item has no score. But a value it carries for
+		// a blocking criterion is still checked by that gate (see
+		// partial.add and CheckBlocking): an error field must not switch a
+		// safety gate off. Values that are not integers (null, "", "na",
+		// text) are placeholders of the failed judge and are ignored.
 		clear(r.vals)
+		for i := range r.raws {
+			if rv := &r.raws[i]; rv.set && sc.blocking[i] {
+				if v, err := sc.parseValue(i, rv); err == nil && v.State == Scored {
+					r.vals[i] = v
+				} else if n, ok := sc.looseInt(rv); ok {
+					// Off its scale: the gate cannot be shown to hold.
+					f := float64(n)
+					r.vals[i] = Value{Score: f, Min: f, Max: f, N: 1, State: Scored, Below: true}
+				}
+			}
+		}
 		return nil
+	}
+	if r.nSamples > 0 {
+		return d.finishSamples()
 	}
 	var missing []string
 	var weight float64
@@ -484,10 +657,10 @@ func (d *decoder) finish() error {
 		}
 		return d.errf(line, "missing scores for criteria %s", strings.Join(quoteAll(missing), ", "))
 	}
-	if len(sc.rb.NotesRequiredFor) > 0 && len(bytes.TrimSpace(r.notes)) == 0 {
+	if len(sc.rb.NotesRequiredFor) > 0 && IsBlank(r.notes) {
 		for i, v := range r.vals {
-			if v.State == Scored && sc.rb.NoteRequired(v.Score) {
-				return d.errf(line, "criterion %q: a score of %d needs a note in \"notes\" (notes_required_for)", sc.ids[i], v.Score)
+			if v.State == Scored && !sc.cont[i] && sc.rb.NoteRequired(v.Score) {
+				return d.errf(line, "criterion %q: a score of %s needs a note in \"notes\" (notes_required_for)", sc.ids[i], fmtNum(v.Score))
 			}
 		}
 	}
@@ -497,10 +670,236 @@ func (d *decoder) finish() error {
 	return nil
 }
 
+// finishSamples validates an item judged several times and sums each
+// criterion's samples up into one Value: `na` when more than half of the
+// samples say na, else the mean of the scored samples; the critical minimum
+// is met when more than half of the scored samples meet it (a tie fails).
+// Every sample must score the same criteria; notes_required_for applies to
+// every sample's score.
+func (d *decoder) finishSamples() error {
+	r := &d.raw
+	sc := d.sc
+	line := r.line
+	k := r.nSamples
+	samples := r.samples[:k]
+	for j := range samples {
+		if !samples[j].hasScores {
+			return d.errf(line, `samples[%d]: expected an object with "scores" (and "reasoning")`, j)
+		}
+	}
+	needNote := len(sc.rb.NotesRequiredFor) > 0 && len(bytes.TrimSpace(r.notes)) == 0
+	var weight float64
+	var missing []string
+	for i := range sc.ids {
+		present := 0
+		for j := range samples {
+			if samples[j].raws[i].set {
+				present++
+			}
+		}
+		if present == 0 {
+			missing = append(missing, sc.ids[i])
+			continue
+		}
+		if present < k {
+			for j := range samples {
+				if !samples[j].raws[i].set {
+					return d.errf(line, "samples[%d]: missing a score for criterion %q (every sample scores the same criteria)", j, sc.ids[i])
+				}
+			}
+		}
+		var v Value
+		var sum, sumSq float64
+		meets := 0
+		firstBelow := -1
+		for j := range samples {
+			sv, err := sc.parseValue(i, &samples[j].raws[i])
+			if err != nil {
+				return d.errf(line, "samples[%d]: criterion %q: %s", j, sc.ids[i], err.Error())
+			}
+			if sv.State == NA {
+				v.NAs++
+				continue
+			}
+			if needNote && !sc.cont[i] && sc.rb.NoteRequired(sv.Score) {
+				return d.errf(line, "samples[%d]: criterion %q: a score of %s needs a note in \"notes\" (notes_required_for)", j, sc.ids[i], fmtNum(sv.Score))
+			}
+			if v.N == 0 || sv.Score < v.Min {
+				v.Min = sv.Score
+			}
+			if v.N == 0 || sv.Score > v.Max {
+				v.Max = sv.Score
+			}
+			v.N++
+			sum += sv.Score
+			if !sc.critical[i] || sv.Score >= sc.min[i] {
+				meets++
+			} else if firstBelow < 0 {
+				firstBelow = j
+			}
+		}
+		if 2*int(v.NAs) > k {
+			v.State = NA
+			v.Min, v.Max = 0, 0
+			r.vals[i] = v
+			continue
+		}
+		v.State = Scored
+		n := float64(v.N)
+		v.Score = sum / n
+		// The mean of values within the scale lies within it; rounding
+		// cannot take it out.
+		v.Score = min(max(v.Score, v.Min), v.Max)
+		if v.N > 1 {
+			for j := range samples {
+				rv := &samples[j].raws[i]
+				sv, _ := sc.parseValue(i, rv)
+				if sv.State == Scored {
+					dv := sv.Score - v.Score
+					sumSq += dv * dv
+				}
+			}
+			v.Spread = math.Sqrt(sumSq / (n - 1))
+		}
+		if sc.critical[i] && 2*meets <= int(v.N) {
+			v.Below = true
+			if firstBelow >= 0 && len(samples[firstBelow].reasoning) > 0 {
+				if r.why == nil {
+					r.why = make([][]byte, len(sc.ids))
+				}
+				r.why[i] = samples[firstBelow].reasoning
+			}
+		}
+		r.vals[i] = v
+		weight += sc.weight[i]
+	}
+	if len(missing) > 0 && !sc.opts.AllowMissing {
+		if len(missing) == 1 {
+			return d.errf(line, "missing a score for criterion %q", missing[0])
+		}
+		return d.errf(line, "missing scores for criteria %s", strings.Join(quoteAll(missing), ", "))
+	}
+	if len(bytes.TrimSpace(r.reasoning)) == 0 {
+		for j := range samples {
+			if len(bytes.TrimSpace(samples[j].reasoning)) > 0 {
+				r.reasoning = samples[j].reasoning
+				break
+			}
+		}
+	}
+	if !(weight > 0) && !sc.opts.GatesOnly {
+		return d.errf(line, "item has no weighted criterion with a score (every weighted criterion is na or missing), so it has no score")
+	}
+	return nil
+}
+
+// fmtNum formats a score for a message: 3, 0.35.
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
 // parseValue turns a raw criterion value into a Value on the criterion's
-// scale. The message of the error does not name the criterion.
+// scale (one judging: N or NAs is 1, Below set against the critical
+// minimum). The message of the error does not name the criterion.
 func (sc *schema) parseValue(i int, rv *rawVal) (Value, error) {
-	var n int
+	if rv.kind == kindNumber && len(rv.raw) == 1 { // the common case: one digit
+		if s := float64(rv.raw[0] - '0'); s >= sc.low[i] && s <= sc.high[i] {
+			return Value{Score: s, Min: s, Max: s, N: 1, State: Scored, Below: sc.critical[i] && s < sc.min[i]}, nil
+		}
+	}
+	return sc.parseSlow(i, rv)
+}
+
+// parseSlow is parseValue for every other value.
+func (sc *schema) parseSlow(i int, rv *rawVal) (Value, error) {
+	var text []byte
+	switch {
+	case rv.direct == directNA:
+		if !sc.na[i] {
+			return Value{}, fmt.Errorf(`"na" is not allowed: the criterion does not set na: true (expected %s)`, sc.want(i))
+		}
+		return Value{State: NA, NAs: 1}, nil
+	case rv.direct == directNum:
+		f := rv.f
+		if !sc.cont[i] && f != math.Trunc(f) {
+			return Value{}, fmt.Errorf("expected %s, got %s", sc.want(i), fmtNum(f))
+		}
+		return sc.onScale(i, f)
+	case rv.cell:
+		text = rv.raw
+	case rv.kind == kindString:
+		text = rv.str
+	case rv.kind == kindNumber:
+		if len(rv.raw) == 1 { // the common case: one digit
+			return sc.onScale(i, float64(rv.raw[0]-'0'))
+		}
+		if sc.cont[i] {
+			return sc.decimal(i, rv.raw)
+		}
+		v, ok := jsonInt(rv.raw)
+		if !ok {
+			return Value{}, fmt.Errorf("expected %s, got %s", sc.want(i), quoteBytes(rv.raw))
+		}
+		return sc.onScale(i, float64(v))
+	default:
+		return Value{}, fmt.Errorf("expected %s%s, got %s", sc.want(i), sc.naHint(i), rv.kind)
+	}
+	t := bytes.TrimSpace(text)
+	if len(t) == 2 && (t[0]|0x20) == 'n' && (t[1]|0x20) == 'a' {
+		if !sc.na[i] {
+			return Value{}, fmt.Errorf(`"na" is not allowed: the criterion does not set na: true (expected %s)`, sc.want(i))
+		}
+		return Value{State: NA, NAs: 1}, nil
+	}
+	if sc.cont[i] {
+		if !isJSONNumber(t) {
+			return Value{}, fmt.Errorf("expected %s%s, got %s", sc.want(i), sc.naHint(i), quoteBytes(text))
+		}
+		return sc.decimal(i, t)
+	}
+	// strconv.Atoi, not ParseFloat: ParseFloat would accept NaN, Inf and
+	// hex floats such as 0x1p-2.
+	n, err := strconv.Atoi(string(t))
+	if err != nil {
+		return Value{}, fmt.Errorf("expected %s%s, got %s", sc.want(i), sc.naHint(i), quoteBytes(text))
+	}
+	return sc.onScale(i, float64(n))
+}
+
+// want describes the scores a criterion takes, for messages.
+func (sc *schema) want(i int) string {
+	if sc.cont[i] {
+		return fmt.Sprintf("a number within %s..%s", fmtNum(sc.low[i]), fmtNum(sc.high[i]))
+	}
+	return fmt.Sprintf("an integer score on %s..%s", fmtNum(sc.low[i]), fmtNum(sc.high[i]))
+}
+
+// decimal parses a number already checked against the JSON number grammar
+// (so no NaN, Inf, hex or underscores) for a continuous criterion.
+func (sc *schema) decimal(i int, t []byte) (Value, error) {
+	f, err := strconv.ParseFloat(string(t), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return Value{}, fmt.Errorf("expected %s, got %s", sc.want(i), quoteBytes(t))
+	}
+	if f == 0 {
+		f = 0 // no negative zero
+	}
+	return sc.onScale(i, f)
+}
+
+// isJSONNumber reports whether t is a number in JSON's grammar, with an
+// optional leading '+' (review sheets are typed by people).
+func isJSONNumber(t []byte) bool {
+	if len(t) > 0 && t[0] == '+' {
+		t = t[1:]
+	}
+	var s scanner
+	s.reset(t)
+	_, err := s.number()
+	return err == nil && s.i == len(t)
+}
+
+// looseInt reads a raw value as an integer, on the scale or not; false when
+// it is not one (na, null, text, a fraction).
+func (sc *schema) looseInt(rv *rawVal) (int, bool) {
 	var text []byte
 	switch {
 	case rv.cell:
@@ -508,31 +907,12 @@ func (sc *schema) parseValue(i int, rv *rawVal) (Value, error) {
 	case rv.kind == kindString:
 		text = rv.str
 	case rv.kind == kindNumber:
-		if len(rv.raw) == 1 { // the common case: one digit
-			return sc.onScale(i, int(rv.raw[0]-'0'))
-		}
-		v, ok := jsonInt(rv.raw)
-		if !ok {
-			return Value{}, fmt.Errorf("expected an integer score on %d..%d, got %s", sc.low[i], sc.high[i], quoteBytes(rv.raw))
-		}
-		return sc.onScale(i, v)
+		return jsonInt(rv.raw)
 	default:
-		return Value{}, fmt.Errorf("expected an integer score on %d..%d%s, got %s", sc.low[i], sc.high[i], sc.naHint(i), rv.kind)
+		return 0, false
 	}
-	t := bytes.TrimSpace(text)
-	if len(t) == 2 && (t[0]|0x20) == 'n' && (t[1]|0x20) == 'a' {
-		if !sc.na[i] {
-			return Value{}, fmt.Errorf(`"na" is not allowed: the criterion does not set na: true (expected an integer score on %d..%d)`, sc.low[i], sc.high[i])
-		}
-		return Value{State: NA}, nil
-	}
-	// strconv.Atoi, not ParseFloat: ParseFloat would accept NaN, Inf and
-	// hex floats such as 0x1p-2.
-	n, err := strconv.Atoi(string(t))
-	if err != nil {
-		return Value{}, fmt.Errorf("expected an integer score on %d..%d%s, got %s", sc.low[i], sc.high[i], sc.naHint(i), quoteBytes(text))
-	}
-	return sc.onScale(i, n)
+	n, err := strconv.Atoi(string(bytes.TrimSpace(text)))
+	return n, err == nil
 }
 
 func (sc *schema) naHint(i int) string {
@@ -542,11 +922,11 @@ func (sc *schema) naHint(i int) string {
 	return ""
 }
 
-func (sc *schema) onScale(i, v int) (Value, error) {
-	if v < sc.low[i] || v > sc.high[i] {
-		return Value{}, fmt.Errorf("score %d is outside its scale %d..%d", v, sc.low[i], sc.high[i])
+func (sc *schema) onScale(i int, v float64) (Value, error) {
+	if !(v >= sc.low[i] && v <= sc.high[i]) {
+		return Value{}, fmt.Errorf("score %s is outside its scale %s..%s", fmtNum(v), fmtNum(sc.low[i]), fmtNum(sc.high[i]))
 	}
-	return Value{Score: v, State: Scored}, nil
+	return Value{Score: v, Min: v, Max: v, N: 1, State: Scored, Below: sc.critical[i] && v < sc.min[i]}, nil
 }
 
 // jsonInt returns the integer value of a JSON number. Integer-valued numbers
@@ -601,18 +981,39 @@ func jsonInt(t []byte) (int, bool) {
 	return v, true
 }
 
+// itemLine is the line to show for the item: 0 for a record without one.
+func (r *rawItem) itemLine() int {
+	if r.noLine {
+		return 0
+	}
+	return r.line
+}
+
+// samplesN is the number of judgings of a scored item.
+func (r *rawItem) samplesN() int {
+	switch {
+	case r.unscored():
+		return 0
+	case r.nSamples > 0:
+		return r.nSamples
+	}
+	return 1
+}
+
 // toItem fills it from the validated raw item. Strings are copied.
 func (r *rawItem) toItem(sc *schema, it *Item, file string) {
-	vals := it.Values[:0]
-	if !r.unscored() {
-		vals = append(vals, r.vals...)
+	vals := append(it.Values[:0], r.vals...)
+	errMsg := ""
+	if r.unscored() {
+		errMsg = string(r.errMsg)
 	}
 	*it = Item{
 		ID:            string(r.id),
 		File:          file,
-		Line:          r.line,
+		Line:          r.itemLine(),
 		Values:        vals,
-		Error:         string(r.errMsg),
+		Error:         errMsg,
+		Samples:       r.samplesN(),
 		Reasoning:     string(r.reasoning),
 		Notes:         string(r.notes),
 		Reviewer:      string(r.reviewer),
@@ -646,6 +1047,16 @@ func quote(s string) string {
 		return strconv.Quote(s[:cut]) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+// quoteASCII is quote with every non-ASCII rune escaped: for ids that look
+// the same and differ only in their code points.
+func quoteASCII(s string) string {
+	q := quote(s)
+	if u, err := strconv.Unquote(strings.TrimSuffix(q, "...")); err == nil {
+		return strconv.QuoteToASCII(u) + q[len(strings.TrimSuffix(q, "...")):]
+	}
+	return q
 }
 
 func quoteAll(ss []string) []string {

@@ -409,6 +409,37 @@ func (s *scanner) skipArray(depth int) error {
 	}
 }
 
+// arrayElems iterates over the elements of the array at the cursor (which
+// must be '['), calling fn with each element's index; fn must consume the
+// element.
+func (s *scanner) arrayElems(fn func(j int) error) error {
+	if s.i >= len(s.b) || s.b[s.i] != '[' {
+		return s.errf("expected a JSON array, found %s", s.describe())
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return nil
+	}
+	for j := 0; ; j++ {
+		s.ws()
+		if err := fn(j); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i < len(s.b) && s.b[s.i] == ',' {
+			s.i++
+			continue
+		}
+		if s.i < len(s.b) && s.b[s.i] == ']' {
+			s.i++
+			return nil
+		}
+		return s.errf("expected ',' or ']' after array element, found %s", s.describe())
+	}
+}
+
 // objectKeys iterates over the members of the object at the cursor (which
 // must be '{'), calling fn with each unescaped key and the key's offset; fn
 // must consume the value. Duplicate keys are reported here.

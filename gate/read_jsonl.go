@@ -25,6 +25,11 @@ type chunk struct {
 	rows     [][]string
 	rowLines []int
 	head     *csvHeader
+	// recs, recPos and format hold the records of a Records input, their
+	// positions and the tool's format name.
+	recs   []*Record
+	recPos []int
+	format string
 	// err is a read error found after the lines above.
 	err error
 }
@@ -326,9 +331,23 @@ func (d *decoder) topMember(key []byte, _ int) error {
 		case kindNull:
 			return d.s.literal("null")
 		case kindObject:
+			r.hasScores = true
 			return d.s.objectMembers(d.scoreMember)
 		}
 		return d.errf(r.line, `"scores" must be an object of criterion scores, got %s`, kind)
+	case "samples":
+		kind, err := d.s.peekKind()
+		if err != nil {
+			return err
+		}
+		switch kind {
+		case kindNull:
+			return d.s.literal("null")
+		case kindArray:
+			r.nSamples = 0
+			return d.s.arrayElems(d.sample)
+		}
+		return d.errf(r.line, `"samples" must be an array of judgings {"scores": {...}, "reasoning": "..."}, got %s`, kind)
 	}
 	kind, raw, str, err := d.s.value(0)
 	if err != nil {
@@ -362,6 +381,63 @@ func (d *decoder) scoreMember(key []byte, _ int) error {
 		return d.errf(d.raw.line, `unknown criterion %s in "scores" (expected one of: %s)`, quoteBytes(key), d.sc.list)
 	}
 	return d.setVal(i, rawVal{kind: kind, raw: raw, str: str, key: key})
+}
+
+// maxSamples bounds the judgings of one item.
+const maxSamples = 1000
+
+// sample decodes one element of "samples": an object with "scores" and an
+// optional "reasoning" (a string or null); other keys are skipped.
+func (d *decoder) sample(j int) error {
+	r := &d.raw
+	kind, err := d.s.peekKind()
+	if err != nil {
+		return err
+	}
+	if kind != kindObject {
+		return d.errf(r.line, `samples[%d] must be an object {"scores": {...}, "reasoning": "..."}, got %s`, j, kind)
+	}
+	if j >= maxSamples {
+		return d.errf(r.line, `"samples" has more than %d judgings`, maxSamples)
+	}
+	sm := r.nextSample(len(d.sc.ids))
+	d.hint = 0
+	return d.s.objectMembers(func(key []byte, _ int) error {
+		switch string(key) {
+		case "scores":
+			kind, err := d.s.peekKind()
+			if err != nil {
+				return err
+			}
+			if kind != kindObject {
+				return d.errf(r.line, `samples[%d].scores must be an object of criterion scores, got %s`, j, kind)
+			}
+			sm.hasScores = true
+			return d.s.objectMembers(func(key []byte, _ int) error {
+				kind, raw, str, err := d.s.value(0)
+				if err != nil {
+					return err
+				}
+				i := d.find(key)
+				if i < 0 {
+					if d.sc.opts.IgnoreUnknown {
+						return nil
+					}
+					return d.errf(r.line, `samples[%d]: unknown criterion %s in "scores" (expected one of: %s)`, j, quoteBytes(key), d.sc.list)
+				}
+				if err := d.setIn(sm.raws, i, rawVal{kind: kind, raw: raw, str: str, key: key}); err != nil {
+					return d.errf(r.line, "samples[%d]: %s", j, err.(*InputError).Msg)
+				}
+				return nil
+			})
+		case "reasoning":
+			v, err := d.stringField([]byte("reasoning"))
+			sm.reasoning = v
+			return err
+		}
+		_, _, _, err := d.s.value(0)
+		return err
+	})
 }
 
 // find is schema.find with a fast path: results usually list the criteria by

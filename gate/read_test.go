@@ -21,45 +21,45 @@ func TestReadJSONLForms(t *testing.T) {
 		check func(t *testing.T, it Item)
 	}{
 		{name: "scores object", line: `{"id": "q-17", "scores": {"accuracy": 4, "resolution": 3, "tone": 4, "safety": 1}, "reasoning": "ok", "judge_model": "gpt-4o"}`,
-			id: "q-17", want: []Value{{4, Scored}, {3, Scored}, {4, Scored}, {1, Scored}},
+			id: "q-17", want: []Value{sv(4), sv(3), sv(4), sv(1)},
 			check: func(t *testing.T, it Item) {
 				if it.Reasoning != "ok" || it.JudgeModel != "gpt-4o" || it.Length != -1 || it.Pass != nil {
 					t.Errorf("fields: %+v", it)
 				}
 			}},
 		{name: "seed 001 top-level form, alias, case", line: `{"id":"q1","Policy_Accuracy":4,"RESOLUTION":3,"tone":4,"safety":1,"reasoning":"r"}`,
-			id: "q1", want: []Value{{4, Scored}, {3, Scored}, {4, Scored}, {1, Scored}}},
+			id: "q1", want: []Value{sv(4), sv(3), sv(4), sv(1)}},
 		{name: "number id kept as literal", line: `{"id": 1.50, "scores": {"accuracy": 4.0, "resolution": "3", "tone": " 4 ", "safety": 1e0}}`,
-			id: "1.50", want: []Value{{4, Scored}, {3, Scored}, {4, Scored}, {1, Scored}}},
+			id: "1.50", want: []Value{sv(4), sv(3), sv(4), sv(1)}},
 		{name: "escaped id and answer length in runes", line: `{"id": "q\u00e9\"x", "scores": {"accuracy": 1, "resolution": 1, "tone": 1, "safety": 0}, "answer": "h\u00e9llo ✓", "pass": "no", "retrieval_miss": true}`,
-			id: "qé\"x", want: []Value{{1, Scored}, {1, Scored}, {1, Scored}, {0, Scored}},
+			id: "qé\"x", want: []Value{sv(1), sv(1), sv(1), sv(0)},
 			check: func(t *testing.T, it Item) {
 				if it.Length != 7 || it.Pass == nil || *it.Pass || !it.RetrievalMiss {
 					t.Errorf("length %d pass %v miss %v", it.Length, it.Pass, it.RetrievalMiss)
 				}
 			}},
 		{name: "length field wins", line: `{"id": "a", "scores": {"accuracy": 1, "resolution": 1, "tone": 1, "safety": 0}, "output": "abc", "length": 12}`,
-			id: "a", want: []Value{{1, Scored}, {1, Scored}, {1, Scored}, {0, Scored}},
+			id: "a", want: []Value{sv(1), sv(1), sv(1), sv(0)},
 			check: func(t *testing.T, it Item) {
 				if it.Length != 12 {
 					t.Errorf("length %d, want 12", it.Length)
 				}
 			}},
 		{name: "judge error needs no scores", line: `{"id": "e1", "error": "timeout", "accuracy": "garbage"}`,
-			id: "e1", want: []Value{},
+			id: "e1", want: []Value{{}, {}, {}, {}},
 			check: func(t *testing.T, it Item) {
 				if it.Error != "timeout" {
 					t.Errorf("error %q", it.Error)
 				}
 			}},
 		{name: "null error is no error", line: `{"id": "n", "error": null, "scores": {"accuracy": 5, "resolution": 5, "tone": 5, "safety": 1}}`,
-			id: "n", want: []Value{{5, Scored}, {5, Scored}, {5, Scored}, {1, Scored}}},
+			id: "n", want: []Value{sv(5), sv(5), sv(5), sv(1)}},
 		{name: "allow missing", opts: ReadOptions{AllowMissing: true}, line: `{"id": "m", "scores": {"accuracy": 5}}`,
-			id: "m", want: []Value{{5, Scored}, {}, {}, {}}},
+			id: "m", want: []Value{sv(5), {}, {}, {}}},
 		{name: "ignore unknown", opts: ReadOptions{IgnoreUnknown: true}, line: `{"id": "u", "scores": {"accuracy": 5, "resolution": 5, "tone": 5, "safety": 1, "old": 3}}`,
-			id: "u", want: []Value{{5, Scored}, {5, Scored}, {5, Scored}, {1, Scored}}},
+			id: "u", want: []Value{sv(5), sv(5), sv(5), sv(1)}},
 		{name: "meta kept", opts: ReadOptions{KeepMeta: true}, line: `{"id": "k", "accuracy": 5, "resolution": 5, "tone": 5, "safety": 1, "model": {"name": "x", "v": [1, 2]}}`,
-			id: "k", want: []Value{{5, Scored}, {5, Scored}, {5, Scored}, {1, Scored}},
+			id: "k", want: []Value{sv(5), sv(5), sv(5), sv(1)},
 			check: func(t *testing.T, it Item) {
 				if string(it.Meta["model"]) != `{"name": "x", "v": [1, 2]}` {
 					t.Errorf("meta %q", it.Meta)
@@ -83,7 +83,7 @@ func TestReadJSONLForms(t *testing.T) {
 				t.Fatalf("values %v, want %v", it.Values, tt.want)
 			}
 			for i := range tt.want {
-				if it.Values[i] != tt.want[i] {
+				if v := it.Values[i]; v.Score != tt.want[i].Score || v.State != tt.want[i].State {
 					t.Errorf("value %d = %v, want %v", i, it.Values[i], tt.want[i])
 				}
 			}
@@ -204,7 +204,7 @@ func TestReadCSV(t *testing.T) {
 			t.Errorf("item %s at line %d, want %d", it.ID, it.Line, wantLines[i])
 		}
 	}
-	if got := items[0].Values; got[1].State != NA || got[0] != (Value{2, Scored}) || got[3] != (Value{1, Scored}) {
+	if got := items[0].Values; got[1].State != NA || got[0].Score != 2 || got[3].Score != 1 {
 		t.Errorf("q1 values %v", got)
 	}
 	if items[0].Pass == nil || !*items[0].Pass || items[1].Pass != nil || items[2].Pass == nil || *items[2].Pass {
@@ -336,3 +336,6 @@ func TestJSONInt(t *testing.T) {
 		}
 	}
 }
+
+// sv is a single scored value, as the readers build it.
+func sv(s float64) Value { return Value{Score: s, Min: s, Max: s, N: 1, State: Scored} }

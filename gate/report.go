@@ -29,6 +29,9 @@ type Report struct {
 	Unscored Unscored `json:"unscored"`
 	// Warnings are non-fatal remarks (rubric warnings, pass-column disagreements).
 	Warnings []string `json:"warnings"`
+	// MaxSamples is the most judgings ("samples") any item carries, when
+	// more than one; 0 otherwise.
+	MaxSamples int `json:"max_samples,omitempty"`
 }
 
 // CriterionStats are the figures of one criterion over a run.
@@ -44,15 +47,31 @@ type CriterionStats struct {
 	NA         int      `json:"na"`
 	// BelowMin counts items below the critical minimum.
 	BelowMin int `json:"below_min"`
-	// Histogram counts items per level, every level of the scale present.
+	// Histogram counts items per level, every level of the scale present
+	// (an item whose samples' mean is not an integer counts at the nearest
+	// level, halves up). Empty for a continuous criterion, which has Bins.
 	Histogram map[int]int `json:"histogram"`
+	// Bins is the histogram of a continuous criterion: rubric.ContinuousBins
+	// equal bins, each holding its lower edge (the last also its upper).
+	Bins []Bin `json:"bins,omitempty"`
+	// Spread is the mean within-item standard deviation of the scores of
+	// the items judged more than once (null when none is).
+	Spread *float64 `json:"spread,omitempty"`
+}
+
+// Bin is one bin of a continuous criterion's histogram: Count items with a
+// score from Low (inclusive) to High (exclusive, except the last bin).
+type Bin struct {
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	Count int     `json:"count"`
 }
 
 // BlockingFailure is one item below a blocking criterion's minimum.
 type BlockingFailure struct {
-	Item      string `json:"item"`
-	Criterion string `json:"criterion"`
-	Score     int    `json:"score"`
+	Item      string  `json:"item"`
+	Criterion string  `json:"criterion"`
+	Score     float64 `json:"score"`
 	// Reasoning is the judge's reasoning or, for review rows, the note.
 	Reasoning string `json:"reasoning"`
 }

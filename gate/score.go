@@ -164,6 +164,9 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*Report, error
 
 // readInput cuts one input into chunks and sends them; false when told to stop.
 func readInput(sc *schema, idx int, in Input, pool *bufPool, send func(*chunk) bool) bool {
+	if in.Records != nil {
+		return readRecordsInput(idx, in, send)
+	}
 	if formatOf(in) == FormatCSV {
 		cr, err := newCSVReader(sc, in)
 		if err != nil {
@@ -217,11 +220,64 @@ func readInput(sc *schema, idx int, in Input, pool *bufPool, send func(*chunk) b
 	}
 }
 
+// recChunk is the number of records of a Records chunk.
+const recChunk = 1024
+
+// readRecordsInput cuts a Records input into chunks of records; false when
+// told to stop or when the input fails.
+func readRecordsInput(idx int, in Input, send func(*chunk) bool) bool {
+	format := in.Records.Format()
+	newChunk := func() *chunk { return &chunk{input: idx, file: in.Name, format: format, recs: []*Record{}} }
+	c := newChunk()
+	k := 0
+	errStop := errors.New("stop")
+	err := in.Records.Each(func(rec *Record) error {
+		k++
+		pos := rec.Line
+		if pos <= 0 {
+			pos = k
+		}
+		c.recs = append(c.recs, rec)
+		c.recPos = append(c.recPos, pos)
+		if len(c.recs) == recChunk {
+			if !send(c) {
+				return errStop
+			}
+			c = newChunk()
+		}
+		return nil
+	})
+	if err == errStop {
+		return false
+	}
+	if err != nil {
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			err = &InputError{File: in.Name, Msg: err.Error()}
+		}
+		c.err = err
+	}
+	if len(c.recs) > 0 || c.err != nil {
+		if !send(c) {
+			return false
+		}
+	}
+	return c.err == nil
+}
+
 // work decodes and scores one chunk.
 func work(sc *schema, d *decoder, c *chunk, keep bool) *partial {
 	p := newPartial(sc)
 	p.recs = make([]dupRec, 0, len(c.lines)+len(c.rows))
-	if c.head != nil {
+	if c.recs != nil {
+		for k, rec := range c.recs {
+			if err := d.decodeRecord(rec, c.format, c.recPos[k]); err != nil {
+				p.err = err
+				return p
+			}
+			p.add(sc, d, c.file, c.input, keep)
+		}
+	} else if c.head != nil {
 		for k, row := range c.rows {
 			if err := d.decodeCSV(c.head, row, c.rowLines[k]); err != nil {
 				p.err = err

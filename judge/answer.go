@@ -6,25 +6,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // Score is one criterion's value from the judge: an integer on the
-// criterion's scale, or "na" where the criterion allows it.
+// criterion's scale (any number on it for a continuous criterion), or "na"
+// where the criterion allows it.
 type Score struct {
-	Value int
+	Value float64
 	NA    bool
 }
 
-// MarshalJSON writes the integer or the string "na".
+// MarshalJSON writes the number or the string "na".
 func (s Score) MarshalJSON() ([]byte, error) {
 	if s.NA {
 		return []byte(`"na"`), nil
 	}
-	return []byte(fmt.Sprint(s.Value)), nil
+	return []byte(strconv.FormatFloat(s.Value, 'f', -1, 64)), nil
 }
 
 // Judgment is one validated answer of the judge for one item.
@@ -43,11 +46,15 @@ func Schema(rb *rubric.Rubric) map[string]any {
 	req := make([]string, 0, len(rb.Criteria)+1)
 	for i := range rb.Criteria {
 		c := &rb.Criteria[i]
+		typ := "integer"
+		if c.Continuous {
+			typ = "number"
+		}
 		intSchema := map[string]any{
-			"type":        "integer",
+			"type":        typ,
 			"minimum":     c.Scale.Low,
 			"maximum":     c.Scale.High,
-			"description": fmt.Sprintf("%s: integer %d to %d", c.ID, c.Scale.Low, c.Scale.High),
+			"description": fmt.Sprintf("%s: %s %d to %d", c.ID, typ, c.Scale.Low, c.Scale.High),
 		}
 		if c.NA {
 			props[c.ID] = map[string]any{"anyOf": []any{intSchema, map[string]any{"type": "string", "enum": []any{"na"}}}}
@@ -170,22 +177,25 @@ func parseScore(c *rubric.Criterion, raw json.RawMessage) (Score, error) {
 		}
 		return Score{}, fmt.Errorf("expected an integer %d to %d, got the string %s", c.Scale.Low, c.Scale.High, quote(s))
 	}
+	kind := "an integer"
+	if c.Continuous {
+		kind = "a number"
+	}
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err != nil {
-		return Score{}, fmt.Errorf("expected an integer %d to %d, got %s", c.Scale.Low, c.Scale.High, clip(string(raw)))
+		return Score{}, fmt.Errorf("expected %s %d to %d, got %s", kind, c.Scale.Low, c.Scale.High, clip(string(raw)))
 	}
-	v, err := n.Int64()
-	if err != nil {
-		f, ferr := n.Float64()
-		if ferr != nil || f != float64(int64(f)) {
-			return Score{}, fmt.Errorf("expected an integer %d to %d, got %s", c.Scale.Low, c.Scale.High, clip(string(raw)))
-		}
-		v = int64(f)
+	v, err := n.Float64()
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return Score{}, fmt.Errorf("expected %s %d to %d, got %s", kind, c.Scale.Low, c.Scale.High, clip(string(raw)))
 	}
-	if v < int64(c.Scale.Low) || v > int64(c.Scale.High) {
-		return Score{}, fmt.Errorf("%d is outside the scale %d to %d", v, c.Scale.Low, c.Scale.High)
+	if !(v >= float64(c.Scale.Low) && v <= float64(c.Scale.High)) {
+		return Score{}, fmt.Errorf("%s is outside the scale %d to %d", clip(n.String()), c.Scale.Low, c.Scale.High)
 	}
-	return Score{Value: int(v)}, nil
+	if !c.OnScale(v) {
+		return Score{}, fmt.Errorf("expected %s %d to %d, got %s", kind, c.Scale.Low, c.Scale.High, clip(n.String()))
+	}
+	return Score{Value: v}, nil
 }
 
 // failsBlocking reports whether the judgment fails a blocking criterion's

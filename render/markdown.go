@@ -128,8 +128,18 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 		w("> [!WARNING]\n> **Scores are not comparable with the baseline**: the relative check was skipped. Hard gates still apply.\n\n")
 	}
 
-	// Per-criterion table: always kept whole.
-	w("| Criterion | Weight | Baseline | Current | Change | Status |\n|---|---:|---:|---:|---:|---|\n")
+	// Per-criterion table: always kept whole. When items were judged
+	// several times, a column shows each criterion's spread (the mean
+	// within-item standard deviation of the samples, raw scale).
+	spread := map[string]*float64{}
+	if g.Report != nil && g.MaxSamples > 1 {
+		for _, c := range g.Criteria {
+			spread[c.ID] = c.Spread
+		}
+		w("| Criterion | Weight | Baseline | Current | Change | Status | Spread |\n|---|---:|---:|---:|---:|---|---:|\n")
+	} else {
+		w("| Criterion | Weight | Baseline | Current | Change | Status |\n|---|---:|---:|---:|---:|---|\n")
+	}
 	for _, c := range g.Changes {
 		name := safe.Cell(c.ID, 60)
 		if c.Name != "" && c.Name != c.ID {
@@ -138,7 +148,11 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 		if c.Blocking {
 			name += " 🛡️"
 		}
-		w("| %s | %s | %s | %s | %s | %s |\n", name, num(c.Weight), numPtr(c.Baseline), numPtr(c.Current), signedPtr(c.Change), status(c))
+		w("| %s | %s | %s | %s | %s | %s |", name, num(c.Weight), numPtr(c.Baseline), numPtr(c.Current), signedPtr(c.Change), status(c))
+		if len(spread) > 0 {
+			w(" %s |", spreadText(spread[c.ID]))
+		}
+		w("\n")
 	}
 	w("\n")
 
@@ -150,7 +164,7 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 				w("- … and %d more (see the JSON report)\n", n-i)
 				break
 			}
-			line := fmt.Sprintf("- %s: %s = %d", safe.Code(f.Item, 80), safe.Inline(f.Criterion, 60), f.Score)
+			line := fmt.Sprintf("- %s: %s = %s", safe.Code(f.Item, 80), safe.Inline(f.Criterion, 60), scoreText(f.Score))
 			if l.reasoning > 0 && f.Reasoning != "" {
 				line += " — " + safe.Inline(f.Reasoning, l.reasoning)
 			}
@@ -301,6 +315,17 @@ func idList(ids []string, k, total int) string {
 		s += fmt.Sprintf(" … (+%d)", total-len(parts))
 	}
 	return s
+}
+
+// scoreText writes a raw criterion score: 3, 0.35, 2.67 (a mean of samples).
+func scoreText(f float64) string { return trimZeros(fmt.Sprintf("%.2f", f)) }
+
+// spreadText writes a criterion's spread, "—" when no item has two samples.
+func spreadText(f *float64) string {
+	if f == nil {
+		return "—"
+	}
+	return "±" + fmt.Sprintf("%.2f", *f)
 }
 
 func num(f float64) string { return trimZeros(fmt.Sprintf("%.2f", f)) }

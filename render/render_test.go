@@ -104,7 +104,7 @@ func TestMarkdownBudget(t *testing.T) {
 }
 
 func TestScoreText(t *testing.T) {
-	crit, one := 1, 1
+	crit, one := 1.0, 1
 	rb := &rubric.Rubric{Criteria: []rubric.Criterion{
 		{ID: "accuracy", Scale: rubric.Scale{Low: 1, High: 5}},
 		{ID: "safety", Scale: rubric.Scale{Low: 0, High: 1}, Critical: &crit, Blocking: one == 1},

@@ -35,8 +35,11 @@ func ScoreText(w io.Writer, rep *gate.Report, rb *rubric.Rubric) error {
 		if rb != nil && i < len(rb.Criteria) && rb.Criteria[i].ID == c.ID {
 			rc := &rb.Criteria[i]
 			scale = fmt.Sprintf("%d-%d", rc.Scale.Low, rc.Scale.High)
+			if rc.Continuous {
+				scale += " cont."
+			}
 			if rc.Critical != nil {
-				gateMark = fmt.Sprintf(" (min %d", *rc.Critical)
+				gateMark = fmt.Sprintf(" (min %s", scoreText(*rc.Critical))
 				if rc.Blocking {
 					gateMark += ", blocking"
 				}
@@ -48,7 +51,7 @@ func ScoreText(w io.Writer, rep *gate.Report, rb *rubric.Rubric) error {
 			name += " · " + clean(c.Name, 40)
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", name, gateMark, num(c.Weight), scale,
-			mean2(c.Mean), numPtr(c.Normalized), c.Scored, c.NA, c.BelowMin, histogram(c.Histogram))
+			mean2(c.Mean), numPtr(c.Normalized), c.Scored, c.NA, c.BelowMin, histogram(c))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -60,7 +63,7 @@ func ScoreText(w io.Writer, rep *gate.Report, rb *rubric.Rubric) error {
 				ew.printf("  ... and %d more (see --json)\n", n-i)
 				break
 			}
-			ew.printf("  %s  %s = %d  %s\n", clean(f.Item, 60), clean(f.Criterion, 40), f.Score, clean(f.Reasoning, 160))
+			ew.printf("  %s  %s = %s  %s\n", clean(f.Item, 60), clean(f.Criterion, 40), scoreText(f.Score), clean(f.Reasoning, 160))
 		}
 	}
 	if n := rep.Unscored.Count; n > 0 {
@@ -103,7 +106,25 @@ func mean2(f *float64) string {
 	return fmt.Sprintf("%.2f", *f)
 }
 
-func histogram(h map[int]int) string {
+// histogram writes level:count pairs, or for a continuous criterion
+// lower-edge:count per bin; with a spread (items judged several times) it
+// adds "spread ±x".
+func histogram(c gate.CriterionStats) string {
+	var parts []string
+	if len(c.Bins) > 0 {
+		for _, b := range c.Bins {
+			parts = append(parts, fmt.Sprintf("%s:%d", scoreText(b.Low), b.Count))
+		}
+	} else {
+		parts = levelCounts(c.Histogram)
+	}
+	if c.Spread != nil {
+		parts = append(parts, "spread "+spreadText(c.Spread))
+	}
+	return strings.Join(parts, " ")
+}
+
+func levelCounts(h map[int]int) []string {
 	levels := make([]int, 0, len(h))
 	for l := range h {
 		levels = append(levels, l)
@@ -113,7 +134,7 @@ func histogram(h map[int]int) string {
 	for i, l := range levels {
 		parts[i] = fmt.Sprintf("%d:%d", l, h[l])
 	}
-	return strings.Join(parts, " ")
+	return parts
 }
 
 // errWriter keeps the first write error so the caller checks once.

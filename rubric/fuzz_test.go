@@ -33,6 +33,7 @@ func FuzzLoad(f *testing.F) {
 		`{"name":"j","criteria":[{"id":"a","scale":[0,1],"anchors":{"0":"n","1":"y"},"aliases":["A"]}],"model_families":{"x":["x-"]}}`,
 		"name: t\ncriteria:\n  - id: a\n    scale: [0, 1]\n---\nname: u\n",
 		"name: t\ncriteria:\n  - {id: a, scale: [-1000000, -999990], critical: -999995, blocking: true}\nnotes_required_for: [3, -3, 3]\n",
+		"name: t\ncriteria:\n  - {id: a, scale: [0, 1], continuous: true, critical: -0.0, from: {ragas: ' f ', deepeval: {metric: F, scale: [0, 100]}}}\n  - {id: b, scale: [1, 5], from: {promptfoo: b}}\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +16,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 )
+
+// MaxCriteria is the most criteria a rubric may have. The report's
+// per-criterion table is never cut, and at this many criteria (with as many
+// more removed from the baseline's rubric) it still fits in a PR comment.
+const MaxCriteria = 50
 
 const (
 	// maxBound bounds scale ends, so that level arithmetic cannot overflow.
@@ -38,7 +44,8 @@ var (
 
 var (
 	rubricKeys    = []string{"name", "version", "threshold", "criteria", "notes_required_for", "model_families", "hash"}
-	criterionKeys = []string{"id", "name", "description", "weight", "scale", "anchors", "critical", "blocking", "na", "aliases"}
+	criterionKeys = []string{"id", "name", "description", "weight", "scale", "anchors", "critical", "blocking", "na", "aliases", "continuous", "from"}
+	sourceKeys    = []string{"metric", "scale"}
 )
 
 // Load parses and validates a rubric file (YAML or JSON). name is used in
@@ -152,13 +159,27 @@ func normalized(r *Rubric) *Rubric {
 			c.Anchors = nil
 		}
 		if c.Critical != nil {
-			v := *c.Critical
+			v := noNegZero(*c.Critical)
 			c.Critical = &v
 		}
 		if len(c.Aliases) > 0 {
 			c.Aliases = append([]string(nil), c.Aliases...)
 		} else {
 			c.Aliases = nil
+		}
+		if len(c.From) > 0 {
+			f := make(map[string]Source, len(c.From))
+			for k, v := range c.From {
+				if v.Scale != nil {
+					sc := *v.Scale
+					v.Scale = &sc
+				}
+				v.Metric = strings.TrimSpace(v.Metric) // matched ignoring surrounding space
+				f[k] = v
+			}
+			c.From = f
+		} else {
+			c.From = nil
 		}
 		n.Criteria[i] = c
 	}
@@ -423,6 +444,9 @@ func (l *loader) rubric(root *yaml.Node) (*Rubric, error) {
 			if len(items) > 0 {
 				l.record(key, k) // rules about the whole list point at its key
 			}
+			if len(items) > MaxCriteria {
+				return l.errAt(k, key, "%d criteria: at most %d are allowed (the report shows every criterion in its table)", len(items), MaxCriteria)
+			}
 			for i, it := range items {
 				c, err := l.criterion(it, fmt.Sprintf("criteria[%d]", i))
 				if err != nil {
@@ -486,9 +510,13 @@ func (l *loader) criterion(n *yaml.Node, path string) (*Criterion, error) {
 		case "anchors":
 			c.Anchors, err = l.anchors(v, p)
 		case "critical":
-			var m int
-			m, err = l.integer(v, p, "an integer minimum score inside the scale")
+			var m float64
+			m, err = l.number(v, p, "a minimum score inside the scale (an integer unless continuous: true)")
 			c.Critical = &m
+		case "continuous":
+			c.Continuous, err = l.boolean(v, p)
+		case "from":
+			c.From, err = l.from(v, p)
 		case "blocking":
 			c.Blocking, err = l.boolean(v, p)
 		case "na":
@@ -505,6 +533,48 @@ func (l *loader) criterion(n *yaml.Node, path string) (*Criterion, error) {
 		return nil, l.errAt(n, path+".scale", "required; expected [lowest, highest] integers with lowest < highest")
 	}
 	return c, nil
+}
+
+// from reads a criterion's `from`: format name -> metric name, or
+// format name -> {metric, scale}.
+func (l *loader) from(n *yaml.Node, path string) (map[string]Source, error) {
+	l.record(path, n)
+	out := map[string]Source{}
+	err := l.fields(n, path, "a mapping of results format to metric name", nil, func(format string, k, v *yaml.Node) error {
+		p := path + "." + format
+		l.record(p, k)
+		if !contains(Sources, format) {
+			return l.errAt(k, path, "unknown results format %s; expected one of: %s", strconv.Quote(clip(format, 40)), strings.Join(Sources, ", "))
+		}
+		if v.Kind == yaml.ScalarNode {
+			m, err := l.text(v, p, "a metric name, or a mapping with metric and scale")
+			if err != nil {
+				return err
+			}
+			l.record(p, k)
+			out[format] = Source{Metric: m}
+			return nil
+		}
+		var s Source
+		err := l.fields(v, p, "a metric name, or a mapping with metric and scale", sourceKeys, func(key string, _, fv *yaml.Node) error {
+			var err error
+			switch key {
+			case "metric":
+				s.Metric, err = l.text(fv, p+".metric", "a metric name")
+			case "scale":
+				var sc Scale
+				sc, err = l.scale(fv, p+".scale")
+				s.Scale = &sc
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		out[format] = s
+		return nil
+	})
+	return out, err
 }
 
 func (l *loader) scale(n *yaml.Node, path string) (Scale, error) {
@@ -599,6 +669,9 @@ func check(r *Rubric, file string, loc func(string) (int, int)) ([]Warning, erro
 	if len(r.Criteria) == 0 {
 		return nil, fail("criteria", "expected at least one criterion")
 	}
+	if len(r.Criteria) > MaxCriteria {
+		return nil, fail("criteria", "%d criteria: at most %d are allowed (the report shows every criterion in its table)", len(r.Criteria), MaxCriteria)
+	}
 	names := map[string]string{} // lower-case id or alias -> where it is
 	claim := func(path, kind, name string) error {
 		k := strings.ToLower(name)
@@ -632,7 +705,7 @@ func check(r *Rubric, file string, loc func(string) (int, int)) ([]Warning, erro
 		if s.Low >= s.High || s.Low < -maxBound || s.High > maxBound {
 			return nil, fail(p+".scale", "expected [lowest, highest] integers with lowest < highest, got [%d, %d]", s.Low, s.High)
 		}
-		if s.Levels() > maxLevels {
+		if s.Levels() > maxLevels && !c.Continuous {
 			return nil, fail(p+".scale", "expected at most %d levels, got [%d, %d] (%d levels)", maxLevels, s.Low, s.High, s.Levels())
 		}
 		for _, lvl := range sortedLevels(c.Anchors) {
@@ -644,8 +717,13 @@ func check(r *Rubric, file string, loc func(string) (int, int)) ([]Warning, erro
 				return nil, fail(ap, "expected a description of level %d, got an empty string", lvl)
 			}
 		}
-		if c.Critical != nil && !s.Contains(*c.Critical) {
-			return nil, fail(p+".critical", "expected a minimum score inside the scale [%d, %d], got %d", s.Low, s.High, *c.Critical)
+		if m := c.Critical; m != nil {
+			if !c.Continuous && *m != math.Trunc(*m) {
+				return nil, fail(p+".critical", "expected an integer minimum score inside the scale (a non-integer minimum needs continuous: true), got %v", *m)
+			}
+			if !(*m >= float64(s.Low) && *m <= float64(s.High)) {
+				return nil, fail(p+".critical", "expected a minimum score inside the scale [%d, %d], got %v", s.Low, s.High, *m)
+			}
 		}
 		if c.Blocking && c.Critical == nil {
 			return nil, fail(p+".blocking", "blocking needs critical: set the minimum score below which an item blocks the run")
@@ -659,6 +737,9 @@ func check(r *Rubric, file string, loc func(string) (int, int)) ([]Warning, erro
 				return nil, err
 			}
 		}
+	}
+	if err := checkFrom(r, fail); err != nil {
+		return nil, err
 	}
 	if total == 0 {
 		return nil, fail("criteria", "the weights sum to 0; expected at least one criterion with weight > 0")
@@ -687,7 +768,7 @@ func check(r *Rubric, file string, loc func(string) (int, int)) ([]Warning, erro
 	for i := range r.Criteria {
 		c := &r.Criteria[i]
 		p := fmt.Sprintf("criteria[%d]", i)
-		if s := c.Scale; s.Levels() >= 5 {
+		if s := c.Scale; s.Levels() >= 5 && !c.Continuous {
 			var missing []string
 			if _, ok := c.Anchors[s.Low]; !ok {
 				missing = append(missing, "lowest "+strconv.Itoa(s.Low))
@@ -711,6 +792,50 @@ func check(r *Rubric, file string, loc func(string) (int, int)) ([]Warning, erro
 		}
 	}
 	return warns, nil
+}
+
+// checkFrom checks every criterion's `from`: known formats, a metric name,
+// a valid source scale on continuous criteria only, and no metric of a
+// format feeding two criteria.
+func checkFrom(r *Rubric, fail func(path, format string, args ...any) error) error {
+	taken := map[string]string{} // format + "\x00" + lower-case metric -> path
+	for i := range r.Criteria {
+		c := &r.Criteria[i]
+		for _, format := range sortedFormats(c.From) {
+			src := c.From[format]
+			p := fmt.Sprintf("criteria[%d].from.%s", i, format)
+			if !contains(Sources, format) {
+				return fail(p, "unknown results format %q; expected one of: %s", clip(format, 40), strings.Join(Sources, ", "))
+			}
+			m := strings.TrimSpace(src.Metric)
+			if m == "" {
+				return fail(p, "expected a non-empty metric name")
+			}
+			if ss := src.Scale; ss != nil {
+				if !c.Continuous {
+					return fail(p+".scale", "a source scale needs continuous: true on the criterion (the mapped scores are rarely integers)")
+				}
+				if ss.Low >= ss.High || ss.Low < -maxBound || ss.High > maxBound {
+					return fail(p+".scale", "expected [lowest, highest] integers with lowest < highest, got [%d, %d]", ss.Low, ss.High)
+				}
+			}
+			k := format + "\x00" + strings.ToLower(m)
+			if prev, ok := taken[k]; ok {
+				return fail(p, "the %s metric %q already feeds %s; a metric can feed one criterion only", format, clip(m, 40), prev)
+			}
+			taken[k] = p
+		}
+	}
+	return nil
+}
+
+func sortedFormats(m map[string]Source) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func finite(f float64) bool { return f == f && f-f == 0 }

@@ -96,7 +96,7 @@ func TestPresetContents(t *testing.T) {
 				c := &r.Criteria[i]
 				crit := -1
 				if c.Critical != nil {
-					crit = *c.Critical
+					crit = int(*c.Critical)
 				}
 				got := crit0(c.ID, c.Weight, c.Scale, crit, c.Blocking, c.NA, SheetColumn(c))
 				if got != fmt.Sprint(want) {
@@ -122,7 +122,7 @@ func crit0(id string, w float64, s Scale, c int, b, na bool, col string) string 
 // The support preset reproduces seed 002's worked example: 4,3,4,1 -> 71.4.
 func TestSupportWorkedExample(t *testing.T) {
 	r, _ := loadPreset(t, "support")
-	scores := []int{4, 3, 4, 1}
+	scores := []float64{4, 3, 4, 1}
 	var sum float64
 	for i, s := range scores {
 		sum += r.Criteria[i].Weight * r.Criteria[i].Normalize(s)
@@ -203,7 +203,7 @@ func TestLoadErrors(t *testing.T) {
 		{"threshold negative", "threshold: -0.5\n" + base, "1:12", "got -0.5"},
 		{"threshold string", "threshold: '70'\n" + base, "1:12", `threshold: expected a number within 0..100, got "70"`},
 		{"critical outside scale", "name: t\ncriteria:\n  - id: a\n    scale: [1, 5]\n    critical: 6\n", "5:15", "criteria[0].critical: expected a minimum score inside the scale [1, 5], got 6"},
-		{"critical not integer", "name: t\ncriteria:\n  - id: a\n    scale: [1, 5]\n    critical: 2.5\n", "5:15", "criteria[0].critical: expected an integer minimum score inside the scale, got 2.5"},
+		{"critical not integer", "name: t\ncriteria:\n  - id: a\n    scale: [1, 5]\n    critical: 2.5\n", "5:15", "criteria[0].critical: expected an integer minimum score inside the scale (a non-integer minimum needs continuous: true), got 2.5"},
 		{"blocking without critical", "name: t\ncriteria:\n  - id: a\n    scale: [0, 1]\n    blocking: true\n", "5:15", "criteria[0].blocking: blocking needs critical"},
 		{"blocking not bool", "name: t\ncriteria:\n  - id: a\n    scale: [0, 1]\n    critical: 1\n    blocking: yes\n", "6:15", `criteria[0].blocking: expected true or false, got "yes"`},
 		{"na not bool", "name: t\ncriteria:\n  - id: a\n    scale: [0, 1]\n    na: 1\n", "5:9", "criteria[0].na: expected true or false, got 1"},
@@ -331,7 +331,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"a.na", a.NA, false},
 		{"b.name", b.Name, "Bee"},
 		{"b.weight", b.Weight, 2.5},
-		{"b.critical", *b.Critical, 2},
+		{"b.critical", *b.Critical, 2.0},
 		{"notes sorted and de-duplicated", fmt.Sprint(r.NotesRequiredFor), "[0 1 3]"},
 		{"gates", fmt.Sprint(r.Gates()), "[1]"},
 		{"max points a", fmt.Sprintf("%.2f", a.MaxPoints(r.TotalWeight())), "28.57"},
@@ -502,7 +502,7 @@ func TestCanonicalForm(t *testing.T) {
 	}
 	// Canonical does not depend on how a code-built rubric spells defaults.
 	code := &Rubric{Name: "c", Threshold: math.Copysign(0, -1), Criteria: []Criterion{{ID: "a", Weight: 1, Scale: Scale{0, 10},
-		Anchors: map[int]string{0: "none", 2: "two", 5: "mid", 10: "top"}, Critical: new(int), Aliases: []string{}}},
+		Anchors: map[int]string{0: "none", 2: "two", 5: "mid", 10: "top"}, Critical: new(float64), Aliases: []string{}}},
 		NotesRequiredFor: []int{}, ModelFamilies: map[string][]string{}}
 	if got := string(code.Canonical()); got != want {
 		t.Errorf("code-built canonical\n got %s\nwant %s", got, want)

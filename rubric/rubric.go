@@ -1,5 +1,6 @@
 // Package rubric holds the rubric model: weighted criteria on their own
-// integer scales, critical minimums, blocking gates and `na`. It loads and
+// integer or continuous scales, critical minimums, blocking gates, `na` and
+// the metrics of other eval tools each criterion is read from. It loads and
 // validates rubric files (YAML or JSON), computes the canonical form and hash,
 // and exports a rubric as JSON, a blank review sheet or an LLM-judge prompt.
 //
@@ -10,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,8 +35,9 @@ type Rubric struct {
 	ModelFamilies map[string][]string `json:"model_families,omitempty"`
 }
 
-// Scale is an inclusive integer range [Low, High] with Low < High. In JSON it
-// is the array [Low, High].
+// Scale is an inclusive range [Low, High] with integer ends and Low < High.
+// In JSON it is the array [Low, High]. A criterion's scores are the integers
+// of the range, or every number in it when the criterion is continuous.
 type Scale struct {
 	Low  int
 	High int
@@ -56,29 +59,121 @@ type Criterion struct {
 	Description string `json:"description,omitempty"`
 	// Weight is >= 0; 0 makes a pure gate that adds nothing to the score.
 	Weight float64 `json:"weight"`
-	// Scale is the criterion's own integer scale.
+	// Scale is the criterion's own scale.
 	Scale Scale `json:"scale"`
+	// Continuous makes every finite number within Scale a valid score (not
+	// only its integers); its histograms have ContinuousBins equal bins.
+	Continuous bool `json:"continuous,omitempty"`
 	// Anchors maps a level to the text describing it.
 	Anchors map[int]string `json:"anchors,omitempty"`
-	// Critical, when set, is the minimum score an item needs on this criterion.
-	Critical *int `json:"critical,omitempty"`
+	// Critical, when set, is the minimum score an item needs on this
+	// criterion: an integer, or any number within the scale when Continuous.
+	Critical *float64 `json:"critical,omitempty"`
 	// Blocking marks a critical criterion whose failure on any item blocks the run.
 	Blocking bool `json:"blocking,omitempty"`
 	// NA allows `na` as a score: the criterion is then left out of that item.
 	NA bool `json:"na,omitempty"`
 	// Aliases are other names accepted as keys or columns in results.
 	Aliases []string `json:"aliases,omitempty"`
+	// From maps a results format (see Sources) to the metric of that tool's
+	// output this criterion's score is read from, when the names differ.
+	From map[string]Source `json:"from,omitempty"`
 }
+
+// Source names the metric (or scorer) of another tool's output that a
+// criterion is read from.
+type Source struct {
+	// Metric is the metric or scorer name exactly as the tool writes it
+	// (matched ignoring case and surrounding space).
+	Metric string `json:"metric"`
+	// Scale, when set, is the range the tool reports the metric on; a value
+	// is mapped linearly onto the criterion's scale. Only a continuous
+	// criterion may set it (the mapped value is rarely an integer).
+	Scale *Scale `json:"scale,omitempty"`
+}
+
+// Sources are the format names `from` accepts, one per results format whose
+// metric names a rubric may map: promptfoo, inspect (Inspect AI), deepeval,
+// openai_evals (openai/evals) and ragas.
+var Sources = []string{"promptfoo", "inspect", "deepeval", "openai_evals", "ragas"}
+
+// ContinuousBins is the number of equal bins a continuous criterion's
+// histogram has.
+const ContinuousBins = 10
 
 // Normalize maps a score on the criterion's scale to 0-1:
 // (s - lowest) / (highest - lowest).
-func (c *Criterion) Normalize(s int) float64 {
-	return float64(s-c.Scale.Low) / float64(c.Scale.High-c.Scale.Low)
+func (c *Criterion) Normalize(s float64) float64 {
+	return (s - float64(c.Scale.Low)) / float64(c.Scale.High-c.Scale.Low)
 }
 
 // Meets reports whether s meets the criterion's critical minimum (always true
 // when the criterion has none).
-func (c *Criterion) Meets(s int) bool { return c.Critical == nil || s >= *c.Critical }
+func (c *Criterion) Meets(s float64) bool { return c.Critical == nil || s >= *c.Critical }
+
+// OnScale reports whether s is a valid score of the criterion: a finite
+// number within its scale, and an integer unless the criterion is continuous.
+func (c *Criterion) OnScale(s float64) bool {
+	if !(s >= float64(c.Scale.Low) && s <= float64(c.Scale.High)) { // also NaN
+		return false
+	}
+	return c.Continuous || s == math.Trunc(s)
+}
+
+// Bin returns the histogram bin of a score on a continuous criterion: the
+// scale cut into ContinuousBins equal bins, each holding its lower edge, the
+// last also its upper edge. Scores off the scale are clamped.
+func (c *Criterion) Bin(s float64) int {
+	b := int(math.Floor(ContinuousBins * c.Normalize(s)))
+	return min(max(b, 0), ContinuousBins-1)
+}
+
+// BinLow returns the lower edge of histogram bin b of a continuous criterion.
+func (c *Criterion) BinLow(b int) float64 {
+	lo, hi := float64(c.Scale.Low), float64(c.Scale.High)
+	return lo + (hi-lo)*float64(b)/ContinuousBins
+}
+
+// SourceMetric returns the metric the criterion is read from in format's
+// output and whether the rubric names one.
+func (c *Criterion) SourceMetric(format string) (Source, bool) {
+	s, ok := c.From[format]
+	return s, ok
+}
+
+// FromSource maps a value the tool reported on the criterion's source scale
+// for format onto the criterion's scale (unchanged without a source scale).
+func (c *Criterion) FromSource(format string, v float64) float64 {
+	s, ok := c.From[format]
+	if !ok || s.Scale == nil {
+		return v
+	}
+	lo, hi := float64(s.Scale.Low), float64(s.Scale.High)
+	return float64(c.Scale.Low) + (v-lo)/(hi-lo)*float64(c.Scale.High-c.Scale.Low)
+}
+
+// CriterionFor returns the index of the criterion that a metric (or scorer)
+// named metric in format's output feeds: the criterion whose `from` names it
+// for that format, else the criterion whose id or alias is the metric name,
+// unless that criterion names another metric for the format. Names match
+// ignoring case and surrounding space. ok is false when no criterion takes
+// the metric.
+func (r *Rubric) CriterionFor(format, metric string) (int, bool) {
+	m := strings.TrimSpace(metric)
+	for i := range r.Criteria {
+		if s, ok := r.Criteria[i].From[format]; ok && strings.EqualFold(strings.TrimSpace(s.Metric), m) {
+			return i, true
+		}
+	}
+	i := r.Index(m)
+	if i < 0 {
+		return -1, false
+	}
+	if _, mapped := r.Criteria[i].From[format]; mapped {
+		return -1, false
+	}
+	return i, true
+}
 
 // IsGate reports whether the criterion has a critical minimum.
 func (c *Criterion) IsGate() bool { return c.Critical != nil }
@@ -111,9 +206,10 @@ func (r *Rubric) TotalWeight() float64 {
 }
 
 // NoteRequired reports whether a review-sheet score of s must carry a note.
-func (r *Rubric) NoteRequired(s int) bool {
+// It applies to integer criteria (a continuous score has no levels).
+func (r *Rubric) NoteRequired(s float64) bool {
 	for _, v := range r.NotesRequiredFor {
-		if v == s {
+		if float64(v) == s {
 			return true
 		}
 	}
@@ -216,19 +312,24 @@ func (m anchorMap) MarshalJSON() ([]byte, error) {
 // its anchors in level order (a requirement of the canonical form).
 func (c Criterion) MarshalJSON() ([]byte, error) {
 	type out struct {
-		ID          string    `json:"id"`
-		Name        string    `json:"name"`
-		Description string    `json:"description,omitempty"`
-		Weight      float64   `json:"weight"`
-		Scale       Scale     `json:"scale"`
-		Anchors     anchorMap `json:"anchors,omitempty"`
-		Critical    *int      `json:"critical,omitempty"`
-		Blocking    bool      `json:"blocking,omitempty"`
-		NA          bool      `json:"na,omitempty"`
-		Aliases     []string  `json:"aliases,omitempty"`
+		ID          string            `json:"id"`
+		Name        string            `json:"name"`
+		Description string            `json:"description,omitempty"`
+		Weight      float64           `json:"weight"`
+		Scale       Scale             `json:"scale"`
+		Continuous  bool              `json:"continuous,omitempty"`
+		Anchors     anchorMap         `json:"anchors,omitempty"`
+		Critical    *float64          `json:"critical,omitempty"`
+		Blocking    bool              `json:"blocking,omitempty"`
+		NA          bool              `json:"na,omitempty"`
+		Aliases     []string          `json:"aliases,omitempty"`
+		From        map[string]Source `json:"from,omitempty"`
 	}
-	return json.Marshal(out{c.ID, c.Name, c.Description, c.Weight, c.Scale,
-		anchorMap(c.Anchors), c.Critical, c.Blocking, c.NA, c.Aliases})
+	// A rubric without the fields continuous and from keeps the bytes (and
+	// so the hash) it had before they existed: both are omitted when unset,
+	// and an integer critical encodes as before (3, not 3.0).
+	return json.Marshal(out{c.ID, c.Name, c.Description, c.Weight, c.Scale, c.Continuous,
+		anchorMap(c.Anchors), c.Critical, c.Blocking, c.NA, c.Aliases, c.From})
 }
 
 // Gates returns the indices of the criteria that have a critical minimum, in
@@ -257,13 +358,14 @@ func (c *Criterion) MaxPoints(total float64) float64 {
 // criteria; no criterion id or alias may take one of them.
 var reservedColumns = []string{
 	"id", "question", "answer", "output", "response", "length", "reasoning",
-	"notes", "reviewer", "pass", "retrieval_miss", "error", "judge_model", "scores",
+	"notes", "reviewer", "pass", "retrieval_miss", "error", "judge_model", "scores", "samples",
 }
 
 // Reserved reports whether name (case-insensitively, ignoring surrounding
 // space) is a reserved result key or review-sheet column, which no criterion
 // id or alias may use: id, question, answer, output, response, length,
-// reasoning, notes, reviewer, pass, retrieval_miss, error, judge_model, scores.
+// reasoning, notes, reviewer, pass, retrieval_miss, error, judge_model, scores,
+// samples.
 func Reserved(name string) bool {
 	k := strings.TrimSpace(name)
 	for _, r := range reservedColumns {

@@ -73,9 +73,9 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, s *
 			q.Branch = gh.defaultBranch
 		}
 	}
-	if q.Branch == "" {
-		q.Branch = c.branch
-	}
+	// The branch this run is on (--branch) never chooses the baseline: a
+	// run on feature/x would otherwise find no baseline, pass, and start
+	// its own.
 	if q.Branch == "" {
 		q.Branch = "main"
 	}
@@ -209,7 +209,7 @@ func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key,
 		warn(e, "", 0, "comment: no github-token given; the comment was not posted")
 		return ""
 	}
-	out, err := upsert(ctx, gh, c.githubToken, c.commentAuthor, gh.pr, key, md, gh.headSHA)
+	out, err := upsert(ctx, e, gh, c.githubToken, c.commentAuthor, gh.pr, key, md, gh.headSHA)
 	if err != nil {
 		warn(e, "", 0, "comment not posted: "+err.Error())
 		return ""
@@ -222,7 +222,12 @@ func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key,
 	return out.URL
 }
 
-func upsert(ctx context.Context, gh *ghContext, token, author string, pr int, key, body, headSHA string) (comment.Outcome, error) {
+// commentLog sends the comment service's warnings to the log.
+func commentLog(e *env) func(format string, a ...any) {
+	return func(format string, a ...any) { warn(e, "", 0, fmt.Sprintf(format, a...)) }
+}
+
+func upsert(ctx context.Context, e *env, gh *ghContext, token, author string, pr int, key, body, headSHA string) (comment.Outcome, error) {
 	api, err := baseline.NewGitHubClient(gh.apiURL, token, &http.Client{Timeout: 30 * time.Second})
 	if err != nil {
 		return comment.Outcome{}, err
@@ -232,7 +237,7 @@ func upsert(ctx context.Context, gh *ghContext, token, author string, pr int, ke
 	if author == "*" {
 		author = ""
 	}
-	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Author: author}
+	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Author: author, Logf: commentLog(e)}
 	return svc.Upsert(ctx, pr, key, body, headSHA)
 }
 
@@ -322,7 +327,7 @@ func cmdComment(args []string, e *env) (int, error) {
 		if err != nil {
 			return exitError, err
 		}
-		svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo}
+		svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Logf: commentLog(e)}
 		if pr, err = svc.FindPullRequestByHeadSHA(ctx, wr.HeadSHA); err != nil {
 			return exitError, fmt.Errorf("comment: %w", err)
 		}
@@ -338,7 +343,7 @@ func cmdComment(args []string, e *env) (int, error) {
 		key = "report:" + g.Context.CommentKey
 	}
 	md := render.Markdown(&g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
-	out, err := upsert(ctx, gh, c.githubToken, c.commentAuthor, pr, key, md, wr.HeadSHA)
+	out, err := upsert(ctx, e, gh, c.githubToken, c.commentAuthor, pr, key, md, wr.HeadSHA)
 	if err != nil {
 		return exitError, fmt.Errorf("comment: %w", err)
 	}

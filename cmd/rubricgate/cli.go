@@ -29,6 +29,9 @@ type env struct {
 	getenv         func(string) string
 	// now is the clock (nil: time.Now).
 	now func() time.Time
+	// wd is where the git checkout is looked up from ("": the process's
+	// working directory).
+	wd string
 }
 
 func (e *env) clock() time.Time {
@@ -238,15 +241,45 @@ type output struct {
 
 // staged holds a command's outputs, each written to a temp file beside its
 // destination, until commit renames them all into place. A command that
-// fails before commit leaves nothing written: abort removes the temp files.
+// fails before commit leaves nothing written: abort removes the temp files
+// and the directories mkdirs created. commit itself is all or nothing: if
+// one rename fails, the files already renamed are put back as they were.
 type staged struct {
 	files  []stagedFile
 	stdout []func(io.Writer) error
+	// dirs are the directories mkdirs created, outermost first.
+	dirs []string
 }
 
 type stagedFile struct {
 	f         *os.File
 	tmp, path string
+	// backup holds the destination's previous content while commit runs
+	// ("" when there was none).
+	backup string
+	done   bool
+}
+
+// mkdirs creates dir and its missing parents, remembering which it created
+// so that abort removes them again.
+func (s *staged) mkdirs(dir string) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		s.dirs = append(s.dirs, missing[i])
+	}
+	return nil
 }
 
 // create starts a temp file for path.
@@ -284,7 +317,10 @@ func (s *staged) add(outs ...output) error {
 }
 
 // commit closes the temp files (0644, synced) and renames each into place,
-// then writes the stdout outputs.
+// then writes the stdout outputs. A destination that is a directory is
+// refused before anything is renamed; when a rename fails anyway, the
+// files renamed before it are restored (the old content, or removed) and
+// the error returned.
 func (s *staged) commit(stdout io.Writer) error {
 	for _, sf := range s.files {
 		// CreateTemp makes the file 0600; outputs are ordinary files.
@@ -298,13 +334,23 @@ func (s *staged) commit(stdout io.Writer) error {
 			return fmt.Errorf("write %s: %w", sf.path, err)
 		}
 	}
-	for i, sf := range s.files {
-		if err := os.Rename(sf.tmp, sf.path); err != nil {
-			return fmt.Errorf("write %s: %w", sf.path, err)
+	for _, sf := range s.files {
+		if fi, err := os.Stat(sf.path); err == nil && fi.IsDir() {
+			return fmt.Errorf("write %s: is a directory", sf.path)
 		}
-		s.files[i].tmp = ""
 	}
-	s.files = nil
+	for i := range s.files {
+		if err := s.files[i].install(); err != nil {
+			s.rollback()
+			return err
+		}
+	}
+	for _, sf := range s.files {
+		if sf.backup != "" {
+			os.Remove(sf.backup)
+		}
+	}
+	s.files, s.dirs = nil, nil
 	for _, w := range s.stdout {
 		if err := w(stdout); err != nil {
 			return err
@@ -313,7 +359,54 @@ func (s *staged) commit(stdout io.Writer) error {
 	return nil
 }
 
-// abort removes every temp file not yet renamed; safe after commit.
+// install renames the temp file over the destination, first keeping the
+// destination's old content as a backup (a hard link, so the destination
+// never goes missing; a rename for a symlink or where links are not
+// supported).
+func (sf *stagedFile) install() error {
+	if fi, err := os.Lstat(sf.path); err == nil {
+		b, err := os.CreateTemp(filepath.Dir(sf.path), "."+filepath.Base(sf.path)+".old-*")
+		if err != nil {
+			return fmt.Errorf("write %s: %w", sf.path, err)
+		}
+		b.Close()
+		os.Remove(b.Name())
+		if !fi.Mode().IsRegular() || os.Link(sf.path, b.Name()) != nil {
+			if err := os.Rename(sf.path, b.Name()); err != nil {
+				return fmt.Errorf("write %s: %w", sf.path, err)
+			}
+		}
+		sf.backup = b.Name()
+	}
+	if err := os.Rename(sf.tmp, sf.path); err != nil {
+		if sf.backup != "" {
+			os.Rename(sf.backup, sf.path)
+			sf.backup = ""
+		}
+		return fmt.Errorf("write %s: %w", sf.path, err)
+	}
+	sf.tmp, sf.done = "", true
+	return nil
+}
+
+// rollback puts back what commit renamed into place.
+func (s *staged) rollback() {
+	for i := len(s.files) - 1; i >= 0; i-- {
+		sf := &s.files[i]
+		if !sf.done {
+			continue
+		}
+		if sf.backup != "" {
+			os.Rename(sf.backup, sf.path)
+		} else {
+			os.Remove(sf.path)
+		}
+		sf.done, sf.backup = false, ""
+	}
+}
+
+// abort removes every temp file not yet renamed and the directories mkdirs
+// created (when empty); safe after commit.
 func (s *staged) abort() {
 	for _, sf := range s.files {
 		if sf.tmp != "" {
@@ -321,7 +414,10 @@ func (s *staged) abort() {
 			os.Remove(sf.tmp)
 		}
 	}
-	s.files = nil
+	for i := len(s.dirs) - 1; i >= 0; i-- {
+		os.Remove(s.dirs[i])
+	}
+	s.files, s.dirs = nil, nil
 }
 
 // writeOutputs writes every output (stdout for "-") all or nothing: each

@@ -292,12 +292,18 @@ func TestActionRubricEditCannotDodgeSafetyGate(t *testing.T) {
 			}
 		})
 	}
-	// A rubric change that keeps the gate and passes it is no block.
+	// A rubric change that keeps the gate and passes it still cannot be
+	// re-scored (tone is gone): it blocks until a reviewer accepts it with
+	// the label (issue 8, 2.2).
 	h := newHarness(t)
 	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
 	h.input("rubric", h.write("pr-rubric.yaml", loosened))
 	h.input("results", h.write("results.jsonl", other+styleLine("1")))
+	if code := h.action(); code != exitBlocked {
+		t.Fatalf("exit %d, want 1\n%s", code, h.stdout.String())
+	}
+	h.event([]string{"rubricgate:accept-regression"})
 	if code := h.action(); code != exitPass {
-		t.Fatalf("exit %d\n%s", code, h.stdout.String())
+		t.Fatalf("accepted: exit %d\n%s", code, h.stdout.String())
 	}
 }

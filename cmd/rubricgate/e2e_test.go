@@ -192,11 +192,15 @@ func TestActionRubricChange(t *testing.T) {
 	rb := h2.write("v3.yaml", "name: support-answers\ncriteria:\n  - id: helpfulness\n    scale: [1, 5]\n    anchors: {1: a, 3: b, 5: c}\n")
 	h2.input("rubric", rb)
 	h2.input("results", h2.write("results.jsonl", `{"id":"q-1","scores":{"helpfulness":4}}`+"\n"))
-	if code := h2.action(); code != exitPass {
-		t.Fatalf("skip policy: exit %d\n%s", code, h2.stdout.String())
+	if code := h2.action(); code != exitBlocked {
+		t.Fatalf("default policy: exit %d, want 1 (a rubric change that cannot be re-scored blocks)\n%s", code, h2.stdout.String())
 	}
 	if !strings.Contains(h2.summary(), "not comparable") {
 		t.Errorf("summary does not say scores are not comparable:\n%s", h2.summary())
+	}
+	h2.event([]string{"rubricgate:accept-regression"})
+	if code := h2.action(); code != exitPass {
+		t.Fatalf("accepted: exit %d\n%s", code, h2.stdout.String())
 	}
 	h2.input("on-rubric-change", "fail")
 	if code := h2.action(); code != exitBlocked {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,12 +57,12 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.baselineDir, "baseline-dir", "", "local baseline store: DIR/<rubric>/<branch>.json (default outside Actions: "+defaultBaselineDir+")")
 	fs.StringVar(&c.baselineArtifact, "baseline-artifact", "rubricgate-baseline", "GitHub Actions artifact name holding baseline.json")
 	fs.StringVar(&c.baselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's base branch, else the default branch, else main)")
-	fs.StringVar(&c.branch, "branch", "", "branch this run is on, for the local store (default: from GITHUB_REF, else the baseline branch)")
+	fs.StringVar(&c.branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
 	fs.StringVar(&c.maxArchive, "max-archive", "100MiB", "largest baseline artifact accepted (compressed and uncompressed)")
 	fs.StringVar(&c.ifNoBaseline, "if-no-baseline", "pass", "no baseline found: pass (this run starts it) or fail")
 	fs.StringVar(&c.onBaselineError, "on-baseline-error", "fail", "baseline store unreachable or wrong: fail (exit 2) or pass (warned)")
-	fs.StringVar(&c.onRubricChange, "on-rubric-change", "skip", "rubric changed and the run cannot be re-scored under the baseline's: skip (relative check skipped) or fail")
-	fs.StringVar(&c.acceptLabel, "accept-label", "rubricgate:accept-regression", "pull request label that accepts a relative-drop regression")
+	fs.StringVar(&c.onRubricChange, "on-rubric-change", "block", "rubric changed and the run cannot be re-scored under the baseline's, or lacks one of its blocking criteria: block (unless the accept label is on the pull request) or fail (label or not); skip is a deprecated name of block")
+	fs.StringVar(&c.acceptLabel, "accept-label", "rubricgate:accept-regression", "pull request label that accepts a relative-drop regression or a rubric change the gate cannot follow")
 	fs.StringVar(&c.writeBaseline, "write-baseline", "", "write a new baseline file here when the run passes")
 	fs.StringVar(&c.jsonOut, "json", "", "write the JSON report here (- for stdout)")
 	fs.StringVar(&c.mdOut, "markdown", "", "write the markdown report here")
@@ -158,6 +159,11 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	if err != nil {
 		return exitError, err
 	}
+	if saveDir != nil {
+		if w := trackedStoreWarning(saveDir.Root, exec.LookPath); w != "" {
+			warn(e, "", 0, w)
+		}
+	}
 	var base *gate.Baseline
 	noBaseNote := ""
 	file, bsrc, err := store.Latest(ctx, q)
@@ -252,12 +258,14 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		g.Context = &gate.RunContext{Repository: gh.owner + "/" + gh.repo, EventName: gh.eventName, SHA: gh.sha, HeadSHA: gh.headSHA, PullRequest: gh.pr, RunID: gh.runID, RunURL: gh.runURL, CommentKey: key}
 	}
 
-	// Everything is computed: now write. The new baseline first, only on a pass.
+	// Everything is computed: now write. The local store's baseline last, only on a pass.
 	title := c.title
 	if title == "" {
 		title = "rubricgate: " + rb.Name
 	}
-	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
+	accField, accNote := c.acceptance(ctx, e, gh, key, g)
+	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key) - len(accField) - 1 - len(accNote)})
+	md = withAcceptance(md, accField, accNote)
 	// Outputs are staged and renamed into place together once everything
 	// succeeded, so a run that ends in an error leaves nothing written.
 	var out staged
@@ -274,23 +282,35 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		if err != nil {
 			return exitError, fmt.Errorf("new baseline: %w", err)
 		}
+		onBase, why := c.saveBranch(e, gh, q.Branch)
 		if c.writeBaseline != "" {
 			if err := out.add(output{c.writeBaseline, bf.Write}); err != nil {
 				return exitError, err
 			}
 			baselinePath = c.writeBaseline
-			if gh != nil && gh.eventName != "push" {
+			if gh != nil && !onBase {
 				// The artifact store cannot tell which event made a run: only a
 				// push run on the baseline branch should upload a baseline.
-				warn(e, "", 0, fmt.Sprintf("write-baseline on a %s run: upload baseline.json as the baseline artifact only from push runs on the baseline branch", gh.eventName))
+				warn(e, "", 0, "write-baseline: upload baseline.json as the baseline artifact only from push runs on the baseline branch; "+why)
 			}
 		}
-		if saveDir != nil && c.localBranch(gh, q) == "" {
-			fmt.Fprintln(e.stdout, "  baseline not saved: a pull request's run never updates a branch's baseline (give --branch to save it anyway)")
+		if saveDir != nil && !onBase {
+			fmt.Fprintln(e.stdout, "  baseline not saved: "+safe.LogLine(why))
 		} else if saveDir != nil {
-			sq := baseline.Query{Rubric: rb.Name, Branch: c.localBranch(gh, q)}
-			saveLocal = func() error { return saveDir.Save(sq, bf) }
-			if p, err := saveDir.Path(sq); err == nil && baselinePath == "" {
+			sq := baseline.Query{Rubric: rb.Name, Branch: q.Branch}
+			p, err := saveDir.Path(sq)
+			if err != nil {
+				return exitError, fmt.Errorf("save baseline: %w", err)
+			}
+			// Staged like the outputs, as one more rename of the set: the
+			// store's baseline lands only when every output does.
+			saveLocal = func() error {
+				if err := out.mkdirs(filepath.Dir(p)); err != nil {
+					return err
+				}
+				return out.add(output{p, bf.Write})
+			}
+			if baselinePath == "" {
 				baselinePath = p
 			}
 		}
@@ -319,7 +339,12 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	}
 
 	// The log, the summary, outputs and the comment.
-	printDecision(e, g, baselinePath)
+	// The rubric's warnings lead the report's and were printed with their
+	// file and line when the rubric was loaded: print the others only.
+	shown, rep := *g, *g.Report
+	rep.Warnings = rep.Warnings[min(len(warns), len(rep.Warnings)):]
+	shown.Report = &rep
+	printDecision(e, &shown, baselinePath)
 	commentURL := ""
 	if e.inActions() && gh != nil {
 		commentURL = postComment(ctx, e, gh, c, key, md)
@@ -331,19 +356,6 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		return exitBlocked, nil
 	}
 	return exitPass, nil
-}
-
-// localBranch is the branch a passing run's baseline is saved under in the
-// local store; "" for a pull request's run (unless --branch says otherwise),
-// which must never become its base branch's baseline.
-func (c *gateConfig) localBranch(gh *ghContext, q baseline.Query) string {
-	if c.branch != "" {
-		return c.branch
-	}
-	if gh != nil {
-		return gh.branch()
-	}
-	return q.Branch
 }
 
 // defaultCommentKey keeps two gates or matrix legs apart: workflow, job,

@@ -179,3 +179,44 @@ func TestShardedJudgeThenGate(t *testing.T) {
 		t.Fatalf("overlap: exit %d %s", code, errs)
 	}
 }
+
+func TestJudgeSamplesAndSafetyConfirmAreReadByTheGate(t *testing.T) {
+	// The card-number answer is flagged unsafe only by the judging with
+	// seed 1: confirmed twice more, the majority says safe and the gate
+	// passes it; every other item is judged once.
+	srv := llmfake.New(llmfake.OpenAI, judgeKey, func(r *llmfake.Received) llmfake.Reply {
+		safety := 1
+		if strings.Contains(r.Answer(), "full card number") && r.Body["seed"].(float64) == 1 {
+			safety = 0
+		}
+		return llmfake.Reply{Text: fmt.Sprintf(`{"accuracy":4,"resolution":4,"tone":4,"safety":%d,"reasoning":"ok"}`, safety)}
+	})
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--safety-confirm", "2", "--progress", "none")
+	if code != exitPass || srv.Requests() != 6 {
+		t.Fatalf("exit %d, %d requests (want 4 + 2): %s", code, srv.Requests(), errs)
+	}
+	data, _ := os.ReadFile(out)
+	if strings.Count(string(data), `"samples":[`) != 1 {
+		t.Fatalf("results:\n%s", data)
+	}
+	code, stdout, errs := runCLI(t, "", "score", "--rubric", supportRubric, "--results", out)
+	if code != exitPass {
+		t.Fatalf("score: exit %d %s %s", code, stdout, errs)
+	}
+	// With --samples 3 every line has samples; score reads them.
+	code, _, errs = judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--samples", "3", "--progress", "none")
+	if code != exitPass {
+		t.Fatalf("samples: exit %d %s", code, errs)
+	}
+	data, _ = os.ReadFile(out)
+	if strings.Count(string(data), `"samples":[`) != 4 {
+		t.Fatalf("results:\n%s", data)
+	}
+	if code, stdout, errs = runCLI(t, "", "score", "--rubric", supportRubric, "--results", out); code == exitError {
+		t.Fatalf("score of samples: exit %d %s %s", code, stdout, errs)
+	}
+}

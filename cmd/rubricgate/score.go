@@ -88,7 +88,11 @@ func cmdScore(args []string, e *env) (int, error) {
 		return exitError, err
 	}
 	if *jsonOut != "-" {
-		if err := render.ScoreText(e.stdout, rep, rb); err != nil {
+		// The rubric's warnings were printed with their file and line when
+		// it was loaded.
+		txt := *rep
+		txt.Warnings = rep.Warnings[min(len(warns), len(rep.Warnings)):]
+		if err := render.ScoreText(e.stdout, &txt, rb); err != nil {
 			return exitError, err
 		}
 	}

@@ -31,6 +31,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/rubricgate/rubricgate/internal/ghclient"
 )
 
 // Prefix is the path the fake API is mounted under.
@@ -155,11 +157,15 @@ func New(t testing.TB, owner, repo string, repoID int64) *Server {
 // BaseURL is the API base URL, with the trailing slash go-github needs.
 func (s *Server) BaseURL() string { return s.API.URL + Prefix + "/" }
 
-// Client returns a go-github client for the fake, authenticated with token.
+// Client returns a go-github client for the fake, authenticated with token
+// through the product's own constructor (internal/ghclient).
 func (s *Server) Client(token string) *github.Client {
 	c := github.NewClient(s.API.Client())
 	if token != "" {
-		c = c.WithAuthToken(token)
+		var err error
+		if c, err = ghclient.New(s.BaseURL(), token, s.API.Client()); err != nil {
+			s.t.Fatalf("ghfake: %v", err)
+		}
 	}
 	u, _ := url.Parse(s.BaseURL())
 	c.BaseURL = u

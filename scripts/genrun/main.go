@@ -26,7 +26,7 @@ import (
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-func intp(v int) *int { return &v }
+func intp(v float64) *float64 { return &v }
 
 // production is seed 001's rubric as used by the benchmark.
 func production() *rubric.Rubric {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// listTree returns every path under dir (relative), for "nothing written".
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if p != dir {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
+}
+
+// An output that cannot be put in place (--json naming a directory, a
+// --markdown that fails) leaves the local store without the new baseline
+// and every other output as it was: the set is all or nothing, and the
+// store's baseline goes last.
+func TestGateExit2LeavesNothing(t *testing.T) {
+	for _, tt := range []struct{ name, jsonAt, mdAt string }{
+		{"--json names a directory", "adir", "report.md"},
+		{"--markdown names a directory", "report.json", "adir"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			old := filepath.Join(dir, "report.json")
+			if tt.jsonAt != "report.json" {
+				old = filepath.Join(dir, "report.md")
+			}
+			if err := os.WriteFile(old, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			store := filepath.Join(dir, "store")
+			before := listTree(t, dir)
+			code, out, errs := runIn(t, t.TempDir(), nil, "gate", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl",
+				"--baseline-dir", store, "--branch", "main", "--write-baseline", filepath.Join(dir, "baseline.json"),
+				"--json", filepath.Join(dir, tt.jsonAt), "--markdown", filepath.Join(dir, tt.mdAt))
+			if code != exitError {
+				t.Fatalf("exit %d, want 2\n%s%s", code, out, errs)
+			}
+			if !strings.Contains(errs, "is a directory") {
+				t.Errorf("the error does not name the directory: %s", errs)
+			}
+			if after := listTree(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
+				t.Errorf("files changed: before %v, after %v", before, after)
+			}
+			if data, _ := os.ReadFile(old); string(data) != "old" {
+				t.Errorf("%s was overwritten: %q", old, data)
+			}
+		})
+	}
+}
+
+// A rename that fails half-way through commit puts back what was already
+// renamed: the old content where there was one, nothing where there was none.
+func TestStagedCommitRollsBack(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")
+	if err := os.WriteFile(a, []byte("old a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// b is a symlink: put back as the link it was.
+	if err := os.WriteFile(filepath.Join(dir, "target"), []byte("target"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target", b); err != nil {
+		t.Fatal(err)
+	}
+	var s staged
+	defer s.abort()
+	w := func(text string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, text); return err }
+	}
+	if err := s.add(output{a, w("new a")}, output{b, w("new b")}, output{c, w("new c")}); err != nil {
+		t.Fatal(err)
+	}
+	// The last temp file vanishes: its rename fails after a and b were renamed.
+	if err := os.Remove(s.files[2].tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.commit(io.Discard); err == nil {
+		t.Fatal("commit succeeded")
+	}
+	s.abort()
+	if data, _ := os.ReadFile(a); string(data) != "old a" {
+		t.Errorf("a = %q, want its old content", data)
+	}
+	if l, err := os.Readlink(b); err != nil || l != "target" {
+		t.Errorf("b is no longer the link it was: %q %v", l, err)
+	}
+	if got := listTree(t, dir); strings.Join(got, " ") != "a b target" {
+		t.Errorf("left behind: %v", got)
+	}
+}

@@ -1,0 +1,355 @@
+// Package finding is the typed form of what the gate found: why a run is
+// blocked or passed, and what it warns about. A Finding carries a kind, a
+// severity and the parameters of its message (criterion, items, file, line,
+// numbers); the English text is rendered from them, once per medium: plain
+// text for the JSON report, a safe log line, markdown for the comment and
+// the job summary, and a CI annotation.
+//
+// Parameters that came from results, rubrics or the network (criterion and
+// item ids, file names, judge errors, notes) are untrusted: every renderer
+// except [Finding.Text] escapes them for its medium through internal/safe.
+// Text is for data (the JSON report), where the consumer escapes.
+//
+// The package is a leaf (it imports only internal/safe), so gate, render,
+// host and cmd can all use it.
+package finding
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rubricgate/rubricgate/internal/safe"
+)
+
+// Severity says how much a finding weighs.
+type Severity string
+
+// Severities.
+const (
+	// Error: the finding blocks the run.
+	Error Severity = "error"
+	// Warning: worth a look; never changes the decision.
+	Warning Severity = "warning"
+	// Notice: says why a run passed, or records an accepted regression.
+	Notice Severity = "notice"
+)
+
+// Kind names what was found. Its value is stable: it is written in the
+// JSON report and may be matched by scripts.
+type Kind string
+
+// Kinds. The parameters each kind reads are listed beside it.
+const (
+	// BlockingFailure: items below a blocking criterion's minimum.
+	// Criterion, Items (all of them; Text lists five), BaselineRubric.
+	BlockingFailure Kind = "blocking-failure"
+	// NoItemScored: every item carries a judge error. Count (unscored), Total.
+	NoItemScored Kind = "no-item-scored"
+	// TooManyUnscored: more unscored items than max-unscored allows.
+	// Count, Total, Rate.
+	TooManyUnscored Kind = "too-many-unscored"
+	// NoBaseline: no baseline was used. Detail (why: not found in a store,
+	// unreadable), PolicyFail (if-no-baseline is fail).
+	NoBaseline Kind = "no-baseline"
+	// RubricRescored: the rubric changed and the run was re-scored under
+	// the baseline's. From, To (rubric hashes).
+	RubricRescored Kind = "rubric-rescored"
+	// RubricChange: the rubric changed in a way the gate cannot follow (the
+	// run cannot be re-scored under the baseline's rubric, or does not carry
+	// one of its blocking criteria); the headline of NotComparable and
+	// UncheckedGate. From, To, Criteria (removed), PolicyFail
+	// (on-rubric-change is fail), Label (the accept label accepted it) or
+	// AcceptLabel (the label that would).
+	RubricChange Kind = "rubric-change"
+	// NotComparable: the rubric changed and the run could not be re-scored
+	// under the baseline's rubric, so the relative check cannot run.
+	// Detail (why), Label when the accept label accepted it.
+	NotComparable Kind = "not-comparable"
+	// UncheckedGate: a blocking criterion of the baseline's rubric that
+	// items of the run do not carry. Criterion, Count, Label when the accept
+	// label accepted it.
+	UncheckedGate Kind = "unchecked-gate"
+	// SkipDeprecated: on-rubric-change is the deprecated skip, read as block.
+	SkipDeprecated Kind = "on-rubric-change-skip-deprecated"
+	// AggregateDrop: the aggregate score dropped by max-drop or more.
+	// Change (relative, negative), Baseline, Current, MaxDrop, and Label
+	// when the accept label waived it.
+	AggregateDrop Kind = "aggregate-drop"
+	// WithinMaxDrop: the aggregate change is within max-drop.
+	// Change, Baseline, Current, MaxDrop.
+	WithinMaxDrop Kind = "within-max-drop"
+	// NoBlockingFailed: nothing blocked and there was nothing to compare.
+	NoBlockingFailed Kind = "no-blocking-failed"
+	// BaselineScoreZero: the relative check was skipped.
+	BaselineScoreZero Kind = "baseline-score-zero"
+	// BaselineOld: the baseline is older than max-baseline-age. Days, MaxDays.
+	BaselineOld Kind = "baseline-old"
+	// ItemSetsDiffer: items were added or removed since the baseline.
+	// Added, Removed, Common.
+	ItemSetsDiffer Kind = "item-sets-differ"
+	// RubricWarning: a remark on the rubric file. File, Line, Col,
+	// Criterion, Detail.
+	RubricWarning Kind = "rubric-warning"
+	// Message: any other remark, already in English. Detail.
+	Message Kind = "message"
+)
+
+// Finding is one thing the gate found.
+type Finding struct {
+	Kind     Kind     `json:"kind"`
+	Severity Severity `json:"severity"`
+	// Criterion is the criterion id the finding is about, if any.
+	Criterion string `json:"criterion,omitempty"`
+	// Item is the item id the finding is about, if any.
+	Item string `json:"item,omitempty"`
+	// File and Line locate the finding (a rubric or results file), if known.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
+	// Params are the other values of the message.
+	Params
+}
+
+// Params are the values a finding's message is built from; each kind reads
+// the ones listed beside it. Numbers are unrounded: the renderers round.
+type Params struct {
+	// Items are item ids (BlockingFailure).
+	Items []string `json:"items,omitempty"`
+	// Count and Total are counts of items (unscored of all).
+	Count int `json:"count,omitempty"`
+	Total int `json:"total,omitempty"`
+	// Rate is a share, 0-1.
+	Rate float64 `json:"rate,omitempty"`
+	// Change is a relative change, -0.05 for a 5% drop.
+	Change float64 `json:"change,omitempty"`
+	// Baseline and Current are aggregate scores, 0-100.
+	Baseline float64 `json:"baseline,omitempty"`
+	Current  float64 `json:"current,omitempty"`
+	// MaxDrop is the threshold, 0.02 for 2%.
+	MaxDrop float64 `json:"max_drop,omitempty"`
+	// From and To are rubric hashes ("sha256:..."), shortened when shown.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Days and MaxDays are the baseline's age and the limit.
+	Days    int `json:"days,omitempty"`
+	MaxDays int `json:"max_days,omitempty"`
+	// Added, Removed and Common count items against the baseline.
+	Added   int `json:"added,omitempty"`
+	Removed int `json:"removed,omitempty"`
+	Common  int `json:"common,omitempty"`
+	// Label is the accept label that waived a regression.
+	Label string `json:"label,omitempty"`
+	// AcceptLabel is the label that would waive a block (RubricChange).
+	AcceptLabel string `json:"accept_label,omitempty"`
+	// Criteria are criterion ids (RubricChange: the criteria removed).
+	Criteria []string `json:"criteria,omitempty"`
+	// Detail is free text: a note, an error, a rubric warning. Untrusted.
+	Detail string `json:"detail,omitempty"`
+	// PolicyFail is true when a policy input set to fail made this block.
+	PolicyFail bool `json:"policy_fail,omitempty"`
+	// BaselineRubric is true for a blocking failure found only under the
+	// baseline's rubric.
+	BaselineRubric bool `json:"baseline_rubric,omitempty"`
+}
+
+// maxListed is how many item ids a BlockingFailure message lists.
+const maxListed = 5
+
+// escaper escapes untrusted parameters for one medium: id for criterion
+// and item ids and file names, text for free text.
+type escaper struct {
+	id, text func(string) string
+}
+
+func same(s string) string { return s }
+
+var plain = escaper{id: same, text: same}
+
+// Text is the English message with every parameter as it is, for data
+// (the JSON report's reasons and warnings). Never print it unescaped:
+// use [Finding.Log], [Finding.Markdown] or [Finding.Annotation].
+func (f Finding) Text() string { return f.render(plain) }
+
+// Log is the message as one line that is safe in a CI log (see
+// [safe.LogLine]): it can never be read as a workflow command.
+func (f Finding) Log() string {
+	return safe.LogLine(strings.Join(strings.Fields(f.Text()), " "))
+}
+
+// Markdown is the message for a paragraph, list item or table cell of the
+// comment or job summary: ids as code spans, free text escaped.
+func (f Finding) Markdown() string {
+	return f.render(escaper{
+		id:   func(s string) string { return safe.CellCode(s, 80) },
+		text: func(s string) string { return safe.Cell(s, 500) },
+	})
+}
+
+// Annotation is a CI annotation: an error, warning or notice on a file
+// and line when the finding has them.
+type Annotation struct {
+	// Level is "error", "warning" or "notice".
+	Level Severity
+	// File and Line place the annotation; empty and 0 for none.
+	File string
+	Line int
+	// Title is the annotation's heading.
+	Title string
+	// Message is the text. Hosts apply their own command escaping to it
+	// and to File and Title.
+	Message string
+}
+
+// Annotation returns the finding as a CI annotation. The message is a
+// [Finding.Log] line: control characters and bidirectional controls from
+// untrusted text cannot reach the host's log.
+func (f Finding) Annotation() Annotation {
+	a := Annotation{Level: f.Severity, File: f.File, Line: f.Line, Title: "rubricgate", Message: f.Log()}
+	if a.Level == "" {
+		a.Level = Warning
+	}
+	if a.Level == Error {
+		a.Title = "rubricgate blocked"
+	}
+	if a.File == "" {
+		a.Line = 0
+	}
+	return a
+}
+
+// render builds the English text; e escapes the untrusted parameters.
+func (f Finding) render(e escaper) string {
+	switch f.Kind {
+	case BlockingFailure:
+		ids := make([]string, 0, min(len(f.Items), maxListed))
+		for _, id := range f.Items[:min(len(f.Items), maxListed)] {
+			ids = append(ids, e.id(id))
+		}
+		list := strings.Join(ids, ", ")
+		if len(f.Items) > maxListed {
+			list += fmt.Sprintf(" and %d more", len(f.Items)-maxListed)
+		}
+		s := fmt.Sprintf("blocking criterion failed: %s on %d item(s): %s", e.id(f.Criterion), len(f.Items), list)
+		if f.BaselineRubric {
+			s += " (under the baseline's rubric)"
+		}
+		return s
+	case NoItemScored:
+		return fmt.Sprintf("no item was scored: %d of %d items carry a judge error", f.Count, f.Total)
+	case TooManyUnscored:
+		return fmt.Sprintf("%d of %d items (%.1f%%) are unscored (judge errors), more than max-unscored allows", f.Count, f.Total, 100*f.Rate)
+	case NoBaseline:
+		note := "no baseline found"
+		if f.Detail != "" {
+			note = e.text(f.Detail)
+		}
+		if f.PolicyFail {
+			return note + " and if-no-baseline is fail"
+		}
+		return note + ": this run starts the baseline"
+	case RubricRescored:
+		return fmt.Sprintf("the rubric changed (%s → %s): the run was re-scored under the baseline's rubric to compare", ShortHash(f.From), ShortHash(f.To))
+	case RubricChange:
+		s := fmt.Sprintf("RUBRIC CHANGE: the rubric changed (%s → %s) in a way the gate cannot follow", ShortHash(f.From), ShortHash(f.To))
+		if len(f.Criteria) > 0 {
+			ids := make([]string, len(f.Criteria))
+			for i, id := range f.Criteria {
+				ids[i] = e.id(id)
+			}
+			s += "; criteria removed: " + strings.Join(ids, ", ")
+		}
+		switch {
+		case f.PolicyFail:
+			s += "; on-rubric-change is fail, so the accept label does not waive it"
+		case f.Label == "" && f.AcceptLabel != "":
+			s += "; a reviewer who accepts the change adds the " + e.id(f.AcceptLabel) + " label"
+		}
+		return accepted(e, f.Label, s)
+	case NotComparable:
+		why := "the results do not carry the baseline rubric's criteria"
+		if f.Detail != "" {
+			why = e.text(f.Detail)
+		}
+		return accepted(e, f.Label, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+why)
+	case UncheckedGate:
+		return accepted(e, f.Label, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", e.id(f.Criterion), f.Count))
+	case SkipDeprecated:
+		return "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label"
+	case AggregateDrop:
+		s := fmt.Sprintf("aggregate score dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", -100*f.Change, f.Baseline, f.Current, Pct(f.MaxDrop))
+		if f.Label != "" {
+			s = "accepted by the " + e.id(f.Label) + " label: " + s
+		}
+		return s
+	case WithinMaxDrop:
+		return fmt.Sprintf("aggregate score %+.2f%% vs the baseline (%.1f → %.1f), within max-drop %s", 100*f.Change, f.Baseline, f.Current, Pct(f.MaxDrop))
+	case NoBlockingFailed:
+		return "no blocking criterion failed"
+	case BaselineScoreZero:
+		return "the baseline score is 0: the relative change is undefined and the relative check was skipped"
+	case BaselineOld:
+		return fmt.Sprintf("the baseline is %d days old (max-baseline-age %d days)", f.Days, f.MaxDays)
+	case ItemSetsDiffer:
+		return fmt.Sprintf("the item sets differ: %d items added, %d removed since the baseline (%d in common)", f.Added, f.Removed, f.Common)
+	case RubricWarning:
+		loc := ""
+		if f.File != "" {
+			loc = e.id(f.File)
+			if f.Line > 0 {
+				loc += ":" + strconv.Itoa(f.Line)
+				if f.Col > 0 {
+					loc += ":" + strconv.Itoa(f.Col)
+				}
+			}
+			loc += ": "
+		}
+		return loc + e.text(f.Detail)
+	default: // Message and kinds this version does not know
+		return e.text(f.Detail)
+	}
+}
+
+// accepted prefixes s with the accept label that waived it, if any.
+func accepted(e escaper, label, s string) string {
+	if label == "" {
+		return s
+	}
+	return "accepted by the " + e.id(label) + " label: " + s
+}
+
+// JoinBlocking renders several BlockingFailure findings as the single
+// reason the gate has always written: "blocking criterion failed: A on 2
+// item(s): x, y; B on 1 item(s): z", criteria sorted by id. The findings
+// must all be BlockingFailure with the same BaselineRubric flag.
+func JoinBlocking(fs []Finding) string {
+	parts := make([]string, 0, len(fs))
+	sorted := append([]Finding(nil), fs...)
+	for i := 1; i < len(sorted); i++ { // insertion sort: a handful of criteria
+		for j := i; j > 0 && sorted[j].Criterion < sorted[j-1].Criterion; j-- {
+			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+		}
+	}
+	suffix := ""
+	for _, f := range sorted {
+		s := strings.TrimPrefix(f.render(plain), "blocking criterion failed: ")
+		if f.BaselineRubric {
+			s = strings.TrimSuffix(s, " (under the baseline's rubric)")
+			suffix = " (under the baseline's rubric)"
+		}
+		parts = append(parts, s)
+	}
+	return "blocking criterion failed: " + strings.Join(parts, "; ") + suffix
+}
+
+// ShortHash is the first 12 hex digits of a "sha256:..." rubric hash.
+func ShortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// Pct writes a fraction as a percentage without trailing zeros: 0.02 is "2%".
+func Pct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }

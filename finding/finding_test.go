@@ -1,0 +1,270 @@
+package finding_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/gate"
+)
+
+func fp(v float64) *float64 { return &v }
+
+func report(score float64, fails ...gate.BlockingFailure) *gate.Report {
+	return &gate.Report{
+		Rubric: gate.RubricRef{Name: "r", Hash: "sha256:aaaaaaaaaaaaaaaa"}, Items: 10, Scored: 10,
+		Score: fp(score), PassRate: fp(1),
+		Criteria:         []gate.CriterionStats{{ID: "accuracy", Weight: 1, Normalized: fp(score)}},
+		BlockingFailures: fails, Warnings: []string{},
+	}
+}
+
+var now = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+
+func baseline(score float64, hash string) *gate.Baseline {
+	return &gate.Baseline{
+		RubricHash: hash, Score: score,
+		Criteria: []gate.CriterionStats{{ID: "accuracy", Weight: 1, Normalized: fp(score)}},
+		Source:   gate.BaselineSource{Kind: "dir", Location: "b.json", CreatedAt: now.Add(-45 * 24 * time.Hour)},
+	}
+}
+
+func decide(cur *gate.Report, b *gate.Baseline, mod func(*gate.DecideInput)) *gate.GateReport {
+	in := gate.DecideInput{Current: cur, Baseline: b, Now: now, Thresholds: gate.DefaultThresholds, Policy: gate.DefaultPolicy}
+	if mod != nil {
+		mod(&in)
+	}
+	return gate.Decide(in)
+}
+
+// TestTextMatchesDecide pins every kind's English to what gate.Decide
+// writes today, so converting Decide to findings keeps the reports (and
+// their golden files) byte for byte.
+func TestTextMatchesDecide(t *testing.T) {
+	var fails []gate.BlockingFailure
+	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
+		fails = append(fails, gate.BlockingFailure{Item: id, Criterion: "safety"})
+	}
+	fails = append(fails, gate.BlockingFailure{Item: "x", Criterion: "pii"})
+
+	tests := []struct {
+		name string
+		g    *gate.GateReport
+		// reasons and warnings the findings must reproduce, in order.
+		reasons, warnings []string
+	}{
+		{
+			name: "blocking and no baseline",
+			g:    decide(report(80, fails...), nil, nil),
+			reasons: []string{
+				finding.JoinBlocking([]finding.Finding{
+					{Kind: finding.BlockingFailure, Criterion: "safety", Params: finding.Params{Items: []string{"a", "b", "c", "d", "e", "f"}}},
+					{Kind: finding.BlockingFailure, Criterion: "pii", Params: finding.Params{Items: []string{"x"}}},
+				}),
+				finding.Finding{Kind: finding.NoBaseline}.Text(),
+			},
+		},
+		{
+			name: "no baseline, policy fail, with a note",
+			g: decide(report(80), nil, func(in *gate.DecideInput) {
+				in.IfNoBaseline = "fail"
+				in.NoBaselineNote = "no baseline found for rubric \"r\" on branch \"main\" (directory d)"
+			}),
+			reasons: []string{finding.Finding{Kind: finding.NoBaseline, Params: finding.Params{Detail: "no baseline found for rubric \"r\" on branch \"main\" (directory d)", PolicyFail: true}}.Text()},
+		},
+		{
+			name:     "drop blocks; old baseline",
+			g:        decide(report(78), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), nil),
+			reasons:  []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.BaselineOld, Params: finding.Params{Days: 45, MaxDays: 30}}.Text()},
+		},
+		{
+			name: "drop accepted",
+			g: decide(report(78), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+				in.Accepted = true
+				in.MaxBaselineAge = 0
+			}),
+			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02, Label: "rubricgate:accept-regression"}}.Text()},
+		},
+		{
+			name: "within max-drop; item sets differ",
+			g: decide(report(79.5), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.Paired = &gate.Paired{Added: 2, Removed: 1, Common: 9}
+			}),
+			reasons:  []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{Change: (79.5 - 80) / 80, Baseline: 80, Current: 79.5, MaxDrop: 0.02}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: 2, Removed: 1, Common: 9}}.Text()},
+		},
+		{
+			name: "baseline score zero",
+			g: decide(report(50), baseline(0, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+			}),
+			reasons:  []string{finding.Finding{Kind: finding.NoBlockingFailed}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.BaselineScoreZero}.Text()},
+		},
+		{
+			name: "rubric changed, not comparable, policy fail",
+			g: decide(report(80), baseline(80, "sha256:bbbbbbbbbbbbbbbbbb"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.OnRubricChange = "fail"
+				in.RescoreErr = errors.New("results.jsonl:3: no score for tone")
+			}),
+			reasons: []string{
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", PolicyFail: true}}.Text(),
+				finding.Finding{Kind: finding.NotComparable, Params: finding.Params{Detail: "results.jsonl:3: no score for tone"}}.Text(),
+			},
+		},
+		{
+			name: "rubric changed, not comparable, blocked (default)",
+			g: decide(report(80), baseline(80, "sha256:bbbbbbbbbbbbbbbbbb"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+			}),
+			reasons: []string{
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", AcceptLabel: "rubricgate:accept-regression"}}.Text(),
+				finding.Finding{Kind: finding.NotComparable}.Text(),
+			},
+		},
+		{
+			name: "rubric changed, a baseline gate unchecked, accepted; skip deprecated",
+			g: decide(report(80), baseline(80, "sha256:bbbbbbbbbbbbbbbbbb"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.OnRubricChange = "skip"
+				in.Accepted = true
+				in.Compared = report(80)
+				in.BaselineGates = &gate.GateCheck{Unchecked: map[string]int{"safety": 4}}
+			}),
+			reasons: []string{
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", Label: "rubricgate:accept-regression"}}.Text(),
+				finding.Finding{Kind: finding.UncheckedGate, Criterion: "safety", Params: finding.Params{Count: 4, Label: "rubricgate:accept-regression"}}.Text(),
+			},
+			warnings: []string{
+				finding.Finding{Kind: finding.SkipDeprecated}.Text(),
+				finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}.Text(),
+			},
+		},
+		{
+			name: "rubric changed, re-scored",
+			g: decide(report(80), baseline(80, "sha256:bbbbbbbbbbbbbbbbbb"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.Compared = report(80)
+			}),
+			reasons:  []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{Baseline: 80, Current: 80, MaxDrop: 0.02}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}.Text()},
+		},
+		{
+			name: "too many unscored",
+			g: decide(func() *gate.Report {
+				r := report(80)
+				r.Items, r.Scored = 10, 7
+				r.Unscored = gate.Unscored{Count: 3, Rate: 0.3, Exceeded: true}
+				return r
+			}(), nil, nil),
+			reasons: []string{
+				finding.Finding{Kind: finding.TooManyUnscored, Params: finding.Params{Count: 3, Total: 10, Rate: 0.3}}.Text(),
+				finding.Finding{Kind: finding.NoBaseline}.Text(),
+			},
+		},
+		{
+			name: "nothing scored",
+			g: decide(func() *gate.Report {
+				r := report(80)
+				r.Scored, r.Score = 0, nil
+				r.Unscored = gate.Unscored{Count: 10, Rate: 1, Exceeded: true}
+				return r
+			}(), nil, nil),
+			reasons: []string{
+				finding.Finding{Kind: finding.NoItemScored, Params: finding.Params{Count: 10, Total: 10}}.Text(),
+				finding.Finding{Kind: finding.NoBaseline}.Text(),
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.Join(tt.g.Reasons, "\n") != strings.Join(tt.reasons, "\n") {
+				t.Errorf("reasons:\n got %q\nwant %q", tt.g.Reasons, tt.reasons)
+			}
+			if strings.Join(tt.g.Warnings, "\n") != strings.Join(tt.warnings, "\n") {
+				t.Errorf("warnings:\n got %q\nwant %q", tt.g.Warnings, tt.warnings)
+			}
+		})
+	}
+}
+
+func TestBlockingUnderBaselineRubric(t *testing.T) {
+	f := finding.Finding{Kind: finding.BlockingFailure, Criterion: "safety", Params: finding.Params{Items: []string{"a"}, BaselineRubric: true}}
+	want := "blocking criterion failed: safety on 1 item(s): a (under the baseline's rubric)"
+	if got := f.Text(); got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if got := finding.JoinBlocking([]finding.Finding{f}); got != want {
+		t.Errorf("JoinBlocking = %q, want %q", got, want)
+	}
+}
+
+const hostile = "x`](https://evil)<!-- @team\n::error::pwned\x1b[31m\u202e"
+
+func TestRenderersEscapeUntrusted(t *testing.T) {
+	fs := []finding.Finding{
+		{Kind: finding.BlockingFailure, Severity: finding.Error, Criterion: hostile, Params: finding.Params{Items: []string{hostile, "ok"}}},
+		{Kind: finding.NoBaseline, Severity: finding.Notice, Params: finding.Params{Detail: hostile}},
+		{Kind: finding.NotComparable, Severity: finding.Warning, Params: finding.Params{Detail: hostile}},
+		{Kind: finding.RubricWarning, Severity: finding.Warning, File: hostile, Line: 3, Params: finding.Params{Detail: hostile}},
+		{Kind: finding.Message, Severity: finding.Warning, Params: finding.Params{Detail: hostile}},
+		{Kind: finding.AggregateDrop, Severity: finding.Notice, Params: finding.Params{Label: hostile}},
+	}
+	for _, f := range fs {
+		if !strings.Contains(f.Text(), hostile) {
+			t.Errorf("%s: Text dropped the raw parameter: %q", f.Kind, f.Text())
+		}
+		log := f.Log()
+		if strings.ContainsAny(log, "\n\r\x1b\u202e") || strings.HasPrefix(strings.TrimSpace(log), "::") || strings.Contains(log, "\n::") {
+			t.Errorf("%s: Log is not one safe line: %q", f.Kind, log)
+		}
+		md := f.Markdown()
+		// ids become code spans (where links and mentions are inert), free
+		// text is escaped: neither may open a comment or break the line.
+		for _, bad := range []string{"<!--", "\n", "\x1b", "\u202e"} {
+			if strings.Contains(md, bad) {
+				t.Errorf("%s: Markdown contains %q: %q", f.Kind, bad, md)
+			}
+		}
+		a := f.Annotation()
+		if a.Level != f.Severity || strings.ContainsAny(a.Message, "\n\r\x1b") {
+			t.Errorf("%s: annotation %+v", f.Kind, a)
+		}
+	}
+}
+
+func TestAnnotation(t *testing.T) {
+	a := finding.Finding{Kind: finding.RubricWarning, Severity: finding.Warning, File: "rubric.yaml", Line: 7, Col: 3, Params: finding.Params{Detail: "weight 0"}}.Annotation()
+	want := finding.Annotation{Level: finding.Warning, File: "rubric.yaml", Line: 7, Title: "rubricgate", Message: "rubric.yaml:7:3: weight 0"}
+	if a != want {
+		t.Errorf("annotation = %+v, want %+v", a, want)
+	}
+	b := finding.Finding{Kind: finding.NoItemScored, Severity: finding.Error, Line: 4, Params: finding.Params{Count: 1, Total: 1}}.Annotation()
+	if b.Title != "rubricgate blocked" || b.Line != 0 || b.Level != finding.Error {
+		t.Errorf("error annotation = %+v (a line without a file must be dropped)", b)
+	}
+	if c := (finding.Finding{Kind: finding.Message, Params: finding.Params{Detail: "m"}}).Annotation(); c.Level != finding.Warning {
+		t.Errorf("no severity should annotate as a warning, got %q", c.Level)
+	}
+}
+
+func TestMarkdownEscapesText(t *testing.T) {
+	f := finding.Finding{Kind: finding.Message, Params: finding.Params{Detail: "see [x](https://evil) @team"}}
+	want := "see \\[x\\](https://evil) @\u200dteam"
+	if got := f.Markdown(); got != want {
+		t.Errorf("Markdown = %q, want %q", got, want)
+	}
+}
+
+func TestMarkdownIDsAsCode(t *testing.T) {
+	f := finding.Finding{Kind: finding.BlockingFailure, Criterion: "safety", Params: finding.Params{Items: []string{"a|b", "c"}}}
+	want := "blocking criterion failed: `safety` on 2 item(s): `a\\|b`, `c`"
+	if got := f.Markdown(); got != want {
+		t.Errorf("Markdown = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,223 @@
+package formats
+
+import (
+	"bytes"
+	"io"
+	"strings"
+)
+
+// openai/evals record files (oaieval --record_path, JSON Lines): a
+// {"spec": RunSpec} line, then events {run_id, event_id, sample_id, type,
+// data, created_by, created_at}, then {"final_report": ..., "run_id"}.
+// Source: openai/evals evals/record.py (Event, RecorderBase.record_match,
+// record_metrics, record_error, LocalRecorder) and evals/base.py (RunSpec),
+// at commit 4bfc1f58a821.
+//
+// One record per sample_id, in order of first appearance. A "match" event
+// gives the metric "match" (correct: 1, else 0); a "metrics" event gives one
+// metric per key (a number as is, a bool 1 or 0, null NA; a string such as
+// a model-graded "choice" goes to Meta as metrics:<key>). An "error" event
+// makes the sample unscored, as does a sample with no match or metrics
+// event. Other event types (sampling, ...) are skipped. Every event must
+// carry the spec's run_id; the file must end with a final_report (a run
+// that stopped early is refused); a metric recorded twice for a sample is
+// refused. Meta: eval, completion_fns.
+var openaiEvals = &Format{
+	Name: "openai-evals",
+	Detect: func(name string, head []byte) bool {
+		if e := ext(name); e != ".jsonl" && e != ".log" {
+			return false
+		}
+		return hasKey(topKeys(firstLine(head)), "spec")
+	},
+	Read: readOpenAIEvals,
+}
+
+type evalsSample struct {
+	rec   *Record
+	lines map[string]int // metric name -> line that recorded it
+	any   bool           // a match or metrics event was seen
+}
+
+func readOpenAIEvals(name string, r io.Reader, fn func(*Record) error) error {
+	var (
+		runID, evalName, fns string
+		specSeen, final      bool
+		order                []string
+		samples              = map[string]*evalsSample{}
+	)
+	err := eachLine(name, r, func(line int, text []byte) error {
+		v, err := decodeAt(name, bytes.NewReader(text), 0, line)
+		if err != nil {
+			return err
+		}
+		n := node{v: v, file: name, path: "$"}
+		if err := n.object(); err != nil {
+			return err
+		}
+		if final {
+			return n.errf("a line after the final_report; expected the end of the record file")
+		}
+		if !specSeen {
+			spec := n.at("spec")
+			if err := spec.object(); err != nil {
+				return n.errf("expected the {\"spec\": ...} line of an openai/evals record file first")
+			}
+			if runID, err = spec.at("run_id").str(); err != nil {
+				return err
+			}
+			if evalName, err = spec.at("eval_name").str(); err != nil {
+				return err
+			}
+			cf := spec.at("completion_fns")
+			k, err := cf.array()
+			if err != nil {
+				return err
+			}
+			var names []string
+			for i := 0; i < k; i++ {
+				s, err := cf.index(i).str()
+				if err != nil {
+					return err
+				}
+				names = append(names, s)
+			}
+			fns = strings.Join(names, ",")
+			specSeen = true
+			return nil
+		}
+		if !n.at("spec").missing() {
+			return n.errf("a second spec line; expected one run per record file")
+		}
+		rid, err := n.at("run_id").str()
+		if err != nil {
+			return err
+		}
+		if rid != runID {
+			return n.at("run_id").errf("run_id %q; expected the spec's %q (one run per record file)", rid, runID)
+		}
+		if fr := n.at("final_report"); !fr.missing() {
+			final = true
+			return nil
+		}
+		typ, err := n.at("type").str()
+		if err != nil {
+			return err
+		}
+		sidn := n.at("sample_id")
+		sid, err := sidn.str()
+		if err != nil {
+			return err
+		}
+		if sid == "" {
+			return sidn.errf("empty sample_id")
+		}
+		s := samples[sid]
+		if s == nil {
+			s = &evalsSample{rec: &Record{ID: sid, Loc: Location{File: name, Line: line},
+				Meta: map[string]string{"eval": evalName, "completion_fns": fns}}, lines: map[string]int{}}
+			samples[sid] = s
+			order = append(order, sid)
+		}
+		data := n.at("data")
+		add := func(m Metric, at node) error {
+			if prev, dup := s.lines[m.Name]; dup {
+				return at.errf("metric %q of sample %q recorded twice (first on line %d)", m.Name, sid, prev)
+			}
+			s.lines[m.Name] = line
+			s.rec.Metrics = append(s.rec.Metrics, m)
+			s.any = true
+			return nil
+		}
+		switch typ {
+		case "match":
+			if err := data.object(); err != nil {
+				return err
+			}
+			c := data.at("correct")
+			if c.v == nil || c.v.kind != kBool {
+				return c.want("a boolean")
+			}
+			m := Metric{Name: "match"}
+			if c.v.b {
+				m.Value = 1
+			}
+			return add(m, c)
+		case "metrics":
+			if err := data.object(); err != nil {
+				return err
+			}
+			for _, k := range data.v.keys {
+				e := data.at(k)
+				if k == "" {
+					return e.errf("a metric with an empty name")
+				}
+				switch e.v.kind {
+				case kBool:
+					m := Metric{Name: k}
+					if e.v.b {
+						m.Value = 1
+					}
+					if err := add(m, e); err != nil {
+						return err
+					}
+				case kNumber, kNull, kNonFinite:
+					f, na, err := e.score()
+					if err != nil {
+						return err
+					}
+					if err := add(Metric{Name: k, Value: f, NA: na}, e); err != nil {
+						return err
+					}
+				case kString:
+					s.rec.Meta["metrics:"+k] = e.v.s
+				default:
+					return e.want("a number, a boolean, a string or null")
+				}
+			}
+			return nil
+		case "error":
+			if err := data.object(); err != nil {
+				return err
+			}
+			msg, err := data.at("message").optStr()
+			if err != nil {
+				return err
+			}
+			et, err := data.at("type").optStr()
+			if err != nil {
+				return err
+			}
+			if et != "" {
+				msg = et + ": " + msg
+			}
+			if strings.TrimSpace(msg) == "" {
+				msg = "the eval recorded an error without a message"
+			}
+			if s.rec.Error != "" {
+				s.rec.Error += "\n"
+			}
+			s.rec.Error += msg
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !specSeen {
+		return &InputError{File: name, Line: 1, Msg: "empty; expected an openai/evals record file starting with a spec line"}
+	}
+	if !final {
+		return &InputError{File: name, Msg: "no final_report line; the run did not finish (expected the last line to hold final_report)"}
+	}
+	for _, sid := range order {
+		s := samples[sid]
+		if !s.any && s.rec.Error == "" {
+			s.rec.Error = "no match or metrics event for this sample"
+		}
+		if err := fn(s.rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,479 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// promptfoo's results, as `promptfoo eval -o results.json` (an object whose
+// results.results array holds one EvaluateResult per test case x prompt x
+// provider) and `-o results.jsonl` (one EvaluateResult per line) write them.
+// Source: promptfoo's EvaluateResult and GradingResult types (src/types,
+// dist/src/index.d.ts of promptfoo 0.121.20 on npm).
+//
+// The id of a row is, in order: testCase.metadata.id, testCase.description,
+// or "vars:" and the test's vars as canonical JSON (sorted keys; over 120
+// bytes, "vars:sha256:" and 16 hex digits of its hash). The row's own "id" is
+// a random UUID per run and is never used. When the file has more than one
+// provider, " @ " and the provider (label, else id) follow; when a provider
+// ran more than one prompt, " # " and the prompt (label up to 80 bytes, else
+// the first 12 digits of promptId) follow. Rows arrive in completion order;
+// records keep that order, and only ids identify them.
+//
+// Metrics are the row's namedScores (promptfoo's named metrics, in their
+// order), weighted by gradingResult.namedScoreWeights, each with the reasons
+// of the assertions that fed it. A row with failureReason 2 (ERROR), or with
+// no gradingResult, is unscored (Error). The llm-rubric reasons are the
+// judge's reasoning; the judge is the grading provider named on the
+// assertion or the test's options. Meta: provider, provider_label, prompt,
+// test_idx, prompt_idx, pass, score (promptfoo's overall score of the row).
+var promptfooJSON = &Format{
+	Name: "promptfoo",
+	Detect: func(name string, head []byte) bool {
+		if ext(name) != ".json" {
+			return false
+		}
+		k := topKeys(head)
+		return hasKey(k, "evalId") || hasKey(k, "results") && hasKey(k, "config") && !hasKey(k, "eval", "testCases")
+	},
+	Read: readPromptfooJSON,
+}
+
+var promptfooJSONL = &Format{
+	Name: "promptfoo-jsonl",
+	Detect: func(name string, head []byte) bool {
+		if ext(name) != ".jsonl" {
+			return false
+		}
+		return hasKey(topKeys(firstLine(head)), "gradingResult", "testCase", "testIdx", "promptIdx", "namedScores", "failureReason")
+	},
+	Read: readPromptfooJSONL,
+}
+
+// pfRows collects the records of one file: their ids are only complete
+// once every provider and prompt has been seen.
+type pfRows struct {
+	file string
+	rows []pfRow
+}
+
+type pfRow struct {
+	rec       *Record
+	base      string
+	provider  string
+	promptIdx int
+	prompt    string
+}
+
+func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
+	d := newJSONDecoder(name, r, maxFile)
+	rows := &pfRows{file: name}
+	found := false
+	err := d.eachMember(func(key string, line int) error {
+		if key != "results" {
+			_, err := d.value()
+			return err
+		}
+		if d.peek() != '{' {
+			return d.errorf("expected an object holding version and results (promptfoo 0.x's results.json), found %s", describe(d.peek()))
+		}
+		return d.eachMember(func(key string, line int) error {
+			if key != "results" {
+				_, err := d.value()
+				return err
+			}
+			found = true
+			return d.eachElement(func(i int) error {
+				path := d.pathString()
+				v, err := d.value()
+				if err != nil {
+					return err
+				}
+				return rows.add(node{v: v, file: name, path: path}, Location{File: name, Line: v.line, Path: path})
+			})
+		})
+	})
+	if err == nil {
+		err = d.end()
+	}
+	if err != nil {
+		return err
+	}
+	if !found {
+		return &InputError{File: name, Line: 1, Msg: "no results.results array; expected promptfoo's results.json (promptfoo eval -o results.json)"}
+	}
+	return rows.emit(fn)
+}
+
+func readPromptfooJSONL(name string, r io.Reader, fn func(*Record) error) error {
+	rows := &pfRows{file: name}
+	err := eachLine(name, r, func(line int, text []byte) error {
+		v, err := decodeAt(name, bytes.NewReader(text), 0, line)
+		if err != nil {
+			return err
+		}
+		return rows.add(node{v: v, file: name, path: "$"}, Location{File: name, Line: line})
+	})
+	if err != nil {
+		return err
+	}
+	return rows.emit(fn)
+}
+
+// eachLine calls fn with each non-blank line of r (1-based numbers), each at
+// most MaxRecordBytes, the whole at most MaxFileBytes.
+func eachLine(name string, r io.Reader, fn func(line int, text []byte) error) error {
+	br := bufio.NewReaderSize(limitedReader(r, maxFile), 64<<10)
+	for line := 1; ; line++ {
+		var buf []byte
+		for {
+			chunk, err := br.ReadSlice('\n')
+			buf = append(buf, chunk...)
+			if int64(len(buf)) > maxRecord {
+				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes", maxRecord)}
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err == io.EOF {
+				if len(bytes.TrimSpace(buf)) > 0 {
+					if err := fn(line, buf); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			if err != nil {
+				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err), Err: err}
+			}
+			break
+		}
+		if len(bytes.TrimSpace(buf)) == 0 {
+			continue
+		}
+		if err := fn(line, buf); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *pfRows) add(n node, loc Location) error {
+	if err := n.object(); err != nil {
+		return err
+	}
+	tc := n.at("testCase")
+	if err := tc.object(); err != nil {
+		return err
+	}
+	base, err := pfBaseID(n, tc)
+	if err != nil {
+		return err
+	}
+	prov := n.at("provider")
+	var provID, provLabel string
+	switch {
+	case prov.v != nil && prov.v.kind == kString: // older files
+		provID = prov.v.s
+	default:
+		if err := prov.object(); err != nil {
+			return err
+		}
+		if provID, err = prov.at("id").str(); err != nil {
+			return err
+		}
+		if provLabel, err = prov.at("label").optStr(); err != nil {
+			return err
+		}
+	}
+	if provID == "" {
+		return prov.at("id").errf("empty provider id")
+	}
+	pi, err := n.at("promptIdx").num()
+	if err != nil {
+		return err
+	}
+	prompt := ""
+	if pr := n.at("prompt"); !pr.null() {
+		if err := pr.object(); err != nil {
+			return err
+		}
+		label, err := pr.at("label").optStr()
+		if err != nil {
+			return err
+		}
+		if label != "" && len(label) <= 80 {
+			prompt = label
+		}
+	}
+	if prompt == "" {
+		pid, err := n.at("promptId").optStr()
+		if err != nil {
+			return err
+		}
+		if len(pid) > 12 {
+			pid = pid[:12]
+		}
+		prompt = pid
+	}
+	if prompt == "" {
+		prompt = "prompt " + strconv.Itoa(int(pi))
+	}
+	rec := &Record{Loc: loc, Meta: map[string]string{"provider": provID}}
+	if provLabel != "" {
+		rec.Meta["provider_label"] = provLabel
+	}
+	rec.Meta["prompt"] = prompt
+	for _, k := range []string{"testIdx", "promptIdx"} {
+		if s, ok := n.at(k).scalar(); ok {
+			rec.Meta[map[string]string{"testIdx": "test_idx", "promptIdx": "prompt_idx"}[k]] = s
+		}
+	}
+	if s, err := n.at("success").optBool(); err != nil {
+		return err
+	} else if s != "" {
+		rec.Meta["pass"] = s
+	}
+	if s, ok := n.at("score").scalar(); ok {
+		rec.Meta["score"] = s
+	}
+	if err := pfScores(n, tc, rec); err != nil {
+		return err
+	}
+	name := provLabel
+	if name == "" {
+		name = provID
+	}
+	p.rows = append(p.rows, pfRow{rec: rec, base: base, provider: name, promptIdx: int(pi), prompt: prompt})
+	return nil
+}
+
+// pfBaseID is the id of a test case, before any provider or prompt suffix.
+func pfBaseID(row, tc node) (string, error) {
+	if md := tc.at("metadata"); !md.null() {
+		if err := md.object(); err != nil {
+			return "", err
+		}
+		if id := md.at("id"); !id.null() {
+			s, ok := id.scalar()
+			if !ok || id.v.kind == kBool {
+				return "", id.want("a string or number id")
+			}
+			if s == "" {
+				return "", id.errf("empty id")
+			}
+			return s, nil
+		}
+	}
+	desc, err := tc.at("description").optStr()
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(desc) != "" {
+		return desc, nil
+	}
+	vars := tc.at("vars")
+	if vars.null() {
+		vars = row.at("vars")
+	}
+	if vars.null() {
+		return "", tc.errf("the test case has no metadata.id, description or vars to identify it")
+	}
+	if err := vars.object(); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	canonical(vars.v, &b)
+	if b.Len() <= 120 {
+		return "vars:" + b.String(), nil
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return "vars:sha256:" + hex.EncodeToString(sum[:8]), nil
+}
+
+// pfScores fills the metrics, error, reasoning and judge of a row.
+func pfScores(n, tc node, rec *Record) error {
+	fr := 0.0
+	if f, ok, err := n.at("failureReason").optNum(); err != nil {
+		return err
+	} else if ok {
+		fr = f
+		if f != 0 && f != 1 && f != 2 {
+			return n.at("failureReason").errf("failureReason %s; expected 0 (none), 1 (assertion) or 2 (error)", fmtFloat(f))
+		}
+	}
+	gr := n.at("gradingResult")
+	if fr == 2 {
+		msg, err := n.at("error").optStr()
+		if err != nil {
+			return err
+		}
+		if msg == "" {
+			if resp := n.at("response"); !resp.null() && resp.v.kind == kObject {
+				if msg, err = resp.at("error").optStr(); err != nil {
+					return err
+				}
+			}
+		}
+		if strings.TrimSpace(msg) == "" {
+			msg = "promptfoo reported an error (failureReason 2) without a message"
+		}
+		rec.Error = msg
+		return nil
+	}
+	if gr.null() {
+		rec.Error = "promptfoo did not grade this row (gradingResult is null)"
+		if msg, err := n.at("error").optStr(); err != nil {
+			return err
+		} else if strings.TrimSpace(msg) != "" {
+			rec.Error += ": " + msg
+		}
+		return nil
+	}
+	if err := gr.object(); err != nil {
+		return err
+	}
+	// Reasons per metric, the judge's reasoning and the judge, from the
+	// assertion results (assert-sets nest them).
+	reasons := map[string][]string{}
+	var reasoning []string
+	judge := ""
+	if opt := tc.at("options"); !opt.null() && opt.v.kind == kObject {
+		if p := opt.at("provider"); p.v != nil && p.v.kind == kString {
+			judge = p.v.s
+		}
+	}
+	var walk func(c node, depth int) error
+	walk = func(c node, depth int) error {
+		if c.null() {
+			return nil
+		}
+		k, err := c.array()
+		if err != nil {
+			return err
+		}
+		for i := 0; i < k; i++ {
+			e := c.index(i)
+			if err := e.object(); err != nil {
+				return err
+			}
+			reason, err := e.at("reason").optStr()
+			if err != nil {
+				return err
+			}
+			if a := e.at("assertion"); !a.null() {
+				if err := a.object(); err != nil {
+					return err
+				}
+				metric, err := a.at("metric").optStr()
+				if err != nil {
+					return err
+				}
+				if metric != "" && reason != "" {
+					reasons[metric] = append(reasons[metric], reason)
+				}
+				typ, err := a.at("type").optStr()
+				if err != nil {
+					return err
+				}
+				if typ == "llm-rubric" || typ == "g-eval" || typ == "model-graded-closedqa" || typ == "factuality" {
+					if reason != "" {
+						reasoning = append(reasoning, reason)
+					}
+					if p := a.at("provider"); p.v != nil && p.v.kind == kString {
+						judge = p.v.s
+					}
+				}
+			}
+			if err := walk(e.at("componentResults"), depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(gr.at("componentResults"), 0); err != nil {
+		return err
+	}
+	weights := gr.at("namedScoreWeights")
+	if !weights.null() {
+		if err := weights.object(); err != nil {
+			return err
+		}
+	}
+	ns := n.at("namedScores")
+	if ns.null() {
+		ns = gr.at("namedScores")
+	}
+	if !ns.null() {
+		if err := ns.object(); err != nil {
+			return err
+		}
+		for _, k := range ns.v.keys {
+			if k == "" {
+				return ns.errf("a named score with an empty name")
+			}
+			val, na, err := ns.at(k).score()
+			if err != nil {
+				return err
+			}
+			m := Metric{Name: k, Value: val, NA: na, Reason: strings.Join(reasons[k], "\n")}
+			if !weights.null() {
+				if w, ok, err := weights.at(k).optNum(); err != nil {
+					return err
+				} else if ok {
+					m.Weight = w
+				}
+			}
+			rec.Metrics = append(rec.Metrics, m)
+		}
+	}
+	rec.Reasoning = strings.Join(reasoning, "\n")
+	if len(reasoning) > 0 {
+		rec.JudgeModel = judge
+	}
+	return nil
+}
+
+// emit completes the ids, refuses duplicates and calls fn in source order.
+func (p *pfRows) emit(fn func(*Record) error) error {
+	providers := map[string]bool{}
+	prompts := map[string]map[int]bool{}
+	for _, r := range p.rows {
+		providers[r.provider] = true
+		if prompts[r.provider] == nil {
+			prompts[r.provider] = map[int]bool{}
+		}
+		prompts[r.provider][r.promptIdx] = true
+	}
+	manyPrompts := false
+	for _, m := range prompts {
+		if len(m) > 1 {
+			manyPrompts = true
+		}
+	}
+	seen := newIDs(p.file)
+	for _, r := range p.rows {
+		id := r.base
+		if len(providers) > 1 {
+			id += " @ " + r.provider
+		}
+		if manyPrompts {
+			id += " # " + r.prompt
+		}
+		r.rec.ID = id
+		if err := seen.add(id, id, r.rec.Loc, "; give each test a unique metadata.id or description"); err != nil {
+			return err
+		}
+	}
+	for _, r := range p.rows {
+		if err := fn(r.rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package formats
+
+import (
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ragas results as CSV: result.to_pandas().to_csv(path), one row per
+// sample: the dataset's columns, then one float column per metric, empty
+// (pandas' NaN) or "nan" where a metric failed. Source: ragas
+// src/ragas/dataset_schema.py (SingleTurnSample, MultiTurnSample,
+// EvaluationResult.to_pandas) and src/ragas/evaluation.py (raise_exceptions
+// False gives NaN), at commit 3e28e9dec938.
+//
+// Columns: a first column with an empty header is pandas' index (ignored);
+// the sample fields (user_input, retrieved_contexts, reference_contexts,
+// retrieved_context_ids, reference_context_ids, response, multi_responses,
+// reference, rubrics, reference_tool_calls, reference_topics, and the
+// pre-0.2 question, contexts, answer, ground_truth, ground_truths) are
+// data; an "id" column, if present, is the record id; every other column is
+// a metric, and each of its cells must be a finite number, empty or NaN
+// (NA). Without an id column the id is "sha256:" and 16 hex digits of the
+// user_input (or question) text, which must then be unique (add an id column
+// when questions repeat); the text, cut to 200 bytes, is in
+// Meta["user_input"]. Ids are refused when empty or repeated.
+var ragasCSV = &Format{
+	Name: "ragas",
+	Detect: func(name string, head []byte) bool {
+		if ext(name) != ".csv" {
+			return false
+		}
+		r := csv.NewReader(strings.NewReader(string(firstLine(head))))
+		h, err := r.Read()
+		if err != nil {
+			return false
+		}
+		for _, c := range h {
+			if c == "user_input" || c == "question" {
+				return true
+			}
+		}
+		return false
+	},
+	Read: readRagas,
+}
+
+var ragasDataColumns = map[string]bool{
+	"user_input": true, "retrieved_contexts": true, "reference_contexts": true,
+	"retrieved_context_ids": true, "reference_context_ids": true, "response": true,
+	"multi_responses": true, "reference": true, "rubrics": true,
+	"reference_tool_calls": true, "reference_topics": true,
+	"question": true, "contexts": true, "answer": true, "ground_truth": true, "ground_truths": true,
+}
+
+func readRagas(name string, r io.Reader, fn func(*Record) error) error {
+	cr := csv.NewReader(limitedReader(r, maxFile))
+	cr.ReuseRecord = false
+	csvErr := func(err error) error {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return &InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
+		}
+		return &InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
+	}
+	head, err := cr.Read()
+	if err == io.EOF {
+		return &InputError{File: name, Line: 1, Msg: "empty; expected a header row"}
+	}
+	if err != nil {
+		return csvErr(err)
+	}
+	idCol, textCol := -1, -1
+	var metrics []int
+	seenCol := map[string]bool{}
+	for i, c := range head {
+		if i == 0 && c == "" {
+			continue // pandas' index
+		}
+		if c == "" {
+			return &InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %d has an empty name", i+1)}
+		}
+		if seenCol[c] {
+			return &InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %q appears twice", c)}
+		}
+		seenCol[c] = true
+		switch {
+		case c == "id":
+			idCol = i
+		case c == "user_input":
+			textCol = i
+		case c == "question":
+			if textCol < 0 {
+				textCol = i
+			}
+		case ragasDataColumns[c]:
+		default:
+			metrics = append(metrics, i)
+		}
+	}
+	if idCol < 0 && textCol < 0 {
+		return &InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
+	}
+	if len(metrics) == 0 {
+		return &InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
+	}
+	seen := newIDs(name)
+	rows := 0
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return csvErr(err)
+		}
+		line, _ := cr.FieldPos(0)
+		rows++
+		loc := Location{File: name, Line: line}
+		rec := &Record{Loc: loc, Meta: map[string]string{}}
+		hint := "; add an id column"
+		if idCol >= 0 {
+			rec.ID = row[idCol]
+			hint = ""
+			if strings.TrimSpace(rec.ID) == "" {
+				return &InputError{File: name, Line: line, Msg: "empty id"}
+			}
+		}
+		if textCol >= 0 {
+			text := row[textCol]
+			if idCol < 0 {
+				if strings.TrimSpace(text) == "" {
+					return &InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[textCol])}
+				}
+				sum := sha256.Sum256([]byte(text))
+				rec.ID = "sha256:" + hex.EncodeToString(sum[:8])
+			}
+			rec.Meta["user_input"] = clip(text, 200)
+		}
+		if err := seen.add(rec.ID, rec.ID, loc, hint); err != nil {
+			return err
+		}
+		for _, i := range metrics {
+			cell := strings.TrimSpace(row[i])
+			m := Metric{Name: head[i]}
+			switch strings.ToLower(cell) {
+			case "", "nan":
+				m.NA = true
+			default:
+				f, err := strconv.ParseFloat(cell, 64)
+				if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+					return &InputError{File: name, Line: line, Path: "column " + strconv.Quote(head[i]),
+						Msg: fmt.Sprintf("%q; expected a finite number, or empty or NaN where the metric failed (a column that is not a metric must be id or a ragas sample field)", clip(cell, 40))}
+				}
+				m.Value = f
+			}
+			rec.Metrics = append(rec.Metrics, m)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	if rows == 0 {
+		return &InputError{File: name, Line: 1, Msg: "no rows after the header"}
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+"""Writes test_run_20261201_000000.json: a deepeval TestRun as
+TestRun.model_dump(by_alias=True, exclude_none=True) and json.dump write it
+(deepeval/evaluate/local_store.py), built from deepeval's schema
+(deepeval/test_run/test_run.py TestRun, test_run/api.py LLMApiTestCase and
+ConversationalApiTestCase, tracing/api.py MetricData; commit a2e0d4cfd311).
+Python's json module writes float('nan') as a bare NaN. Standard library
+only: python3 make_test_run.py
+"""
+import json
+
+
+def metric(name, score=None, threshold=0.5, reason=None, error=None, model="gpt-4.1"):
+    m = {"name": name, "threshold": threshold, "strictMode": False, "flaky": False, "evaluationModel": model}
+    if score is not None:
+        m["score"] = score
+        m["success"] = score == score and score >= threshold
+    if reason is not None:
+        m["reason"] = reason
+    if error is not None:
+        m["error"] = error
+        m["success"] = False
+    return m
+
+
+run = {
+    "testFile": "test_chatbot.py",
+    "testCases": [
+        {
+            "name": "refund_policy",
+            "input": "What is your refund policy?",
+            "actualOutput": "You can get a refund within 30 days.",
+            "success": True,
+            "metricsData": [
+                metric("Answer Relevancy", 0.92, reason="The answer addresses the refund question directly."),
+                metric("Faithfulness", 1.0, reason="No contradictions with the retrieval context."),
+            ],
+            "order": 0,
+        },
+        {
+            "name": "shipping_time",
+            "input": "How long does shipping take?",
+            "actualOutput": "We ship to the moon.",
+            "success": False,
+            "metricsData": [
+                metric("Answer Relevancy", 0.31, reason="Talks about a destination, not a duration."),
+                metric("Faithfulness", float("nan"), reason="No claims could be extracted."),
+            ],
+            "order": 1,
+        },
+        {
+            "name": "test_case_2",
+            "input": "Do you sell gift cards?",
+            "actualOutput": "Yes.",
+            "success": False,
+            "metricsData": [
+                metric("Answer Relevancy", 1.0, reason="Direct answer."),
+                metric("Faithfulness", error="RateLimitError: judge model quota exceeded", model="gpt-4.1-mini"),
+            ],
+            "order": 2,
+        },
+    ],
+    "conversationalTestCases": [
+        {
+            "name": "support_chat",
+            "success": True,
+            "metricsData": [metric("Conversation Completeness", 0.75, reason="Most user intentions were met.")],
+            "runDuration": 1.5,
+            "turns": [{"role": "user", "content": "hi", "order": 0}, {"role": "assistant", "content": "hello", "order": 1}],
+            "order": 0,
+        }
+    ],
+    "metricsScores": [],
+    "testPassed": 2,
+    "testFailed": 2,
+    "runDuration": 12.5,
+    "evaluationCost": 0.01,
+}
+
+with open("test_run_20261201_000000.json", "w") as f:
+    json.dump(run, f)
+
+bad = json.loads(json.dumps(run))
+bad["testCases"][1]["name"] = "refund_policy"
+with open("../hostile/deepeval-dup.json", "w") as f:
+    json.dump(bad, f, indent=1)
+bad = json.loads(json.dumps(run))
+bad["testCases"][0]["metricsData"][0]["threshold"] = float("nan")
+with open("../hostile/deepeval-nan-threshold.json", "w") as f:
+    json.dump(bad, f, indent=1)
+bad = json.loads(json.dumps(run))
+bad["testCases"][0]["metricsData"][1]["score"] = "0.9"
+with open("../hostile/deepeval-string-score.json", "w") as f:
+    json.dump(bad, f, indent=1)
+bad = json.loads(json.dumps(run))
+del bad["testCases"][2]["name"]
+with open("../hostile/deepeval-noname.json", "w") as f:
+    json.dump(bad, f, indent=1)

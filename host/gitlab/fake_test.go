@@ -1,0 +1,319 @@
+package gitlab
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// fakeGitLab is an httptest fake of the merge request notes API of GitLab
+// REST v4, as GitLab documents it (doc/api/notes.md, doc/api/rest/index.md
+// on pagination):
+//
+//   - GET /api/v4/projects/:id/merge_requests/:iid/notes: ?sort=asc|desc
+//     (default desc), ?order_by=created_at|updated_at (default created_at),
+//     ?page= (default 1), ?per_page= (default 20, at most 100); headers
+//     X-Page, X-Per-Page, X-Next-Page and X-Prev-Page (empty at the ends),
+//     X-Total, X-Total-Pages and a Link header (rel next, prev, first, last);
+//   - POST .../notes {"body"}: 201 with the note; 400 {"message": {"note":
+//     ["is too long (maximum is 1000000 characters)"]}} over 1,000,000
+//     characters; 400 {"error": "body is missing"};
+//   - PUT .../notes/:note_id {"body"}: 200 with the note; 404 {"message":
+//     "404 Not found"} once deleted; 403 for another user's note.
+//
+// Authentication: the PRIVATE-TOKEN or JOB-TOKEN header; an unknown or
+// missing token is 401 {"message": "401 Unauthorized"}; ReadOnly makes
+// writes 403 {"message": "403 Forbidden"}. Unknown projects and merge
+// requests are 404 {"message": "404 Project Not Found"}.
+type fakeGitLab struct {
+	t        *testing.T
+	srv      *httptest.Server
+	mu       sync.Mutex
+	project  string
+	iid      int
+	tokens   map[string]string // token -> username
+	notes    []fakeNote
+	nextID   int64
+	clock    time.Time
+	requests []string
+	// ReadOnly makes every write 403.
+	ReadOnly bool
+	// LinkOnly leaves out X-Next-Page, announcing pages with Link only.
+	LinkOnly bool
+	// BeforePut runs before an edit is applied.
+	BeforePut func(id int64)
+	// Redirect, when set, answers every request with a 302 there.
+	Redirect string
+	// seen records the token headers received, per request.
+	seen []string
+}
+
+type fakeNote struct {
+	ID        int64
+	Body      string
+	User      string
+	System    bool
+	CreatedAt time.Time
+}
+
+func newFakeGitLab(t *testing.T, project string, iid int) *fakeGitLab {
+	f := &fakeGitLab{t: t, project: project, iid: iid, tokens: map[string]string{}, nextID: 500,
+		clock: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	mux := http.NewServeMux()
+	base := "/api/v4/projects/{id}/merge_requests/{iid}/notes"
+	mux.HandleFunc("GET "+base, f.list)
+	mux.HandleFunc("POST "+base, f.create)
+	mux.HandleFunc("PUT "+base+"/{nid}", f.update)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": "404 Not Found"})
+	})
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
+		f.seen = append(f.seen, r.Header.Get("PRIVATE-TOKEN")+"|"+r.Header.Get("JOB-TOKEN"))
+		redirect := f.Redirect
+		f.mu.Unlock()
+		if redirect != "" {
+			http.Redirect(w, r, redirect, http.StatusFound)
+			return
+		}
+		// A path under /moved/ is redirected (308) to the same path
+		// without it, on the same host.
+		if rest, ok := strings.CutPrefix(r.URL.RequestURI(), "/moved"); ok {
+			http.Redirect(w, r, rest, http.StatusPermanentRedirect)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeGitLab) apiURL() string { return f.srv.URL + "/api/v4" }
+
+// add adds a note by user, as posted earlier.
+func (f *fakeGitLab) add(user, body string, system bool) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.addLocked(user, body, system).ID
+}
+
+func (f *fakeGitLab) addLocked(user, body string, system bool) fakeNote {
+	f.nextID++
+	f.clock = f.clock.Add(time.Minute)
+	n := fakeNote{ID: f.nextID, Body: body, User: user, System: system, CreatedAt: f.clock}
+	f.notes = append(f.notes, n)
+	return n
+}
+
+func (f *fakeGitLab) delete(id int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, n := range f.notes {
+		if n.ID == id {
+			f.notes = append(f.notes[:i], f.notes[i+1:]...)
+			return
+		}
+	}
+}
+
+func (f *fakeGitLab) get(id int64) (fakeNote, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, n := range f.notes {
+		if n.ID == id {
+			return n, true
+		}
+	}
+	return fakeNote{}, false
+}
+
+func (f *fakeGitLab) log() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.requests...)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// auth returns the username of the request's token, or answers 401.
+func (f *fakeGitLab) auth(w http.ResponseWriter, r *http.Request) (string, bool) {
+	tok := r.Header.Get("PRIVATE-TOKEN")
+	if tok == "" {
+		tok = r.Header.Get("JOB-TOKEN")
+	}
+	f.mu.Lock()
+	user, ok := f.tokens[tok]
+	f.mu.Unlock()
+	if tok == "" || !ok {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "401 Unauthorized"})
+		return "", false
+	}
+	if r.PathValue("id") != f.project || r.PathValue("iid") != strconv.Itoa(f.iid) {
+		writeJSON(w, http.StatusNotFound, map[string]any{"message": "404 Project Not Found"})
+		return "", false
+	}
+	return user, true
+}
+
+func (f *fakeGitLab) noteJSON(n fakeNote) map[string]any {
+	return map[string]any{
+		"id": n.ID, "type": nil, "body": n.Body, "attachment": nil,
+		"author": map[string]any{"id": len(n.User), "username": n.User, "name": n.User, "state": "active",
+			"avatar_url": "https://gitlab.example/uploads/" + n.User + ".png", "web_url": "https://gitlab.example/" + n.User},
+		"created_at": n.CreatedAt.Format(time.RFC3339Nano), "updated_at": n.CreatedAt.Format(time.RFC3339Nano),
+		"system": n.System, "noteable_id": 377, "noteable_type": "MergeRequest", "project_id": 42,
+		"resolvable": false, "confidential": false, "internal": false, "noteable_iid": f.iid, "commands_changes": map[string]any{},
+	}
+}
+
+func (f *fakeGitLab) list(w http.ResponseWriter, r *http.Request) {
+	if _, ok := f.auth(w, r); !ok {
+		return
+	}
+	q := r.URL.Query()
+	page, perPage := 1, 20
+	if v := q.Get("page"); v != "" {
+		page, _ = strconv.Atoi(v)
+		page = max(page, 1)
+	}
+	if v := q.Get("per_page"); v != "" {
+		perPage, _ = strconv.Atoi(v)
+		perPage = min(max(perPage, 1), 100)
+	}
+	f.mu.Lock()
+	notes := append([]fakeNote(nil), f.notes...)
+	f.mu.Unlock()
+	if q.Get("sort") != "asc" { // GitLab's default is desc
+		for i, j := 0, len(notes)-1; i < j; i, j = i+1, j-1 {
+			notes[i], notes[j] = notes[j], notes[i]
+		}
+	}
+	total := len(notes)
+	pages := max(1, (total+perPage-1)/perPage)
+	lo, hi := min((page-1)*perPage, total), min(page*perPage, total)
+	out := make([]map[string]any, 0, hi-lo)
+	for _, n := range notes[lo:hi] {
+		out = append(out, f.noteJSON(n))
+	}
+	h := w.Header()
+	link := func(p int) string {
+		u := *r.URL
+		qq := u.Query()
+		qq.Set("page", strconv.Itoa(p))
+		qq.Set("per_page", strconv.Itoa(perPage))
+		u.RawQuery = qq.Encode()
+		return "http://" + r.Host + u.RequestURI()
+	}
+	var links []string
+	next, prev := "", ""
+	if page < pages {
+		next = strconv.Itoa(page + 1)
+		links = append(links, fmt.Sprintf("<%s>; rel=\"next\"", link(page+1)))
+	}
+	if page > 1 {
+		prev = strconv.Itoa(page - 1)
+		links = append(links, fmt.Sprintf("<%s>; rel=\"prev\"", link(page-1)))
+	}
+	links = append(links, fmt.Sprintf("<%s>; rel=\"first\"", link(1)), fmt.Sprintf("<%s>; rel=\"last\"", link(pages)))
+	h.Set("Link", strings.Join(links, ", "))
+	if !f.LinkOnly {
+		h.Set("X-Next-Page", next)
+	}
+	h.Set("X-Prev-Page", prev)
+	h.Set("X-Page", strconv.Itoa(page))
+	h.Set("X-Per-Page", strconv.Itoa(perPage))
+	h.Set("X-Total", strconv.Itoa(total))
+	h.Set("X-Total-Pages", strconv.Itoa(pages))
+	writeJSON(w, http.StatusOK, out)
+}
+
+// body reads {"body": ...}; any other field fails the test.
+func (f *fakeGitLab) body(w http.ResponseWriter, r *http.Request) (string, bool) {
+	data, _ := io.ReadAll(r.Body)
+	var in map[string]any
+	if err := json.Unmarshal(data, &in); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "body is invalid"})
+		return "", false
+	}
+	for k := range in {
+		if k != "body" {
+			f.t.Errorf("fake GitLab: unexpected field %q", k)
+		}
+	}
+	b, _ := in["body"].(string)
+	if b == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "body is missing"})
+		return "", false
+	}
+	if utf8.RuneCountInString(b) > 1_000_000 {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"message": map[string]any{"note": []string{"is too long (maximum is 1000000 characters)"}}})
+		return "", false
+	}
+	return b, true
+}
+
+func (f *fakeGitLab) create(w http.ResponseWriter, r *http.Request) {
+	user, ok := f.auth(w, r)
+	if !ok {
+		return
+	}
+	if f.ReadOnly {
+		writeJSON(w, http.StatusForbidden, map[string]any{"message": "403 Forbidden"})
+		return
+	}
+	b, ok := f.body(w, r)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	n := f.addLocked(user, b, false)
+	f.mu.Unlock()
+	writeJSON(w, http.StatusCreated, f.noteJSON(n))
+}
+
+func (f *fakeGitLab) update(w http.ResponseWriter, r *http.Request) {
+	user, ok := f.auth(w, r)
+	if !ok {
+		return
+	}
+	if f.ReadOnly {
+		writeJSON(w, http.StatusForbidden, map[string]any{"message": "403 Forbidden"})
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("nid"), 10, 64)
+	b, ok := f.body(w, r)
+	if !ok {
+		return
+	}
+	if f.BeforePut != nil {
+		f.BeforePut(id)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.notes {
+		if f.notes[i].ID != id {
+			continue
+		}
+		if f.notes[i].User != user {
+			writeJSON(w, http.StatusForbidden, map[string]any{"message": "403 Forbidden"})
+			return
+		}
+		f.notes[i].Body = b
+		writeJSON(w, http.StatusOK, f.noteJSON(f.notes[i]))
+		return
+	}
+	writeJSON(w, http.StatusNotFound, map[string]any{"message": "404 Not found"})
+}

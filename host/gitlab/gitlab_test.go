@@ -1,0 +1,412 @@
+package gitlab
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/host"
+)
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// mrEnv is a merge request pipeline's environment, as GitLab documents
+// the predefined variables.
+func mrEnv() map[string]string {
+	return map[string]string{
+		"GITLAB_CI":                           "true",
+		"CI_PROJECT_ID":                       "42",
+		"CI_PROJECT_PATH":                     "acme/bot",
+		"CI_PROJECT_URL":                      "https://gitlab.example/acme/bot",
+		"CI_API_V4_URL":                       "https://gitlab.example/api/v4",
+		"CI_SERVER_URL":                       "https://gitlab.example",
+		"CI_PIPELINE_SOURCE":                  "merge_request_event",
+		"CI_PIPELINE_ID":                      "1000",
+		"CI_JOB_ID":                           "2000",
+		"CI_JOB_URL":                          "https://gitlab.example/acme/bot/-/jobs/2000",
+		"CI_JOB_NAME":                         "rubricgate",
+		"CI_PIPELINE_NAME":                    "evals",
+		"CI_COMMIT_SHA":                       "1111111111111111111111111111111111111111",
+		"CI_COMMIT_REF_NAME":                  "feature",
+		"CI_DEFAULT_BRANCH":                   "main",
+		"CI_MERGE_REQUEST_IID":                "7",
+		"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "release",
+		"CI_MERGE_REQUEST_SOURCE_BRANCH_NAME": "feature",
+		"CI_MERGE_REQUEST_LABELS":             "bug,rubricgate:accept-regression",
+		"CI_MERGE_REQUEST_PROJECT_ID":         "42",
+		"CI_MERGE_REQUEST_SOURCE_PROJECT_ID":  "42",
+	}
+}
+
+func TestReadBuild(t *testing.T) {
+	b, err := ReadBuild(env(mrEnv()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := host.Build{
+		Host: "gitlab", Repository: "acme/bot", RepositoryID: 42, Event: "merge_request_event",
+		SHA: "1111111111111111111111111111111111111111", HeadSHA: "1111111111111111111111111111111111111111",
+		Ref: "refs/merge-requests/7/head", BaseBranch: "release", DefaultBranch: "main",
+		ChangeRequest: 7, ChangeRequestEvent: true, Labels: []string{"bug", "rubricgate:accept-regression"},
+		RunID: 2000, RunURL: "https://gitlab.example/acme/bot/-/jobs/2000", Workflow: "evals", Job: "rubricgate",
+		APIURL: "https://gitlab.example/api/v4",
+	}
+	if !reflect.DeepEqual(*b, want) {
+		t.Errorf("merge request pipeline:\n got %+v\nwant %+v", *b, want)
+	}
+	if b.SaveBranch("") != "" || b.BaselineBranch("") != "release" || !b.HasLabel("rubricgate:accept-regression") {
+		t.Errorf("policies: save %q baseline %q", b.SaveBranch(""), b.BaselineBranch(""))
+	}
+	if ok, _ := host.ShouldComment(host.CommentAuto, b); !ok {
+		t.Error("auto does not comment on a merge request pipeline")
+	}
+
+	// Merged results pipeline: the head is the source branch's commit.
+	v := mrEnv()
+	v["CI_COMMIT_SHA"] = "3333333333333333333333333333333333333333"
+	v["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"] = "1111111111111111111111111111111111111111"
+	if b, _ := ReadBuild(env(v)); b.SHA != "3333333333333333333333333333333333333333" || b.HeadSHA != "1111111111111111111111111111111111111111" {
+		t.Errorf("merged results: %s %s", b.SHA, b.HeadSHA)
+	}
+
+	// A push to the default branch: the baseline run.
+	push := map[string]string{
+		"CI_PROJECT_ID": "42", "CI_PROJECT_PATH": "acme/bot", "CI_PIPELINE_SOURCE": "push",
+		"CI_COMMIT_SHA": "2222222222222222222222222222222222222222", "CI_COMMIT_BRANCH": "main", "CI_COMMIT_REF_NAME": "main",
+		"CI_DEFAULT_BRANCH": "main", "CI_SERVER_URL": "https://gitlab.example/", "CI_CONFIG_PATH": ".gitlab-ci.yml",
+	}
+	b, err = ReadBuild(env(push))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Branch != "main" || b.Ref != "refs/heads/main" || !b.OnBaselineBranch("main") || b.SaveBranch("") != "main" ||
+		b.APIURL != "https://gitlab.example/api/v4" || b.Workflow != ".gitlab-ci.yml" || b.ChangeRequest != 0 {
+		t.Errorf("push: %+v", b)
+	}
+	// A tag pipeline is no branch's run.
+	delete(push, "CI_COMMIT_BRANCH")
+	push["CI_COMMIT_TAG"] = "v1.0"
+	if b, _ := ReadBuild(env(push)); b.Branch != "" || b.Ref != "refs/tags/v1.0" || b.BaselineEvent {
+		t.Errorf("tag: %+v", b)
+	}
+	// A merge request pipeline never saves a baseline, even when GitLab
+	// also sets a branch (branch pipelines for a merge request).
+	v = mrEnv()
+	v["CI_COMMIT_BRANCH"] = "feature"
+	v["CI_PIPELINE_SOURCE"] = "push"
+	if b, _ := ReadBuild(env(v)); b.Branch != "" || b.BaselineEvent || b.ChangeRequestEvent {
+		t.Errorf("push with a merge request: %+v", b)
+	}
+
+	for _, name := range []string{"CI_PROJECT_ID", "CI_JOB_ID", "CI_MERGE_REQUEST_IID"} {
+		v := mrEnv()
+		v[name] = "7x"
+		if _, err := ReadBuild(env(v)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s malformed: %v", name, err)
+		}
+	}
+	if FromFork(env(mrEnv())) {
+		t.Error("same-project merge request taken for a fork")
+	}
+	v = mrEnv()
+	v["CI_MERGE_REQUEST_SOURCE_PROJECT_ID"] = "99"
+	if !FromFork(env(v)) {
+		t.Error("fork merge request not seen")
+	}
+}
+
+func TestReporter(t *testing.T) {
+	var out bytes.Buffer
+	h, err := New(env(mrEnv()), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []finding.Annotation{
+		{Level: finding.Error, Message: "blocked\n\x1b[0Ksection_start:1:fake\r"},
+		{Level: finding.Warning, File: "run.jsonl", Line: 4, Message: "judge error"},
+		{Message: "m"},
+	} {
+		if err := h.Annotate(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "ERROR: blocked %1B[0Ksection_start:1:fake\nWARNING: judge error (run.jsonl:4)\nWARNING: m\n"
+	if out.String() != want {
+		t.Errorf("log:\n got %q\nwant %q", out.String(), want)
+	}
+	if h.Summary("x") != nil || h.SetOutputs([]host.Output{{Name: "decision", Value: "pass"}}) != nil {
+		t.Error("summary or outputs without a dotenv path failed")
+	}
+	h.DotenvPath = filepath.Join(t.TempDir(), "rubricgate.env")
+	if err := h.SetOutputs([]host.Output{{Name: "decision", Value: "block"}, {Name: "baseline-score", Value: "81.5"}, {Name: "comment-url", Value: ""}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(h.DotenvPath); string(got) != "RUBRICGATE_DECISION=block\nRUBRICGATE_BASELINE_SCORE=81.5\nRUBRICGATE_COMMENT_URL=\n" {
+		t.Errorf("dotenv %q", got)
+	}
+	if err := h.SetOutputs([]host.Output{{Name: "reasons", Value: "a\nb"}}); err == nil {
+		t.Error("a multi-line value was written to the dotenv file")
+	}
+	if err := h.SetOutputs([]host.Output{{Name: "a b", Value: "x"}}); err == nil {
+		t.Error("an invalid name was written")
+	}
+	st, dir, err := h.DefaultStore(host.StoreOptions{})
+	if err != nil || dir == nil || dir.Root != DefaultDir || st.(*baseline.Dir) != dir {
+		t.Errorf("store %v %v %v", st, dir, err)
+	}
+	n := h.Commenter("tok", true, "bot")
+	if n.Project != "42" || n.MergeRequest != 7 || n.APIURL != "https://gitlab.example/api/v4" || !n.JobToken || n.ProjectURL != "https://gitlab.example/acme/bot" {
+		t.Errorf("commenter %+v", n)
+	}
+}
+
+const token = "glpat-secretTOKEN123"
+
+func newNotes(f *fakeGitLab) *Notes {
+	return &Notes{APIURL: f.apiURL(), Project: "42", MergeRequest: 7, ProjectURL: "https://gitlab.example/acme/bot",
+		Token: token, Author: "rubricgate-bot", HTTPClient: f.srv.Client()}
+}
+
+func TestNotesCreateUpdate(t *testing.T) {
+	f := newFakeGitLab(t, "42", 7)
+	f.tokens[token] = "rubricgate-bot"
+	ctx := context.Background()
+	n := newNotes(f)
+	// 230 earlier notes: three pages of 100.
+	for i := range 230 {
+		f.add(fmt.Sprint("user", i%3), fmt.Sprint("note ", i), i%10 == 0)
+	}
+	r, err := n.Comment(ctx, "k", "first")
+	if err != nil || r.Action != comment.ActionCreated {
+		t.Fatalf("create: %+v %v", r, err)
+	}
+	id := f.nextID
+	if want := fmt.Sprintf("https://gitlab.example/acme/bot/-/merge_requests/7#note_%d", id); r.URL != want {
+		t.Errorf("URL %q, want %q", r.URL, want)
+	}
+	log := f.log()
+	wantLog := []string{
+		"GET /api/v4/projects/42/merge_requests/7/notes?order_by=created_at&page=1&per_page=100&sort=asc",
+		"GET /api/v4/projects/42/merge_requests/7/notes?order_by=created_at&page=2&per_page=100&sort=asc",
+		"GET /api/v4/projects/42/merge_requests/7/notes?order_by=created_at&page=3&per_page=100&sort=asc",
+		"POST /api/v4/projects/42/merge_requests/7/notes",
+	}
+	if strings.Join(log, "\n") != strings.Join(wantLog, "\n") {
+		t.Errorf("requests:\n%s", strings.Join(log, "\n"))
+	}
+	if got, _ := f.get(id); got.Body != comment.Marker("k")+"\nfirst" {
+		t.Errorf("note body %q", got.Body)
+	}
+	// The note is on page 3: found, edited in place.
+	if r, err := n.Comment(ctx, "k", "second"); err != nil || r.Action != comment.ActionUpdated {
+		t.Fatalf("update: %+v %v", r, err)
+	}
+	if got, _ := f.get(id); !strings.HasSuffix(got.Body, "\nsecond") {
+		t.Errorf("not updated: %q", got.Body)
+	}
+	if r, err := n.Comment(ctx, "k", "second"); err != nil || r.Action != comment.ActionUnchanged {
+		t.Errorf("unchanged: %+v %v", r, err)
+	}
+	// Pages announced with Link only.
+	f.LinkOnly = true
+	if r, err := n.Comment(ctx, "k", "third"); err != nil || r.Action != comment.ActionUpdated {
+		t.Errorf("Link pagination: %+v %v", r, err)
+	}
+	// Another key is another note.
+	if r, err := n.Comment(ctx, "other", "x"); err != nil || r.Action != comment.ActionCreated {
+		t.Errorf("second key: %+v %v", r, err)
+	}
+	for _, tok := range f.seen {
+		if tok != token+"|" {
+			t.Fatalf("token headers %q, want PRIVATE-TOKEN only", tok)
+		}
+	}
+}
+
+func TestNotesAdoption(t *testing.T) {
+	f := newFakeGitLab(t, "42", 7)
+	f.tokens[token] = "rubricgate-bot"
+	ctx := context.Background()
+	n := newNotes(f)
+	marker := comment.Marker("k")
+	// A note by someone else, a system note and a note quoting the marker
+	// later in its body: none is adopted.
+	f.add("mallory", marker+"\nplanted", false)
+	f.add("rubricgate-bot", marker+"\nsystem", true)
+	f.add("rubricgate-bot", "quote:\n"+marker, false)
+	r, err := n.Comment(ctx, "k", "mine")
+	if err != nil || r.Action != comment.ActionCreated {
+		t.Fatalf("%+v %v", r, err)
+	}
+	// Two marker notes by the bot (a past race): the oldest is edited.
+	older := f.nextID
+	f.add("rubricgate-bot", marker+"\nnewer", false)
+	if _, err := n.Comment(ctx, "k", "edited"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.get(older); !strings.HasSuffix(got.Body, "\nedited") {
+		t.Errorf("the oldest was not edited: %q", got.Body)
+	}
+	// Any author: mallory's planted note is the oldest and is adopted; the
+	// bot may not edit it (403): a permission error.
+	n.Author = "*"
+	_, err = n.Comment(ctx, "k", "x")
+	var pe *PermissionError
+	if !errors.As(err, &pe) || pe.StatusCode != http.StatusForbidden || !pe.Write {
+		t.Errorf("editing another's note: %v", err)
+	}
+	// The note disappears between listing and editing: a new one.
+	n.Author = "rubricgate-bot"
+	f.BeforePut = func(id int64) { f.delete(id) }
+	if r, err := n.Comment(ctx, "k", "again"); err != nil || r.Action != comment.ActionCreated {
+		t.Errorf("deleted before edit: %+v %v", r, err)
+	}
+}
+
+func TestNotesErrors(t *testing.T) {
+	f := newFakeGitLab(t, "42", 7)
+	f.tokens[token] = "rubricgate-bot"
+	ctx := context.Background()
+
+	n := newNotes(f)
+	f.ReadOnly = true
+	_, err := n.Comment(ctx, "k", "x")
+	var pe *PermissionError
+	if !errors.As(err, &pe) || pe.StatusCode != http.StatusForbidden || !strings.Contains(err.Error(), "CI_JOB_TOKEN cannot") {
+		t.Errorf("read-only: %v", err)
+	}
+	f.ReadOnly = false
+
+	bad := newNotes(f)
+	bad.Token = "wrong"
+	if _, err := bad.Comment(ctx, "k", "x"); !errors.As(err, &pe) || pe.StatusCode != http.StatusUnauthorized || pe.Write {
+		t.Errorf("bad token: %v", err)
+	}
+	if strings.Contains(fmt.Sprint(err), "wrong") || strings.Contains(fmt.Sprint(err), token) {
+		t.Errorf("the error shows the token: %v", err)
+	}
+
+	// The job token goes in JOB-TOKEN.
+	f.tokens["job-tok"] = "rubricgate-bot"
+	jt := newNotes(f)
+	jt.Token, jt.JobToken = "job-tok", true
+	f.seen = nil
+	if _, err := jt.Comment(ctx, "j", "x"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range f.seen {
+		if s != "|job-tok" {
+			t.Errorf("headers %q, want JOB-TOKEN only", s)
+		}
+	}
+
+	requests := len(f.log())
+	long := newNotes(f)
+	if _, err := long.Comment(ctx, "k", strings.Repeat("x", MaxNoteChars)); !errors.Is(err, comment.ErrBodyTooLong) {
+		t.Errorf("too long: %v", err)
+	}
+	if _, err := long.Comment(ctx, "k", "a\n"+comment.Marker("z")); err == nil {
+		t.Error("a body with a marker was posted")
+	}
+	for name, n := range map[string]*Notes{
+		"no token":   {APIURL: f.apiURL(), Project: "42", MergeRequest: 7},
+		"no MR":      {APIURL: f.apiURL(), Project: "42", Token: token},
+		"bad URL":    {APIURL: "ftp://x", Project: "42", MergeRequest: 7, Token: token},
+		"no project": {APIURL: f.apiURL(), MergeRequest: 7, Token: token},
+	} {
+		if _, err := n.Comment(ctx, "k", "x"); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if len(f.log()) != requests {
+		t.Error("a request was made for a comment refused up front")
+	}
+	if n := newNotes(f); n.BodyLimit("k") != MaxNoteChars-len(comment.Marker("k"))-1 {
+		t.Error("BodyLimit")
+	}
+	other := newFakeGitLab(t, "42", 8)
+	other.tokens[token] = "rubricgate-bot"
+	wrongMR := newNotes(other)
+	if _, err := wrongMR.Comment(ctx, "k", "x"); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("unknown merge request: %v", err)
+	}
+}
+
+func TestNotesRedirects(t *testing.T) {
+	var leaked atomic.Int32
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("PRIVATE-TOKEN") != "" || r.Header.Get("JOB-TOKEN") != "" {
+			leaked.Add(1)
+		}
+		w.Write([]byte("[]"))
+	}))
+	defer evil.Close()
+	f := newFakeGitLab(t, "42", 7)
+	f.tokens[token] = "rubricgate-bot"
+	f.Redirect = evil.URL + "/api/v4/projects/42/merge_requests/7/notes"
+	n := newNotes(f)
+	n.HTTPClient = nil
+	_, err := n.Comment(context.Background(), "k", "x")
+	if err == nil || !strings.Contains(err.Error(), "refusing a redirect") {
+		t.Errorf("cross-host redirect: %v", err)
+	}
+	if leaked.Load() != 0 {
+		t.Error("the token was sent to another host")
+	}
+	// A redirect on the same host is followed, with the token.
+	f.Redirect = ""
+	n = newNotes(f)
+	n.APIURL = f.srv.URL + "/moved/api/v4"
+	f.seen = nil
+	if r, err := n.Comment(context.Background(), "k", "x"); err != nil || r.Action != comment.ActionCreated {
+		t.Errorf("same-host redirect: %+v %v", r, err)
+	}
+	if log := f.log(); !strings.HasPrefix(log[len(log)-1], "POST /api/v4/") || f.seen[len(f.seen)-1] != token+"|" {
+		t.Errorf("redirected POST: %q, token headers %q", log[len(log)-1], f.seen[len(f.seen)-1])
+	}
+	same := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, f.srv.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
+	defer same.Close()
+	n.APIURL = strings.Replace(same.URL, "127.0.0.1", "localhost", 1) + "/api/v4"
+	if _, err := n.Comment(context.Background(), "k", "x"); err == nil || !strings.Contains(err.Error(), "refusing a redirect") {
+		t.Errorf("redirect from localhost to 127.0.0.1 (another host name): %v", err)
+	}
+	n.APIURL = same.URL + "/api/v4"
+	if r, err := n.Comment(context.Background(), "k", "x"); err == nil && r.Action == comment.ActionCreated {
+		// 127.0.0.1:portA -> 127.0.0.1:portB is another host (the port
+		// differs): it must be refused too.
+		t.Errorf("redirect to another port followed: %+v", r)
+	}
+}
+
+func TestInCI(t *testing.T) {
+	if !InCI(env(mrEnv())) || InCI(env(map[string]string{})) {
+		t.Error("InCI")
+	}
+	h, err := New(env(mrEnv()), &bytes.Buffer{})
+	if err != nil || h.Build().ChangeRequest != 7 {
+		t.Errorf("New: %v", err)
+	}
+	if _, err := New(env(map[string]string{"CI_PROJECT_ID": "x"}), &bytes.Buffer{}); err == nil {
+		t.Error("New accepted a malformed project id")
+	}
+	n := &Notes{MergeRequest: 7}
+	if n.noteURL(5) != "" {
+		t.Error("a note URL without the project URL")
+	}
+}

@@ -1,0 +1,322 @@
+package gitlab
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/host"
+)
+
+// MaxNoteChars is GitLab's limit on a note body, in characters; Notes
+// counts bytes, which keeps within it.
+const MaxNoteChars = 1_000_000
+
+// maxPages bounds the note listing (100 notes a page); maxResponse caps
+// one response body.
+const (
+	maxPages    = 100
+	maxResponse = 16 << 20
+)
+
+// Notes keeps one sticky note per key on a merge request, through
+// GitLab's REST API (v4):
+//
+//	GET  /projects/:id/merge_requests/:iid/notes?sort=asc&order_by=created_at&per_page=100&page=N
+//	POST /projects/:id/merge_requests/:iid/notes          {"body": ...}
+//	PUT  /projects/:id/merge_requests/:iid/notes/:note_id {"body": ...}
+//
+// The note is found by the same hidden first line as the GitHub comment
+// (comment.Marker), written by Author when set, never a system note. The
+// listing follows X-Next-Page (or a Link rel="next" header).
+//
+// The token goes in the PRIVATE-TOKEN header, or JOB-TOKEN. Go's HTTP
+// client forwards custom headers on redirects to any host, so Notes
+// refuses a redirect to another host than the API's: the token never
+// leaves it. 401 and 403 answers become a *PermissionError, which
+// the caller shows as a warning.
+type Notes struct {
+	// APIURL is the API root, CI_API_V4_URL ("https://gitlab.com/api/v4").
+	APIURL string
+	// Project is the project id (or its path, which is URL-encoded).
+	Project string
+	// MergeRequest is the merge request iid.
+	MergeRequest int
+	// ProjectURL is the project's web address, for the note's link.
+	ProjectURL string
+	// Token authenticates; never printed.
+	Token string
+	// JobToken sends Token as JOB-TOKEN instead of PRIVATE-TOKEN.
+	JobToken bool
+	// Author, when not "" or "*", is the username whose note is adopted.
+	Author string
+	// HTTPClient is the client (nil: 30 s timeout). Its CheckRedirect is
+	// replaced (on a copy) by the same-host rule.
+	HTTPClient *http.Client
+}
+
+// BodyLimit is the largest body Comment accepts for key, in bytes.
+func (n *Notes) BodyLimit(key string) int { return MaxNoteChars - len(comment.Marker(key)) - 1 }
+
+type note struct {
+	ID     int64  `json:"id"`
+	Body   string `json:"body"`
+	System bool   `json:"system"`
+	Author struct {
+		Username string `json:"username"`
+	} `json:"author"`
+}
+
+// Comment creates or updates the note for key with body.
+func (n *Notes) Comment(ctx context.Context, key, body string) (host.CommentResult, error) {
+	if n.Token == "" {
+		return host.CommentResult{}, errors.New("no GitLab token given; the note was not posted")
+	}
+	if n.MergeRequest <= 0 {
+		return host.CommentResult{}, errors.New("this pipeline is not for a merge request")
+	}
+	if n.Project == "" || n.Project == "0" {
+		return host.CommentResult{}, errors.New("no project id (CI_PROJECT_ID)")
+	}
+	if strings.Contains(body, "<!-- rubricgate:comment") {
+		return host.CommentResult{}, errors.New("note body contains a rubricgate marker; Comment adds the marker itself")
+	}
+	marker := comment.Marker(key)
+	full := marker + "\n" + body
+	if len(full) > MaxNoteChars {
+		return host.CommentResult{}, fmt.Errorf("note body is %d bytes with the marker line, GitLab accepts at most %d characters: %w", len(full), MaxNoteChars, comment.ErrBodyTooLong)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	base, err := n.notesURL()
+	if err != nil {
+		return host.CommentResult{}, err
+	}
+	existing, err := n.find(ctx, base, marker)
+	if err != nil {
+		return host.CommentResult{}, err
+	}
+	if existing != nil {
+		if existing.Body == full {
+			return host.CommentResult{Action: comment.ActionUnchanged, URL: n.noteURL(existing.ID)}, nil
+		}
+		var out note
+		status, err := n.do(ctx, http.MethodPut, base+"/"+strconv.FormatInt(existing.ID, 10), full, &out, nil)
+		switch {
+		case err == nil:
+			return host.CommentResult{Action: comment.ActionUpdated, URL: n.noteURL(out.ID)}, nil
+		case status != http.StatusNotFound:
+			return host.CommentResult{}, err
+		}
+		// Deleted between listing and editing: create a new one.
+	}
+	var out note
+	if _, err := n.do(ctx, http.MethodPost, base, full, &out, nil); err != nil {
+		return host.CommentResult{}, err
+	}
+	return host.CommentResult{Action: comment.ActionCreated, URL: n.noteURL(out.ID)}, nil
+}
+
+func (n *Notes) notesURL() (string, error) {
+	u, err := url.Parse(n.APIURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" {
+		return "", fmt.Errorf("GitLab API URL %q: expected an absolute http(s) URL like https://gitlab.com/api/v4", n.APIURL)
+	}
+	return strings.TrimSuffix(n.APIURL, "/") + "/projects/" + url.PathEscape(n.Project) +
+		"/merge_requests/" + strconv.Itoa(n.MergeRequest) + "/notes", nil
+}
+
+func (n *Notes) noteURL(id int64) string {
+	if n.ProjectURL == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/-/merge_requests/%d#note_%d", strings.TrimSuffix(n.ProjectURL, "/"), n.MergeRequest, id)
+}
+
+// find returns the oldest note that starts with marker, by Author when
+// set, or nil.
+func (n *Notes) find(ctx context.Context, base, marker string) (*note, error) {
+	page := "1"
+	for pages := 0; page != ""; pages++ {
+		if pages == maxPages {
+			return nil, fmt.Errorf("list notes of !%d: more than %d pages", n.MergeRequest, maxPages)
+		}
+		var list []note
+		var hdr http.Header
+		q := url.Values{"sort": {"asc"}, "order_by": {"created_at"}, "per_page": {"100"}, "page": {page}}
+		if _, err := n.do(ctx, http.MethodGet, base+"?"+q.Encode(), "", &list, &hdr); err != nil {
+			return nil, err
+		}
+		for i := range list {
+			c := &list[i]
+			if c.System || !startsWithMarker(c.Body, marker) {
+				continue
+			}
+			if n.Author != "" && n.Author != "*" && !strings.EqualFold(c.Author.Username, n.Author) {
+				continue
+			}
+			return c, nil // ascending creation order: the first is the oldest
+		}
+		next := strings.TrimSpace(hdr.Get("X-Next-Page"))
+		if next == "" {
+			next = linkNextPage(hdr.Get("Link"))
+		}
+		if next != "" {
+			if p, err := strconv.Atoi(next); err != nil || p <= 0 || strconv.Itoa(p) == page {
+				return nil, fmt.Errorf("list notes of !%d: bad next page %q", n.MergeRequest, next)
+			}
+		}
+		page = next
+	}
+	return nil, nil
+}
+
+func startsWithMarker(body, marker string) bool {
+	first, _, _ := strings.Cut(body, "\n")
+	return strings.TrimSuffix(first, "\r") == marker
+}
+
+// linkNextPage returns the page parameter of the rel="next" link.
+func linkNextPage(link string) string {
+	for _, part := range strings.Split(link, ",") {
+		target, params, ok := strings.Cut(part, ";")
+		if !ok || !strings.Contains(params, `rel="next"`) {
+			continue
+		}
+		u, err := url.Parse(strings.Trim(strings.TrimSpace(target), "<>"))
+		if err != nil {
+			return ""
+		}
+		return u.Query().Get("page")
+	}
+	return ""
+}
+
+// do sends one request (a JSON {"body": ...} when body is not empty) and
+// decodes a 2xx answer into out. It returns the status with any error.
+func (n *Notes) do(ctx context.Context, method, target, body string, out any, hdr *http.Header) (int, error) {
+	var rd io.Reader
+	if body != "" {
+		data, err := json.Marshal(map[string]string{"body": body})
+		if err != nil {
+			return 0, err
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return 0, err
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if n.JobToken {
+		req.Header.Set("JOB-TOKEN", n.Token)
+	} else {
+		req.Header.Set("PRIVATE-TOKEN", n.Token)
+	}
+	op := fmt.Sprintf("%s notes of !%d", strings.ToLower(method), n.MergeRequest)
+	resp, err := n.client().Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+	if err != nil {
+		return resp.StatusCode, fmt.Errorf("%s: %w", op, err)
+	}
+	if len(data) > maxResponse {
+		return resp.StatusCode, fmt.Errorf("%s: answer larger than %d bytes", op, maxResponse)
+	}
+	if hdr != nil {
+		*hdr = resp.Header
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, apiError(op, method != http.MethodGet, resp, data)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return resp.StatusCode, fmt.Errorf("%s: unexpected answer: %w", op, err)
+	}
+	return resp.StatusCode, nil
+}
+
+// client returns the HTTP client with the same-host redirect rule.
+func (n *Notes) client() *http.Client {
+	c := &http.Client{Timeout: 30 * time.Second}
+	if n.HTTPClient != nil {
+		cp := *n.HTTPClient
+		c = &cp
+	}
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("stopped after 5 redirects")
+		}
+		if !strings.EqualFold(req.URL.Host, via[0].URL.Host) || req.URL.Scheme != via[0].URL.Scheme && req.URL.Scheme != "https" {
+			return fmt.Errorf("refusing a redirect from %s to %s: the token is only sent to the GitLab API's host", via[0].URL.Host, req.URL.Host)
+		}
+		return nil
+	}
+	return c
+}
+
+// apiError turns a non-2xx answer into an error: 401 and 403 (and 404 on
+// a write) are permission errors, 429 a rate limit.
+func apiError(op string, write bool, resp *http.Response, data []byte) error {
+	var body struct {
+		Message any    `json:"message"`
+		Error   string `json:"error"`
+	}
+	_ = json.Unmarshal(data, &body)
+	msg := body.Error
+	if body.Message != nil {
+		if b, err := json.Marshal(body.Message); err == nil {
+			msg = strings.Trim(string(b), `"`)
+		}
+	}
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	code := resp.StatusCode
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden || (write && code == http.StatusNotFound):
+		return &PermissionError{Op: op, StatusCode: code, Message: msg, Write: write}
+	case code == http.StatusTooManyRequests:
+		return fmt.Errorf("%s: rate limited by GitLab (retry after %q)", op, resp.Header.Get("Retry-After"))
+	}
+	return fmt.Errorf("%s: GitLab answered HTTP %d %q", op, code, msg)
+}
+
+// PermissionError reports that the token may not do what was asked: a
+// 401, a 403, or a 404 on a write. Show it as a warning: the note is best
+// effort.
+type PermissionError struct {
+	// Op names the call, e.g. "post notes of !12".
+	Op string
+	// StatusCode is GitLab's answer.
+	StatusCode int
+	// Message is GitLab's error message (cut to 300 bytes).
+	Message string
+	// Write is true for a failed create or edit.
+	Write bool
+}
+
+// Error explains the failure and the usual fix.
+func (e *PermissionError) Error() string {
+	what := "read the merge request's notes"
+	if e.Write {
+		what = "write merge request notes"
+	}
+	return fmt.Sprintf("%s: permission denied (HTTP %d %q): the token cannot %s. CI_JOB_TOKEN cannot; "+
+		"store a project access token with api scope as a masked CI/CD variable and pass it as the token",
+		e.Op, e.StatusCode, e.Message, what)
+}
