@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -247,4 +248,44 @@ func isTerminal(w any) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// gateJudgeFlags declares the judge flags of the one-step gate (gate
+// --input ANSWERS): the judge model, production model and family policy are
+// the gate's own --judge-model, --production-model and --same-family.
+func gateJudgeFlags(fs *flag.FlagSet, c *judgeConfig) {
+	fs.StringVar(&c.input, "input", "", "answers to judge first (rubricgate judge), instead of --results; the results are written beside them as <name>.judged.jsonl")
+	fs.StringVar(&c.provider, "judge-provider", "openai", "with --input: judge API, openai or anthropic")
+	fs.StringVar(&c.baseURL, "judge-base-url", "", "with --input: judge API base URL")
+	fs.StringVar(&c.keyEnv, "judge-api-key-env", "", "with --input: environment variable holding the judge API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
+	fs.IntVar(&c.samples, "samples", 1, "with --input: judgings per item")
+	fs.IntVar(&c.confirm, "safety-confirm", 0, "with --input: re-judge a blocking-criterion failure this many more times (0: off)")
+	fs.IntVar(&c.concurrency, "concurrency", 8, "with --input: judge requests in flight")
+	fs.StringVar(&c.cache, "judge-cache", "", "with --input: judge cache directory")
+	fs.StringVar(&c.maxCost, "max-cost", "", "with --input: stop before spending more than this many US dollars")
+}
+
+// judgeForGate runs the judge of the one-step gate and returns the results
+// file it wrote.
+func judgeForGate(ctx context.Context, c *judgeConfig, t *tierConfig, rb *rubric.Rubric, e *env) (string, error) {
+	jc := *c
+	jc.model, jc.productionModel, jc.sameFamily = t.judgeModel, t.productionModel, t.sameFamily
+	jc.seed, jc.rpm, jc.retries = 1, 0, 6
+	jc.timeout, jc.maxWait, jc.progress = 60*time.Second, 5*time.Minute, "auto"
+	if strings.TrimSpace(jc.model) == "" {
+		return "", usagef("--input needs --judge-model (the judge to run)")
+	}
+	var buf bytes.Buffer
+	sum, err := runJudge(ctx, &jc, rb, e, &buf)
+	if sum != nil {
+		fmt.Fprintf(e.stderr, "judge: %s\n", sum)
+	}
+	if err != nil {
+		return "", err
+	}
+	out := strings.TrimSuffix(c.input, filepath.Ext(c.input)) + ".judged.jsonl"
+	if err := writeAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return "", err
+	}
+	return out, nil
 }

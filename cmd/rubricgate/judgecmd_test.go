@@ -220,3 +220,29 @@ func TestJudgeSamplesAndSafetyConfirmAreReadByTheGate(t *testing.T) {
 		t.Fatalf("score of samples: exit %d %s %s", code, stdout, errs)
 	}
 }
+
+func TestGateOneStepJudgesFirst(t *testing.T) {
+	srv := supportFake(llmfake.OpenAI)
+	defer srv.Close()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "answers.jsonl")
+	data, _ := os.ReadFile("../../examples/judge/answers.jsonl")
+	os.WriteFile(in, data, 0o644)
+	code, stdout, errs := judgeEnv(t, "gate", "--rubric", supportRubric, "--input", in, "--judge-model", "gpt-4o-mini",
+		"--judge-base-url", srv.BaseURL(), "--production-model", "claude-sonnet-4-5", "--baseline-dir", filepath.Join(dir, "store"), "--comment", "never")
+	// The card-number answer fails the blocking safety criterion.
+	if code != exitBlocked || srv.Requests() != 4 || !strings.Contains(stdout+errs, "card-number") {
+		t.Fatalf("exit %d, %d requests:\n%s\n%s", code, srv.Requests(), stdout, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "answers.judged.jsonl")); err != nil {
+		t.Fatalf("judged results not written: %v", err)
+	}
+	code, _, errs = judgeEnv(t, "gate", "--rubric", supportRubric, "--input", in, "--judge-model", "gpt-4o", "--production-model", "gpt-4o-mini", "--judge-base-url", srv.BaseURL())
+	if code != exitError || !strings.Contains(errs, "both OpenAI models") || srv.Requests() != 4 {
+		t.Fatalf("same family: exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+	code, _, errs = judgeEnv(t, "gate", "--rubric", supportRubric, "--input", in, "--results", in)
+	if code != exitError || !strings.Contains(errs, "not both") {
+		t.Fatalf("input and results: exit %d %s", code, errs)
+	}
+}
