@@ -1,12 +1,11 @@
-# syntax=docker/dockerfile:1
-# Build stage: module download cached in its own layer, static binary.
+# Build stage: module download cached in its own layer, static binary. The
+# version comes from the source (cmd/rubricgate/version.go).
 FROM golang:1.26-alpine AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/rubricgate ./cmd/rubricgate
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/rubricgate ./cmd/rubricgate
 
 # Final stage: distroless static (CA certificates, no shell). No USER line:
 # container actions run as root to write the workspace and the runner's

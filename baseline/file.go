@@ -14,6 +14,7 @@
 package baseline
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -23,6 +24,8 @@ import (
 	"hash/maphash"
 	"io"
 	"math"
+	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -150,9 +153,9 @@ type wire struct {
 }
 
 type wireItems struct {
-	Count  *int      `json:"count"`
-	IDs    []string  `json:"ids"`
-	Scores []float64 `json:"scores"`
+	Count  *int         `json:"count"`
+	IDs    *idColumn    `json:"ids"`
+	Scores *scoreColumn `json:"scores"`
 }
 
 // Write writes the file as JSON: an indented header, then the items as two
@@ -196,29 +199,35 @@ func (f *File) Write(w io.Writer) error {
 	head = bytes.TrimSuffix(head, []byte("}"))
 	head = bytes.TrimRight(head, "\n")
 
-	ids := make([]string, len(f.Items))
-	scores := make([]float64, len(f.Items))
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.Write(head)
+	fmt.Fprintf(bw, ",\n  \"items\": {\n    \"count\": %d,\n    \"ids\": ", len(f.Items))
+	var b []byte
+	flush := func(last bool) {
+		if len(b) >= 1<<15 || last {
+			bw.Write(b)
+			b = b[:0]
+		}
+	}
+	b = append(b, '[')
 	for i, it := range f.Items {
-		ids[i], scores[i] = it.ID, it.Score
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, it.ID)
+		flush(false)
 	}
-	var col bytes.Buffer
-	cenc := json.NewEncoder(&col)
-	cenc.SetEscapeHTML(false)
-
-	out := append([]byte(nil), head...)
-	out = fmt.Appendf(out, ",\n  \"items\": {\n    \"count\": %d,\n    \"ids\": ", len(ids))
-	if err := cenc.Encode(ids); err != nil {
-		return fmt.Errorf("baseline: encode ids: %w", err)
+	b = append(b, "],\n    \"scores\": ["...)
+	for i, it := range f.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONFloat(b, it.Score)
+		flush(false)
 	}
-	out = append(out, bytes.TrimRight(col.Bytes(), "\n")...)
-	col.Reset()
-	out = append(out, ",\n    \"scores\": "...)
-	if err := cenc.Encode(scores); err != nil {
-		return fmt.Errorf("baseline: encode scores: %w", err)
-	}
-	out = append(out, bytes.TrimRight(col.Bytes(), "\n")...)
-	out = append(out, "\n  }\n}\n"...)
-	if _, err := w.Write(out); err != nil {
+	b = append(b, "]\n  }\n}\n"...)
+	flush(true)
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("baseline: write: %w", err)
 	}
 	return nil
@@ -254,7 +263,7 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	if limit <= 0 {
 		limit = DefaultMaxSize
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	data, err := readAll(r, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read: %w", name, err)
 	}
@@ -313,15 +322,25 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	case w.Items.Scores == nil:
 		return nil, missing("items.scores")
 	}
+	for _, c := range []*columnError{w.Items.IDs.err, w.Items.Scores.err} {
+		if c != nil {
+			if off, ok := offsetIn(data, c.raw); ok {
+				line, col := position(data, int64(off+c.at))
+				return nil, fmt.Errorf("%s:%d:%d: %s", name, line, col, c.msg)
+			}
+			return nil, fmt.Errorf("%s: %s", name, c.msg)
+		}
+	}
+	items, scores := w.Items.IDs.items, w.Items.Scores.scores
 	created, err := time.Parse(time.RFC3339, *w.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: field \"created_at\": expected an RFC 3339 time, found %q", name, *w.CreatedAt)
 	}
-	if len(w.Items.IDs) != len(w.Items.Scores) {
-		return nil, fmt.Errorf("%s: field \"items\": %d ids but %d scores; the columns must have the same length", name, len(w.Items.IDs), len(w.Items.Scores))
+	if len(items) != len(scores) {
+		return nil, fmt.Errorf("%s: field \"items\": %d ids but %d scores; the columns must have the same length", name, len(items), len(scores))
 	}
-	if w.Items.Count != nil && *w.Items.Count != len(w.Items.IDs) {
-		return nil, fmt.Errorf("%s: field \"items.count\" is %d but there are %d items (truncated or edited file?)", name, *w.Items.Count, len(w.Items.IDs))
+	if w.Items.Count != nil && *w.Items.Count != len(items) {
+		return nil, fmt.Errorf("%s: field \"items.count\" is %d but there are %d items (truncated or edited file?)", name, *w.Items.Count, len(items))
 	}
 	canon, err := compactJSON(w.RubricCanonical)
 	if err != nil {
@@ -341,9 +360,8 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	if rb.Name != w.Rubric.Name {
 		return nil, fmt.Errorf("%s: the embedded rubric is named %q but the file says %q", name, rb.Name, w.Rubric.Name)
 	}
-	items := make([]gate.ItemScore, len(w.Items.IDs))
-	for i, id := range w.Items.IDs {
-		items[i] = gate.ItemScore{ID: id, Score: w.Items.Scores[i]}
+	for i := range items {
+		items[i].Score = scores[i]
 	}
 	f := &File{
 		Schema:          *w.Schema,
@@ -597,23 +615,52 @@ func checkCriterion(field string, c *gate.CriterionStats, rc *rubric.Criterion, 
 	return nil
 }
 
-// uniqueIDs refuses duplicate ids. It keys a map by a 64-bit hash of the id
-// (much cheaper than string keys for a million items) and falls back to an
-// exact check on a hash collision.
+// uniqueIDs refuses duplicate ids. It sorts 64-bit hashes of the ids (8
+// bytes an item, much cheaper than a map for a million items) and falls
+// back to an exact check when two hashes are equal.
 func uniqueIDs(items []gate.ItemScore) error {
 	seed := maphash.MakeSeed()
-	seen := make(map[uint64]int32, len(items))
+	hs := make([]uint64, len(items))
 	for i, it := range items {
-		h := maphash.String(seed, it.ID)
-		if j, ok := seen[h]; ok {
-			if items[j].ID == it.ID {
-				return dupError(i, int(j), it.ID)
-			}
+		hs[i] = maphash.String(seed, it.ID)
+	}
+	hs = radixSort(hs)
+	for i := 1; i < len(hs); i++ {
+		if hs[i] == hs[i-1] {
 			return uniqueIDsExact(items)
 		}
-		seen[h] = int32(i)
 	}
 	return nil
+}
+
+// radixSort sorts hashes (LSD radix sort, four 16-bit digits: a few times
+// faster than a comparison sort on a million of them). It may return a
+// different slice.
+func radixSort(a []uint64) []uint64 {
+	if len(a) < 1<<12 {
+		slices.Sort(a)
+		return a
+	}
+	tmp := make([]uint64, len(a))
+	var count [1 << 16]int
+	for shift := uint(0); shift < 64; shift += 16 {
+		clear(count[:])
+		for _, v := range a {
+			count[(v>>shift)&0xffff]++
+		}
+		pos := 0
+		for i, c := range count {
+			count[i] = pos
+			pos += c
+		}
+		for _, v := range a {
+			d := (v >> shift) & 0xffff
+			tmp[count[d]] = v
+			count[d]++
+		}
+		a, tmp = tmp, a
+	}
+	return a
 }
 
 func uniqueIDsExact(items []gate.ItemScore) error {
@@ -685,4 +732,26 @@ func typeName(e *json.UnmarshalTypeError) string {
 		return "true or false"
 	}
 	return e.Type.String()
+}
+
+// readAll reads up to limit+1 bytes, in one buffer sized from the reader's
+// length where it tells (a file, a bytes.Reader): io.ReadAll's growing
+// buffer allocates twice a large file's size.
+func readAll(r io.Reader, limit int64) ([]byte, error) {
+	size := int64(-1)
+	switch v := r.(type) {
+	case interface{ Stat() (os.FileInfo, error) }:
+		if st, err := v.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+	case interface{ Len() int }:
+		size = int64(v.Len())
+	}
+	if size < 0 || size > limit {
+		return io.ReadAll(io.LimitReader(r, limit+1))
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	_, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	return buf.Bytes(), err
 }

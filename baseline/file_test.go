@@ -133,7 +133,7 @@ func TestReadRefuses(t *testing.T) {
 		{"truncated", valid[:len(valid)/2], 0, []string{"b.json:", "invalid JSON"}},
 		{"not an object", "[1, 2]", 0, []string{"b.json:1:1: expected a baseline JSON object, found JSON array"}},
 		{"type error", "{\n\"schema\": 1,\n\"score\": \"high\"\n}", 0, []string{"b.json:3:", "field \"score\": expected a number, found JSON string"}},
-		{"ids type", mutate(t, func(m map[string]any) { m["items"].(map[string]any)["ids"] = []any{1, 2, 3} }), 0, []string{"field \"items.ids\": expected a string, found JSON number"}},
+		{"ids type", mutate(t, func(m map[string]any) { m["items"].(map[string]any)["ids"] = []any{1, 2, 3} }), 0, []string{"b.json:", "field \"items.ids[0]\": expected a string, found JSON number"}},
 		{"too large", valid, int64(len(valid) - 1), []string{"larger than the", "limit"}},
 		{"no rubric", mutate(t, func(m map[string]any) { delete(m, "rubric") }), 0, []string{"missing required field \"rubric.name\""}},
 		{"no canonical", mutate(t, func(m map[string]any) { delete(m, "rubric_canonical") }), 0, []string{"missing required field \"rubric_canonical\""}},

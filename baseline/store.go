@@ -181,7 +181,7 @@ func readPath(path string) (*File, error) {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	defer fh.Close()
-	return Read(bufio.NewReaderSize(fh, 1<<20), path, DefaultMaxSize)
+	return Read(fh, path, DefaultMaxSize) // Read sizes its buffer from the file
 }
 
 // escapeName escapes one path part (see Dir).

@@ -1,8 +1,10 @@
 // Package formats reads the result files of the eval tools users already run
 // (promptfoo, Inspect AI, deepeval, openai/evals, ragas) into neutral
 // records: one per item (or per sample of an item), each with its metrics in
-// source order. It knows nothing of rubrics or gating: mapping metrics to
-// criteria is the consumer's work.
+// source order. The readers know nothing of rubrics or gating; Records
+// hands a file's records to package gate, which maps metrics to criteria
+// with the rubric's `from`. A format's Name is the rubric's `from` key
+// (rubric.Sources): one name per tool, whichever of its files is read.
 //
 // Every reader is strict: bad input is an *InputError naming the file, the
 // line (or JSON path or zip member) and what was expected; duplicate item
@@ -13,6 +15,7 @@
 package formats
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -104,11 +107,11 @@ var (
 	maxUnzip  int64 = MaxUnzippedBytes
 )
 
+// registry holds one format per tool; its names are the rubric's `from`
+// keys (rubric.Sources), whatever file of the tool is read.
 var registry = []*Format{
-	promptfooJSON,
-	promptfooJSONL,
-	inspectJSON,
-	inspectEval,
+	promptfoo,
+	inspect,
 	deepevalJSON,
 	openaiEvals,
 	ragasCSV,
@@ -163,6 +166,14 @@ func Detect(name string, head []byte) (*Format, error) {
 		n = append(n, f.Name)
 	}
 	return nil, fmt.Errorf("%s: ambiguous result format: it could be %s (name the format)", name, strings.Join(n, " or "))
+}
+
+// peekHead returns a reader of r's whole content and its first bytes (up to
+// HeadSize), for a format whose files differ by content.
+func peekHead(r io.Reader) (io.Reader, []byte) {
+	br := bufio.NewReaderSize(r, HeadSize)
+	head, _ := br.Peek(HeadSize) // a short or failing read shows in Read
+	return br, head
 }
 
 // ext returns the lower-case extension of name, with its dot.

@@ -45,10 +45,10 @@ func goldenRecords(t *testing.T, recs []*Record) []byte {
 func TestGolden(t *testing.T) {
 	cases := []struct{ file, format string }{
 		{"promptfoo/results.json", "promptfoo"},
-		{"promptfoo/results.jsonl", "promptfoo-jsonl"},
+		{"promptfoo/results.jsonl", "promptfoo"},
 		{"inspect/epochs.json", "inspect"},
 		{"inspect/log_formats.json", "inspect"},
-		{"inspect/log_formats.eval", "inspect-eval"},
+		{"inspect/log_formats.eval", "inspect"},
 		{"inspect/log_read_sample.json", "inspect"},
 		{"deepeval/test_run_sample.json", "deepeval"},
 		{"deepeval/test_run_20261201_000000.json", "deepeval"},

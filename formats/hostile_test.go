@@ -22,11 +22,11 @@ func TestHostile(t *testing.T) {
 		want         string
 	}{
 		{"promptfoo-truncated.json", "promptfoo", 99, "$.results.prompts[1].metrics.tokenUsage.assertions.completionDetails", "unterminated string"},
-		{"promptfoo-dup.jsonl", "promptfoo-jsonl", 3, "", `duplicate id "geo-001" (first at line 1)`},
-		{"promptfoo-nan-index.jsonl", "promptfoo-jsonl", 2, "$.promptIdx", "expected a finite number, found a non-finite number"},
-		{"promptfoo-noid.jsonl", "promptfoo-jsonl", 1, "$.testCase", "no metadata.id, description or vars"},
-		{"promptfoo-broken.jsonl", "promptfoo-jsonl", 2, "", "expected a string key"},
-		{"promptfoo-inf.jsonl", "promptfoo-jsonl", 1, "$.namedScores.helpfulness", "score is Infinity"},
+		{"promptfoo-dup.jsonl", "promptfoo", 3, "", `duplicate id "geo-001" (first at line 1)`},
+		{"promptfoo-nan-index.jsonl", "promptfoo", 2, "$.promptIdx", "expected a finite number, found a non-finite number"},
+		{"promptfoo-noid.jsonl", "promptfoo", 1, "$.testCase", "no metadata.id, description or vars"},
+		{"promptfoo-broken.jsonl", "promptfoo", 2, "", "expected a string key"},
+		{"promptfoo-inf.jsonl", "promptfoo", 1, "$.namedScores.helpfulness", "score is Infinity"},
 		{"inspect-dup.json", "inspect", 0, "$.samples[2]", `duplicate id "1" (first at line`},
 		{"inspect-status.json", "inspect", 0, "$.status", `status is "error": boom`},
 		{"inspect-noid.json", "inspect", 0, "$.samples[1].id", "missing; expected a sample id"},

@@ -29,6 +29,25 @@ import (
 // the record's Reasoning. A sample with an error, or with no scores, is
 // unscored. A log whose status is not "success" is refused: its samples are
 // partial. Meta: epoch, task, model.
+//
+// One name covers both files: a zip's signature (or the name .eval) says
+// it is the .eval.
+var inspect = &Format{
+	Name: "inspect",
+	Detect: func(name string, head []byte) bool {
+		return inspectJSON.Detect(name, head) || inspectEval.Detect(name, head)
+	},
+	Read: func(name string, r io.Reader, fn func(*Record) error) error {
+		br, head := peekHead(r)
+		if bytes.HasPrefix(head, zipMagic) || ext(name) == ".eval" {
+			return inspectEval.Read(name, br, fn)
+		}
+		return inspectJSON.Read(name, br, fn)
+	},
+}
+
+var zipMagic = []byte("PK\x03\x04")
+
 var inspectJSON = &Format{
 	Name: "inspect",
 	Detect: func(name string, head []byte) bool {
@@ -42,9 +61,9 @@ var inspectJSON = &Format{
 }
 
 var inspectEval = &Format{
-	Name: "inspect-eval",
+	Name: "inspect",
 	Detect: func(name string, head []byte) bool {
-		return ext(name) == ".eval" && bytes.HasPrefix(head, []byte("PK\x03\x04"))
+		return ext(name) == ".eval" && bytes.HasPrefix(head, zipMagic)
 	},
 	Read: readInspectEval,
 }

@@ -33,6 +33,28 @@ import (
 // judge's reasoning; the judge is the grading provider named on the
 // assertion or the test's options. Meta: provider, provider_label, prompt,
 // test_idx, prompt_idx, pass, score (promptfoo's overall score of the row).
+//
+// One name covers both files: the content says which one it is (a first
+// line holding a row's keys is JSON Lines).
+var promptfoo = &Format{
+	Name: "promptfoo",
+	Detect: func(name string, head []byte) bool {
+		return promptfooJSON.Detect(name, head) || promptfooJSONL.Detect(name, head)
+	},
+	Read: func(name string, r io.Reader, fn func(*Record) error) error {
+		br, head := peekHead(r)
+		if pfRowKeys(firstLine(head)) {
+			return promptfooJSONL.Read(name, br, fn)
+		}
+		return promptfooJSON.Read(name, br, fn)
+	},
+}
+
+// pfRowKeys reports whether line starts a promptfoo row (JSON Lines).
+func pfRowKeys(line []byte) bool {
+	return hasKey(topKeys(line), "gradingResult", "testCase", "testIdx", "promptIdx", "namedScores", "failureReason")
+}
+
 var promptfooJSON = &Format{
 	Name: "promptfoo",
 	Detect: func(name string, head []byte) bool {
@@ -46,12 +68,9 @@ var promptfooJSON = &Format{
 }
 
 var promptfooJSONL = &Format{
-	Name: "promptfoo-jsonl",
+	Name: "promptfoo",
 	Detect: func(name string, head []byte) bool {
-		if ext(name) != ".jsonl" {
-			return false
-		}
-		return hasKey(topKeys(firstLine(head)), "gradingResult", "testCase", "testIdx", "promptIdx", "namedScores", "failureReason")
+		return ext(name) == ".jsonl" && pfRowKeys(firstLine(head))
 	},
 	Read: readPromptfooJSONL,
 }

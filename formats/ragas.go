@@ -30,6 +30,14 @@ import (
 // user_input (or question) text, which must then be unique (add an id column
 // when questions repeat); the text, cut to 200 bytes, is in
 // Meta["user_input"]. Ids are refused when empty or repeated.
+//
+// Detection (a .csv is also rubricgate's own review sheet): the header must
+// name user_input or question, and either start with pandas' unnamed index
+// column or name a ragas-only data column (user_input, retrieved_contexts,
+// contexts, reference, ground_truth ...), and name no column only a review
+// sheet has (notes, reviewer, pass, retrieval_miss, error, reasoning,
+// judge_model, length). Anything else is left to the review-sheet reader;
+// --format ragas settles a doubt.
 var ragasCSV = &Format{
 	Name: "ragas",
 	Detect: func(name string, head []byte) bool {
@@ -38,15 +46,24 @@ var ragasCSV = &Format{
 		}
 		r := csv.NewReader(strings.NewReader(string(firstLine(head))))
 		h, err := r.Read()
-		if err != nil {
+		if err != nil || len(h) == 0 {
 			return false
 		}
+		text, ragasOnly := false, h[0] == ""
 		for _, c := range h {
-			if c == "user_input" || c == "question" {
-				return true
+			switch c {
+			case "user_input":
+				text, ragasOnly = true, true
+			case "question":
+				text = true
+			case "notes", "reviewer", "pass", "retrieval_miss", "error", "reasoning", "judge_model", "length":
+				return false
+			}
+			if ragasDataColumns[c] && c != "question" && c != "response" && c != "answer" {
+				ragasOnly = true
 			}
 		}
-		return false
+		return text && ragasOnly
 	},
 	Read: readRagas,
 }

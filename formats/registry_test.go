@@ -34,7 +34,7 @@ func TestDetectUnknownAndAmbiguous(t *testing.T) {
 		"unknown ext":   {"r.txt", `{"evalId": "x"}`, "unknown result format"},
 		"not json":      {"r.json", `evalId`, "unknown result format"},
 		"csv no text":   {"r.csv", "id,score\n", "unknown result format"},
-		"ambiguous":     {"r.jsonl", `{"spec": {}, "testCase": {}}`, "could be promptfoo-jsonl or openai-evals"},
+		"ambiguous":     {"r.jsonl", `{"spec": {}, "testCase": {}}`, "could be promptfoo or openai-evals"},
 		"eval not zip":  {"r.eval", `{"version": 2}`, "unknown result format"},
 		"zip not .eval": {"r.zip", "PK\x03\x04", "unknown result format"},
 	}
@@ -74,9 +74,9 @@ func TestReadStopsAtCallbackError(t *testing.T) {
 	stop := errors.New("stop")
 	for file, format := range map[string]string{
 		"promptfoo/results.json":                 "promptfoo",
-		"promptfoo/results.jsonl":                "promptfoo-jsonl",
+		"promptfoo/results.jsonl":                "promptfoo",
 		"inspect/epochs.json":                    "inspect",
-		"inspect/log_formats.eval":               "inspect-eval",
+		"inspect/log_formats.eval":               "inspect",
 		"deepeval/test_run_20261201_000000.json": "deepeval",
 		"openai-evals/match.jsonl":               "openai-evals",
 		"ragas/results.csv":                      "ragas",
@@ -101,9 +101,9 @@ func TestSizeLimits(t *testing.T) {
 	defer func(f, r int64) { maxFile, maxRecord = f, r }(maxFile, maxRecord)
 	for file, format := range map[string]string{
 		"promptfoo/results.json":                 "promptfoo",
-		"promptfoo/results.jsonl":                "promptfoo-jsonl",
+		"promptfoo/results.jsonl":                "promptfoo",
 		"inspect/epochs.json":                    "inspect",
-		"inspect/log_formats.eval":               "inspect-eval",
+		"inspect/log_formats.eval":               "inspect",
 		"deepeval/test_run_20261201_000000.json": "deepeval",
 		"openai-evals/match.jsonl":               "openai-evals",
 		"ragas/results.csv":                      "ragas",
@@ -149,5 +149,24 @@ func TestDeepevalWrapped(t *testing.T) {
 	got, err := readBytes(deepevalJSON, "a.json", wrapped)
 	if err != nil || len(got) != len(plain) || got[2].Error != plain[2].Error || got[0].ID != "refund_policy" {
 		t.Fatalf("wrapped: %d records (error %v), plain %d", len(got), err, len(plain))
+	}
+}
+
+// A .csv is rubricgate's own review sheet unless its header is plainly
+// ragas'.
+func TestRagasDetectLeavesReviewSheets(t *testing.T) {
+	for head, want := range map[string]bool{
+		",user_input,faithfulness\n":                                   true,
+		"id,question,contexts,answer,ground_truth,faithfulness\n":      true,
+		"user_input,response,faithfulness\n":                           true,
+		"id,question,G,C,A,U,retrieval_miss,pass,notes,reviewer\n":     false,
+		"id,question,accuracy\n":                                       false,
+		"id,question,answer,accuracy\n":                                false,
+		",user_input,retrieved_contexts,response,faithfulness,notes\n": false,
+		"id,accuracy,safety\n":                                         false,
+	} {
+		if got := ragasCSV.Detect("r.csv", []byte(head)); got != want {
+			t.Errorf("Detect(%q) = %v, want %v", head, got, want)
+		}
 	}
 }

@@ -19,13 +19,106 @@ type Thresholds struct {
 	MaxBaselineAge time.Duration
 	// WorstItems is how many item regressions the report keeps.
 	WorstItems int
+	// NoisyDrop is what a drop at or above MaxDrop does when its paired 95%
+	// interval includes zero: NoisyBlock (block, the plain rule) or
+	// NoisyWarn (pass with a warning that the drop is within noise).
+	NoisyDrop NoisyMode
+	// HardDrop is the relative drop that blocks whatever the interval says
+	// (with NoisyWarn; with NoisyBlock MaxDrop already blocks).
+	HardDrop float64
 }
 
-// DefaultThresholds are seed 001's: block on a 2% relative drop.
+// NoisyMode is the noisy-drop setting.
+type NoisyMode string
+
+// The noisy-drop settings.
+const (
+	NoisyBlock NoisyMode = "block"
+	NoisyWarn  NoisyMode = "warn"
+)
+
+// ParseNoisyMode reads the noisy-drop setting.
+func ParseNoisyMode(s string) (NoisyMode, error) {
+	switch m := NoisyMode(strings.TrimSpace(s)); m {
+	case NoisyBlock, NoisyWarn:
+		return m, nil
+	}
+	return "", fmt.Errorf("noisy-drop %q: expected block or warn", s)
+}
+
+// DefaultThresholds are seed 001's: block on a 2% relative drop; with
+// noisy-drop warn, a 5% drop blocks whatever the interval.
 var DefaultThresholds = Thresholds{
 	MaxDrop:        0.02,
 	MaxBaselineAge: 30 * 24 * time.Hour,
 	WorstItems:     10,
+	NoisyDrop:      NoisyBlock,
+	HardDrop:       0.05,
+}
+
+// DropCase is how the relative check ended.
+type DropCase string
+
+// The cases of the relative check.
+const (
+	// DropWithin: the change is within max-drop (or a rise); it passes.
+	DropWithin DropCase = "within"
+	// DropReal: a drop at or above max-drop that blocks: its interval lies
+	// below zero, or noisy-drop is block, or there is no paired interval, or
+	// it reached hard-drop.
+	DropReal DropCase = "real"
+	// DropNoise: a drop at or above max-drop whose paired interval includes
+	// zero. It blocks with noisy-drop block (the interval is then shown as
+	// a hint) and passes with a warning with noisy-drop warn.
+	DropNoise DropCase = "noise"
+)
+
+// DropCheck is the relative check's outcome, for the report and the comment.
+type DropCheck struct {
+	Case DropCase `json:"case"`
+	// Blocks is true when this check blocks the run (before the accept label).
+	Blocks bool `json:"blocks"`
+	// Drop is the relative drop (positive for a drop).
+	Drop float64 `json:"drop"`
+	// NoisyDrop and HardDrop are the settings used.
+	NoisyDrop NoisyMode `json:"noisy_drop"`
+	HardDrop  float64   `json:"hard_drop"`
+	// BeyondHard is true when the drop reached hard-drop (in either mode).
+	BeyondHard bool `json:"beyond_hard"`
+	// CI95 is the paired 95% interval used, nil without one.
+	CI95 *[2]float64 `json:"ci95"`
+	// Resolution is what the interval's width lets the gate tell apart; nil
+	// without an interval.
+	Resolution *Resolution `json:"resolution"`
+	// Reason is the reason text of a drop at or above max-drop ("" otherwise).
+	Reason string `json:"reason"`
+}
+
+// Resolution says how fine a drop the gate can tell from noise: the
+// interval's half-width with this many items, and what it would take to
+// bring it down to max-drop. A half-width h shrinks as 1/sqrt(n): n·(h/t)²
+// items, or every item judged K = ceil((h/t)²) times and averaged (which
+// assumes the judge's noise dominates the spread), resolve t.
+type Resolution struct {
+	Items     int     `json:"items"`
+	HalfWidth float64 `json:"half_width"`
+	// Target is max-drop.
+	Target float64 `json:"target"`
+	// ItemsNeeded and Repeats are 0 when the half-width is already within Target.
+	ItemsNeeded int `json:"items_needed"`
+	Repeats     int `json:"repeats"`
+}
+
+// NewResolution computes the resolution of an interval of the given
+// half-width over n items, against target.
+func NewResolution(n int, half, target float64) *Resolution {
+	r := &Resolution{Items: n, HalfWidth: half, Target: target}
+	if target > 0 && half > target {
+		f := (half / target) * (half / target)
+		r.ItemsNeeded = int(math.Ceil(float64(n) * f))
+		r.Repeats = int(math.Ceil(f))
+	}
+	return r
 }
 
 // dropTolerance absorbs floating-point error in the relative-drop check, so
@@ -34,19 +127,23 @@ var DefaultThresholds = Thresholds{
 const dropTolerance = 1e-9
 
 // ParseMaxDrop reads a relative drop written as "2%" or as a fraction "0.02".
-func ParseMaxDrop(s string) (float64, error) {
+func ParseMaxDrop(s string) (float64, error) { return ParseDrop("max-drop", s) }
+
+// ParseDrop reads the relative drop setting name, written as "2%" or as a
+// fraction "0.02".
+func ParseDrop(name, s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	pct := strings.HasSuffix(t, "%")
 	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(t, "xXpP") {
-		return 0, fmt.Errorf("max-drop %q: expected a percentage like 2%% or a fraction like 0.02", s)
+		return 0, fmt.Errorf("%s %q: expected a percentage like 2%% or a fraction like 0.02", name, s)
 	}
 	if pct {
 		v /= 100
 	}
 	if v < 0 || v > 1 {
-		return 0, fmt.Errorf("max-drop %q: expected a drop between 0%% and 100%%", s)
+		return 0, fmt.Errorf("%s %q: expected a drop between 0%% and 100%%", name, s)
 	}
 	return v, nil
 }
@@ -158,6 +255,8 @@ type GateReport struct {
 	ComparedScore *float64 `json:"compared_score"`
 	// MaxDrop is the threshold used.
 	MaxDrop float64 `json:"max_drop"`
+	// DropCheck is the relative check's outcome, null when it did not run.
+	DropCheck *DropCheck `json:"drop_check"`
 	// Changes are per-criterion changes, in rubric order.
 	Changes []CriterionChange `json:"changes"`
 	// Paired is the item-level comparison, null without a baseline.
@@ -340,8 +439,16 @@ func Decide(in DecideInput) *GateReport {
 			if b.Score > 0 {
 				rel := (c - b.Score) / b.Score
 				g.RelativeChange = &rel
-				if dropBlocks(b.Score, c, in.MaxDrop) {
-					soft = append(soft, fmt.Sprintf("aggregate score dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", -100*rel, b.Score, c, fmtPct(in.MaxDrop)))
+				dc := checkDrop(b.Score, c, in.Thresholds, in.Paired)
+				g.DropCheck = dc
+				if dc.Case != DropWithin {
+					dc.Reason = dropReason(dc, b.Score, c, in.MaxDrop)
+				}
+				if r := dc.Reason; dc.Blocks {
+					soft = append(soft, r)
+				} else if dc.Case == DropNoise {
+					g.Reasons = append(g.Reasons, r)
+					cur.Warnings = append(cur.Warnings, fmt.Sprintf("the drop of %.2f%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", 100*dc.Drop))
 				}
 			} else {
 				cur.Warnings = append(cur.Warnings, "the baseline score is 0: the relative change is undefined and the relative check was skipped")
@@ -388,6 +495,58 @@ func Decide(in DecideInput) *GateReport {
 		}
 	}
 	return g
+}
+
+// checkDrop classifies the change from base to cur (see DropCase).
+func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
+	dc := &DropCheck{Case: DropWithin, Drop: (base - cur) / base, NoisyDrop: th.NoisyDrop, HardDrop: th.HardDrop}
+	if dc.NoisyDrop == "" {
+		dc.NoisyDrop = NoisyBlock
+	}
+	if p != nil && p.Method == "paired" && p.CI95 != nil {
+		ci := *p.CI95
+		dc.CI95 = &ci
+		if th.MaxDrop > 0 {
+			dc.Resolution = NewResolution(p.Common, (ci[1]-ci[0])/2, th.MaxDrop)
+		}
+	}
+	if !dropBlocks(base, cur, th.MaxDrop) {
+		return dc
+	}
+	dc.BeyondHard = dropBlocks(base, cur, th.HardDrop)
+	switch {
+	case dc.CI95 == nil || dc.CI95[1] < 0:
+		// No paired interval: the plain rule. Below zero: a real drop.
+		dc.Case, dc.Blocks = DropReal, true
+	case dc.BeyondHard && dc.NoisyDrop == NoisyWarn:
+		dc.Case, dc.Blocks = DropReal, true
+	default:
+		dc.Case = DropNoise
+		dc.Blocks = dc.NoisyDrop == NoisyBlock
+	}
+	return dc
+}
+
+// dropReason words a drop at or above max-drop.
+func dropReason(dc *DropCheck, base, cur, maxDrop float64) string {
+	s := fmt.Sprintf("aggregate score dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", 100*dc.Drop, base, cur, fmtPct(maxDrop))
+	ci := ""
+	if dc.CI95 != nil {
+		ci = fmt.Sprintf("95%% CI %s … %s", fmtSignedPct(dc.CI95[0]), fmtSignedPct(dc.CI95[1]))
+	}
+	switch {
+	case dc.Case == DropReal && dc.BeyondHard && ci != "" && dc.CI95[1] >= 0:
+		return s + fmt.Sprintf(" and hard-drop %s (%s)", fmtPct(dc.HardDrop), ci)
+	case dc.Case == DropReal && ci != "":
+		return s + "; " + ci + " lies below 0"
+	case dc.Case == DropReal:
+		return s
+	case dc.Blocks && dc.BeyondHard:
+		return s + "; " + ci + " includes 0, but the drop reaches hard-drop " + fmtPct(dc.HardDrop) + ", so noisy-drop warn would block it too"
+	case dc.Blocks:
+		return s + "; " + ci + " includes 0 (noisy-drop is block; with noisy-drop warn it would pass unless it reached hard-drop " + fmtPct(dc.HardDrop) + ")"
+	}
+	return s + ", but its " + ci + " includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop " + fmtPct(dc.HardDrop)
 }
 
 // rubricChange describes a rubric change the gate cannot follow, or returns

@@ -2,6 +2,8 @@ package gate
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -77,5 +79,181 @@ func TestPairerReproducibleAndUnpaired(t *testing.T) {
 func TestResamplesBounded(t *testing.T) {
 	if resamples(100) != 1000 || resamples(1_000_000) != 200 {
 		t.Errorf("resamples: %d %d", resamples(100), resamples(1_000_000))
+	}
+}
+
+// latentPairs draws n paired scores: each item has a latent quality, each
+// run a noisy judgement of it on the production rubric's 0-100 scale, and the
+// current run is shifted by drop (relative).
+func latentPairs(n int, seed uint64, drop float64) (b, c []float64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for range n {
+		q := 40 + 50*rng.Float64()
+		j := func(shift float64) float64 {
+			return min(100, max(0, q*(1-shift)+12*rng.NormFloat64()))
+		}
+		b = append(b, j(0))
+		c = append(c, j(drop))
+	}
+	return b, c
+}
+
+// At the switch size the delta method's normal interval matches the
+// percentile bootstrap's within a tenth of the half-width at either end.
+func TestNormalMatchesBootstrap(t *testing.T) {
+	for _, drop := range []float64{0, 0.03} {
+		b, c := latentPairs(NormalIntervalItems, 11, drop)
+		var m moments2
+		for i := range b {
+			m.add(b[i], c[i])
+		}
+		nci := m.normalCI()
+		rng := rand.New(rand.NewPCG(bootstrapSeed, bootstrapSeed))
+		bci := bootstrapPaired(rng, b, c, 1000)
+		half := (nci[1] - nci[0]) / 2
+		for k := range 2 {
+			if d := math.Abs(nci[k] - bci[k]); d > 0.1*half {
+				t.Errorf("drop %v: end %d: normal %v bootstrap %v differ by %.3g, over a tenth of the half-width %.3g", drop, k, *nci, *bci, d, half)
+			}
+		}
+		t.Logf("drop %v: normal %v bootstrap %v", drop, *nci, *bci)
+	}
+	// Unpaired: the same check for independent samples.
+	b, _ := latentPairs(NormalIntervalItems, 12, 0)
+	_, c := latentPairs(NormalIntervalItems, 13, 0.03)
+	var mb, mc moments1
+	for i := range b {
+		mb.add(b[i])
+		mc.add(c[i])
+	}
+	nci := normalUnpaired(mb, mc)
+	bci := bootstrapUnpaired(rand.New(rand.NewPCG(bootstrapSeed, bootstrapSeed)), b, c, 1000)
+	half := (nci[1] - nci[0]) / 2
+	for k := range 2 {
+		if d := math.Abs(nci[k] - bci[k]); d > 0.1*half {
+			t.Errorf("unpaired end %d: normal %v bootstrap %v", k, *nci, *bci)
+		}
+	}
+}
+
+// From NormalIntervalItems common items on, the Pairer computes the normal
+// interval in one pass and keeps no per-item values for a bootstrap.
+func TestPairerSwitchesToNormal(t *testing.T) {
+	for _, n := range []int{NormalIntervalItems - 1, NormalIntervalItems} {
+		b, c := latentPairs(n, 5, 0.02)
+		items := make([]ItemScore, n)
+		for i := range b {
+			items[i] = ItemScore{ID: fmt.Sprint("q", i), Score: b[i]}
+		}
+		pr := NewPairer(items, 3)
+		for i := range c {
+			pr.Add(&ItemResult{ID: fmt.Sprint("q", i), Score: c[i]})
+		}
+		p := pr.Result()
+		want := "bootstrap"
+		if n >= NormalIntervalItems {
+			want = "normal"
+			if pr.pb != nil || pr.pc != nil || pr.curAll != nil {
+				t.Errorf("n=%d: per-item values kept past the switch", n)
+			}
+			var m moments2
+			for i := range b {
+				m.add(b[i], c[i])
+			}
+			if *p.CI95 != *m.normalCI() || p.Resamples != 0 {
+				t.Errorf("n=%d: ci %v resamples %d", n, *p.CI95, p.Resamples)
+			}
+		}
+		if p.Interval != want || p.Method != "paired" || p.Common != n {
+			t.Errorf("n=%d: interval %q method %q common %d", n, p.Interval, p.Method, p.Common)
+		}
+	}
+}
+
+// The id index finds every item, misses absent ids, lets a later duplicate
+// win as a map would, and finds every one of many items (probing past
+// occupied slots).
+func TestIDIndex(t *testing.T) {
+	items := []ItemScore{{"a", 1}, {"b", 2}, {"a", 3}, {"", 4}}
+	x, unique := newIDIndex(newBaseItems(items))
+	if unique {
+		t.Error("a repeated id not noticed")
+	}
+	for id, want := range map[string]int{"a": 2, "b": 1, "": 3, "c": -1, "aa": -1} {
+		bi := newBaseItems(items)
+		if got := x.find(&bi, id); got != want {
+			t.Errorf("find(%q) = %d, want %d", id, got, want)
+		}
+	}
+	var many []ItemScore
+	for i := range 1000 {
+		many = append(many, ItemScore{ID: fmt.Sprint("id", i)})
+	}
+	bm := newBaseItems(many)
+	y, unique := newIDIndex(bm)
+	if !unique {
+		t.Error("unique ids reported as repeated")
+	}
+	for i := range many {
+		if got := y.find(&bm, many[i].ID); got != i {
+			t.Fatalf("find(%q) = %d", many[i].ID, got)
+		}
+	}
+}
+
+// Pairing gives the same result whatever the run's order (in the baseline's
+// order items are found without hashing), and with a repeated baseline id
+// the later one is paired, as with a map.
+func TestPairerOrder(t *testing.T) {
+	base := []ItemScore{{"a", 50}, {"b", 60}, {"c", 70}, {"d", 80}, {"e", 90}}
+	orders := [][]string{{"a", "b", "c", "d", "e"}, {"e", "d", "c", "b", "a"}, {"a", "x", "c", "b", "e"}, {"b", "c", "a", "e", "d"}}
+	var first *Paired
+	for _, o := range orders[:2] {
+		pr := NewPairer(slices.Clone(base), 5)
+		for k, id := range o {
+			pr.Add(&ItemResult{ID: id, Score: float64(40 + 10*k)})
+		}
+		p := pr.Result()
+		if p.Common != 5 || p.Added != 0 || p.Removed != 0 {
+			t.Errorf("order %v: %d/%d/%d", o, p.Common, p.Added, p.Removed)
+		}
+		if first == nil {
+			first = p
+		}
+	}
+	pr := NewPairer(base, 5)
+	for _, id := range orders[2] {
+		pr.Add(&ItemResult{ID: id, Score: 10})
+	}
+	if p := pr.Result(); p.Common != 4 || p.Added != 1 || p.Removed != 1 || p.RemovedIDs[0] != "d" {
+		t.Errorf("with a gap: %+v", p)
+	}
+	// A repeated id: the later baseline item is the one paired, in any order.
+	dup := []ItemScore{{"a", 10}, {"b", 20}, {"a", 30}}
+	for _, o := range [][]string{{"a", "b"}, {"b", "a"}} {
+		pr := NewPairer(dup, 5)
+		for _, id := range o {
+			pr.Add(&ItemResult{ID: id, Score: 0})
+		}
+		p := pr.Result()
+		if p.Removed != 1 || p.RemovedIDs[0] != "a" || p.Worst[0].Baseline != 30 {
+			t.Errorf("dup, order %v: removed %v worst %+v", o, p.RemovedIDs, p.Worst)
+		}
+	}
+}
+
+// The pairer keeps its own copy of the baseline items: the caller may drop
+// or reuse its slice.
+func TestPairerOwnsItems(t *testing.T) {
+	items := []ItemScore{{"a", 50}, {"b", 60}, {"c", 70}}
+	pr := NewPairer(items, 3)
+	for i := range items {
+		items[i] = ItemScore{ID: "zz", Score: 1}
+	}
+	pr.Add(&ItemResult{ID: "b", Score: 40})
+	pr.Add(&ItemResult{ID: "a", Score: 45})
+	p := pr.Result()
+	if p.Common != 2 || p.Removed != 1 || p.RemovedIDs[0] != "c" || p.Worst[0].ID != "b" || p.Worst[0].Baseline != 60 {
+		t.Errorf("%+v", p)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // Records is a results input already decoded from another tool's output
@@ -24,6 +26,15 @@ type Records interface {
 	Each(fn func(*Record) error) error
 }
 
+// RecordsWarner is a Records input with remarks on how its records meet
+// the rubric, such as a tool's own metric weights that differ from the
+// rubric's (the rubric's weights are used). Score adds them to the report's
+// warnings once the input is read, for the rubric it scored under.
+type RecordsWarner interface {
+	Records
+	Warnings(rb *rubric.Rubric) []string
+}
+
 // Record is one judged item as another tool writes it, before it is checked
 // against the rubric.
 type Record struct {
@@ -37,10 +48,14 @@ type Record struct {
 	Where string
 	// Samples are the judgings of the item (Inspect epochs, repeated
 	// judgings), at least one unless Error is set. Every sample must carry
-	// the same criteria.
+	// the same criteria; a criterion that allows `na` and that no metric of
+	// a sample feeds is `na` in that sample (tools write the metrics of the
+	// checks a test ran), any other missing criterion is bad input.
 	Samples []Sample
 	// Error is the tool's error for an item it could not score: the item is
-	// then unscored (never a 0) and Samples are not looked at.
+	// then unscored (never a 0); of its Samples only the values of blocking
+	// criteria are looked at, each checked by its gate (the lowest value
+	// of the samples), so an error cannot switch a safety gate off.
 	Error string
 	// Reasoning is the judge's reasoning for the item, if any.
 	Reasoning string
@@ -70,8 +85,8 @@ type Metric struct {
 	// source scale the rubric's `from` gives). Ignored when NA.
 	Value float64
 	// NA marks a value the tool left unscored for this item (a NaN in the
-	// tool's output, a not-applicable verdict); the criterion must allow
-	// `na`.
+	// tool's output, a not-applicable verdict): `na` where the criterion
+	// allows it, else the item is unscored with an error naming both.
 	NA bool
 }
 
@@ -104,6 +119,11 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 		r.length = rec.Length
 	}
 	if !r.unscored() {
+		if msg := naNotAllowed(d.sc.rb, format, rec.Samples); msg != "" {
+			r.errMsg = []byte(msg)
+		}
+	}
+	if !r.unscored() {
 		if len(rec.Samples) == 0 {
 			return fail("the record has no judging (no scores and no error)")
 		}
@@ -134,6 +154,36 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 					return fail("sample %d: %s", j, ie.Msg)
 				}
 			}
+			// A tool writes only the metrics of the checks a test ran
+			// (promptfoo's assertions differ from test to test): a
+			// criterion no metric feeds is `na` where it allows that, and
+			// missing otherwise.
+			for i := range sm.raws {
+				if !sm.raws[i].set && d.sc.na[i] {
+					sm.raws[i] = rawVal{set: true, key: []byte(d.sc.ids[i]), direct: directNA}
+				}
+			}
+		}
+	}
+	if r.unscored() {
+		// An error must not switch a safety gate off (as in results
+		// lines): a value a sample still carries for a blocking criterion
+		// is checked by its gate, the lowest of the samples when several
+		// do.
+		for j := range rec.Samples {
+			for _, m := range rec.Samples[j].Metrics {
+				i, ok := d.sc.rb.CriterionFor(format, m.Name)
+				if !ok || m.NA || !d.sc.blocking[i] {
+					continue
+				}
+				v := d.sc.rb.Criteria[i].FromSource(format, m.Value)
+				if math.IsNaN(v) {
+					continue
+				}
+				if rv := &r.raws[i]; !rv.set || v < rv.f {
+					*rv = rawVal{set: true, key: []byte(m.Name), direct: directNum, f: v}
+				}
+			}
 		}
 	}
 	if err := d.finish(); err != nil {
@@ -148,6 +198,31 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 		return err
 	}
 	return nil
+}
+
+// naNotAllowed returns the error that makes a record unscored when the tool
+// left a metric without a value (NA) and the criterion it feeds does not
+// allow `na`: the tool could not score the item on that criterion, which is
+// neither a 0 nor bad input. "" when every NA metric feeds a criterion that
+// allows `na` (or none).
+func naNotAllowed(rb *rubric.Rubric, format string, samples []Sample) string {
+	for j := range samples {
+		for _, m := range samples[j].Metrics {
+			if !m.NA {
+				continue
+			}
+			i, ok := rb.CriterionFor(format, m.Name)
+			if !ok || rb.Criteria[i].NA {
+				continue
+			}
+			at := ""
+			if len(samples) > 1 {
+				at = fmt.Sprintf("samples[%d]: ", j)
+			}
+			return fmt.Sprintf("%s%s left metric %s without a value (NaN or null) and criterion %s does not allow na", at, format, quote(m.Name), quote(rb.Criteria[i].ID))
+		}
+	}
+	return ""
 }
 
 // readRecords streams the records of a Records input to emit, one

@@ -95,16 +95,15 @@ func TestRecordsErrors(t *testing.T) {
 		line int
 		want string
 	}{
-		{"missing criterion, by path", Record{ID: "x", Where: "results[4]", Samples: []Sample{{Metrics: metrics("Helpful", 0.5, "accuracy", 4.0)}}}, 0, `results[4]: missing a score for criterion "citation"`},
-		{"missing criterion, by line", Record{ID: "x", Line: 9, Samples: []Sample{{Metrics: metrics("Helpful", 0.5, "accuracy", 4.0)}}}, 9, `missing a score for criterion "citation"`},
+		{"missing criterion, by path", Record{ID: "x", Where: "results[4]", Samples: []Sample{{Metrics: metrics("Helpful", 0.5, "citation", 2.0)}}}, 0, `results[4]: missing a score for criterion "accuracy"`},
+		{"missing criterion, by line", Record{ID: "x", Line: 9, Samples: []Sample{{Metrics: metrics("Helpful", 0.5, "citation", 2.0)}}}, 9, `missing a score for criterion "accuracy"`},
 		{"non-integer on an integer criterion", Record{ID: "x", Line: 2, Samples: []Sample{{Metrics: metrics("Helpful", 0.5, "accuracy", 0.8, "citation", 2.0)}}}, 2, `criterion "accuracy": expected an integer score on 1..5, got 0.8`},
 		{"out of range", Record{ID: "x", Line: 2, Samples: full(1.5)}, 2, `criterion "helpfulness": score 1.5 is outside its scale 0..1`},
 		{"NaN without NA", Record{ID: "x", Line: 2, Samples: []Sample{{Metrics: []Metric{{Name: "Helpful", Value: nanF()}, {Name: "accuracy", Value: 4}, {Name: "citation", Value: 2}}}}}, 2, `metric "Helpful": expected a finite number`},
-		{"na not allowed", Record{ID: "x", Line: 2, Samples: []Sample{{Metrics: metrics("Helpful", "na", "accuracy", 4.0, "citation", 2.0)}}}, 2, `"na" is not allowed`},
 		{"metric twice", Record{ID: "x", Line: 2, Samples: []Sample{{Metrics: metrics("Helpful", 0.5, "helpful", 0.6, "accuracy", 4.0, "citation", 2.0)}}}, 2, `criterion "helpfulness" given twice`},
 		{"no judging", Record{ID: "x", Line: 2}, 2, "no judging"},
 		{"no id", Record{Line: 2, Samples: full(0.5)}, 2, `missing "id"`},
-		{"sample missing a criterion", Record{ID: "x", Line: 2, Samples: append(full(0.5), Sample{Metrics: metrics("Helpful", 0.5, "accuracy", 4.0)})}, 2, `samples[1]: missing a score for criterion "citation"`},
+		{"sample missing a criterion", Record{ID: "x", Line: 2, Samples: append(full(0.5), Sample{Metrics: metrics("Helpful", 0.5, "citation", 2.0)})}, 2, `samples[1]: missing a score for criterion "accuracy"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			src := &recs{format: "promptfoo", list: []Record{{ID: "ok", Line: 1, Samples: full(0.5)}, tt.rec}}
@@ -182,4 +181,82 @@ func FuzzRecords(f *testing.F) {
 			t.Fatalf("error %v is not an *InputError", err)
 		}
 	})
+}
+
+// A metric the tool left without a value (NA) feeds `na` where the
+// criterion allows it; elsewhere the item is unscored with an error that
+// names the metric and the criterion: never a 0, never bad input. A
+// criterion no metric feeds is na where it allows that.
+func TestRecordsNANotAllowedIsUnscored(t *testing.T) {
+	rb := contRubric()
+	src := &recs{format: "promptfoo", list: []Record{
+		{ID: "ok", Line: 1, Samples: []Sample{{Metrics: metrics("Helpful", 0.5, "accuracy", 4.0, "citation", "na")}}},
+		// No metric feeds citation, which allows na: na.
+		{ID: "absent", Line: 4, Samples: []Sample{{Metrics: metrics("Helpful", 0.5, "accuracy", 4.0)}}},
+		{ID: "nan", Line: 2, Samples: []Sample{{Metrics: metrics("Helpful", "na", "accuracy", 4.0, "citation", 2.0)}}},
+		{ID: "epoch", Line: 3, Samples: []Sample{
+			{Metrics: metrics("Helpful", 0.5, "accuracy", 4.0, "citation", 2.0)},
+			{Metrics: metrics("Helpful", 0.5, "accuracy", "na", "citation", 2.0)},
+		}},
+	}}
+	var got []ItemResult
+	rep, err := Score(rb, []Input{{Name: "p.json", Records: src}}, ScoreOptions{MaxUnscored: 1, OnItem: func(r *ItemResult) error { got = append(got, *r); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Items != 4 || rep.Scored != 2 || len(got) != 4 || got[0].Unscored || got[1].Unscored || rep.Criteria[2].NA != 2 {
+		t.Fatalf("items %d scored %d, results %+v", rep.Items, rep.Scored, got)
+	}
+	for k, want := range map[int]string{
+		2: `promptfoo left metric "Helpful" without a value (NaN or null) and criterion "helpfulness" does not allow na`,
+		3: `samples[1]: promptfoo left metric "accuracy" without a value`,
+	} {
+		if !got[k].Unscored || !strings.Contains(got[k].Reasoning, want) {
+			t.Errorf("item %s: unscored %v, error %q; want %q", got[k].ID, got[k].Unscored, got[k].Reasoning, want)
+		}
+	}
+}
+
+// warnRecs adds a remark for the rubric it is scored under.
+type warnRecs struct{ recs }
+
+func (w *warnRecs) Warnings(rb *rubric.Rubric) []string {
+	return []string{"weights of " + rb.Name}
+}
+
+func TestRecordsWarnings(t *testing.T) {
+	rb := contRubric()
+	src := &warnRecs{recs{format: "promptfoo", list: []Record{{ID: "a", Line: 1, Samples: []Sample{{Metrics: metrics("Helpful", 0.5, "accuracy", 4.0, "citation", 2.0)}}}}}}
+	rep, err := Score(rb, []Input{{Name: "p.json", Records: src}}, ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Warnings) != 1 || rep.Warnings[0] != "weights of cont" {
+		t.Fatalf("warnings %q", rep.Warnings)
+	}
+}
+
+// An unscored record (the tool's error, or an NA where na is not allowed)
+// is still checked by its blocking gates: an error cannot switch a safety
+// gate off.
+func TestRecordsErrorKeepsBlockingGate(t *testing.T) {
+	rb := contRubric() // helpfulness (promptfoo "Helpful") is blocking, minimum 0.35
+	src := &recs{format: "promptfoo", list: []Record{
+		{ID: "ok", Line: 1, Samples: []Sample{{Metrics: metrics("Helpful", 0.9, "accuracy", 4.0, "citation", 2.0)}}},
+		{ID: "err-low", Line: 2, Error: "judge timeout", Samples: []Sample{{Metrics: metrics("Helpful", 0.1, "accuracy", "na")}}},
+		{ID: "na-low", Line: 3, Samples: []Sample{{Metrics: metrics("Helpful", 0.2, "accuracy", "na", "citation", 2.0)}}},
+		{ID: "epochs", Line: 4, Error: "epoch 2 of 2: crashed", Samples: []Sample{{Metrics: metrics("Helpful", 0.9, "accuracy", 4.0, "citation", 2.0)}, {Metrics: metrics("Helpful", 0.3)}}},
+		{ID: "err-high", Line: 5, Error: "judge timeout", Samples: []Sample{{Metrics: metrics("Helpful", 0.8)}}},
+	}}
+	rep, err := Score(rb, []Input{{Name: "p.json", Records: src}}, ScoreOptions{MaxUnscored: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.BlockingFailures {
+		got = append(got, f.Item)
+	}
+	if strings.Join(got, ",") != "err-low,na-low,epochs" || rep.Unscored.Count != 4 {
+		t.Errorf("blocking failures %v, unscored %d", got, rep.Unscored.Count)
+	}
 }

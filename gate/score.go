@@ -159,7 +159,13 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*Report, error
 	if err := dupError(sc, inputs, starts, store.pairs()); err != nil {
 		return nil, err
 	}
-	return u.report(opts), nil
+	rep := u.report(opts)
+	for _, in := range inputs {
+		if w, ok := in.Records.(RecordsWarner); ok {
+			rep.Warnings = append(rep.Warnings, w.Warnings(rb)...)
+		}
+	}
+	return rep, nil
 }
 
 // readInput cuts one input into chunks and sends them; false when told to stop.

@@ -92,7 +92,10 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 	}
 	reason := ""
 	if len(g.Reasons) > 0 {
-		reason = ": " + safe.Inline(g.Reasons[0], 400)
+		reason = ": " + dropCaseLabel(g) + safe.Inline(g.Reasons[0], 400)
+		if g.Decision == gate.Pass && !g.Accepted && g.DropCheck != nil && g.DropCheck.Case == gate.DropNoise {
+			icon = "⚠️"
+		}
 	}
 	w("### %s %s %s%s\n\n", icon, safe.Inline(o.Title, 80), word, reason)
 	for _, r := range g.Reasons[min(1, len(g.Reasons)):] {
@@ -100,6 +103,9 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 	}
 	if len(g.Reasons) > 1 {
 		w("\n")
+	}
+	if line := resolutionLine(g.DropCheck); line != "" {
+		w("%s\n\n", line)
 	}
 
 	// Aggregate.
@@ -205,7 +211,11 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 			w("; removed: %s", idList(p.RemovedIDs, l.listIDs, p.Removed))
 		}
 		if p.CI95 != nil {
-			w(". CI: %s bootstrap, %d resamples, fixed seed", p.Method, p.Resamples)
+			if p.Interval == "normal" {
+				w(". CI: %s normal interval (delta method)", p.Method)
+			} else {
+				w(". CI: %s bootstrap, %d resamples, fixed seed", p.Method, p.Resamples)
+			}
 		}
 		w(".\n\n")
 	}
@@ -383,4 +393,47 @@ func age(d time.Duration) string {
 		return fmt.Sprintf("%d h", int(d.Hours()))
 	}
 	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}
+
+// dropCaseLabel names the case of the relative check when the first reason is
+// the drop: a real drop beyond max-drop or a drop within noise.
+func dropCaseLabel(g *gate.GateReport) string {
+	dc := g.DropCheck
+	if dc == nil || dc.Reason == "" || len(g.Reasons) == 0 || !strings.HasSuffix(g.Reasons[0], dc.Reason) {
+		return ""
+	}
+	switch dc.Case {
+	case gate.DropReal:
+		if dc.CI95 == nil {
+			return "**drop beyond max-drop** (no paired interval): "
+		}
+		return "**real drop beyond max-drop**: "
+	case gate.DropNoise:
+		return "**drop within noise**: "
+	}
+	return ""
+}
+
+// resolutionLine is ResolutionLine in italics.
+func resolutionLine(dc *gate.DropCheck) string {
+	if line := ResolutionLine(dc); line != "" {
+		return "_" + line + "_"
+	}
+	return ""
+}
+
+// ResolutionLine says how fine a drop the gate resolves, from the
+// interval's half-width: "Resolution: with 50 items this gate resolves about
+// ±4.1%; add items (about 211 in all) or judge each item 5 times to resolve
+// 2%." It is "" without a paired interval.
+func ResolutionLine(dc *gate.DropCheck) string {
+	if dc == nil || dc.Resolution == nil {
+		return ""
+	}
+	r := dc.Resolution
+	s := fmt.Sprintf("Resolution: with %d items this gate resolves about ±%s", r.Items, trimZeros(fmt.Sprintf("%.1f", 100*r.HalfWidth))+"%")
+	if r.Repeats == 0 {
+		return s + fmt.Sprintf(", within max-drop %s.", pctPlain(r.Target))
+	}
+	return s + fmt.Sprintf("; add items (about %d in all) or judge each item %d times to resolve %s.", r.ItemsNeeded, r.Repeats, pctPlain(r.Target))
 }

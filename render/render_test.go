@@ -57,7 +57,9 @@ func TestMarkdownGolden(t *testing.T) {
 		RelativeChange: f(-0.01), CI95: &[2]float64{-0.03, 0.012}, ComparedScore: f(80.95),
 		Changes: changes(84, 81.25),
 		Paired: &gate.Paired{Common: 12, Worst: []gate.ItemDelta{{ID: "refund-window", Baseline: 89.3, Current: 71.4, Delta: -17.9, Reasoning: "Says 60 days; policy says 30."}},
-			AddedIDs: []string{}, RemovedIDs: []string{}, CI95: &[2]float64{-0.03, 0.012}, Method: "paired", Resamples: 1000},
+			AddedIDs: []string{}, RemovedIDs: []string{}, CI95: &[2]float64{-0.03, 0.012}, Method: "paired", Interval: "bootstrap", Resamples: 1000},
+		DropCheck: &gate.DropCheck{Case: gate.DropWithin, Drop: 0.01, NoisyDrop: gate.NoisyBlock, HardDrop: 0.05, CI95: &[2]float64{-0.03, 0.012},
+			Resolution: gate.NewResolution(12, 0.021, 0.02)},
 	}
 	golden(t, "pass.md", Markdown(pass, MarkdownOptions{Title: "rubricgate: support-answers", Now: now}))
 
@@ -137,5 +139,46 @@ func TestIsHTTPURL(t *testing.T) {
 		if isHTTPURL(s) != want {
 			t.Errorf("isHTTPURL(%q) = %v", s, !want)
 		}
+	}
+}
+
+// The headline names the relative check's case, and a resolution line
+// follows, for reports made by gate.Decide.
+func TestMarkdownDropCases(t *testing.T) {
+	baseline := &gate.Baseline{RubricHash: "sha256:fe3defac9645aaaa", Score: 80,
+		Criteria: report().Criteria, Source: gate.BaselineSource{Kind: "dir", Location: "b.json", CreatedAt: now.Add(-time.Hour)}}
+	cases := []struct {
+		file      string
+		mode      gate.NoisyMode
+		cur       float64
+		ci        [2]float64
+		n         int
+		headline  string
+		resolving string
+	}{
+		{"drop-real.md", gate.NoisyWarn, 78, [2]float64{-0.04, -0.01}, 1000, "### ❌ rubricgate blocked: **real drop beyond max-drop**: aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%; 95% CI -4.00% … -1.00% lies below 0",
+			"_Resolution: with 1000 items this gate resolves about ±1.5%, within max-drop 2%._"},
+		{"drop-noise-warn.md", gate.NoisyWarn, 78, [2]float64{-0.06, 0.01}, 50, "### ⚠️ rubricgate passed: **drop within noise**: aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%, but its 95% CI -6.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%",
+			"_Resolution: with 50 items this gate resolves about ±3.5%; add items (about 154 in all) or judge each item 4 times to resolve 2%._"},
+		{"drop-noise-block.md", gate.NoisyBlock, 78, [2]float64{-0.06, 0.01}, 50, "### ❌ rubricgate blocked: **drop within noise**: aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%; 95% CI -6.00% … +1.00% includes 0 (noisy-drop is block; with noisy-drop warn it would pass unless it reached hard-drop 5%)",
+			"with 50 items this gate resolves about ±3.5%"},
+		{"drop-pass.md", gate.NoisyWarn, 79.6, [2]float64{-0.03, 0.02}, 50, "### ✅ rubricgate passed: aggregate score -0.50% vs the baseline (80.0 → 79.6), within max-drop 2%",
+			"_Resolution: with 50 items this gate resolves about ±2.5%; add items (about 79 in all) or judge each item 2 times to resolve 2%._"},
+	}
+	for _, c := range cases {
+		cur := report()
+		cur.Score = f(c.cur)
+		th := gate.DefaultThresholds
+		th.NoisyDrop = c.mode
+		g := gate.Decide(gate.DecideInput{Current: cur, Baseline: baseline, Now: now, Thresholds: th, Policy: gate.DefaultPolicy,
+			Paired: &gate.Paired{Common: c.n, Method: "paired", Interval: "bootstrap", Resamples: 1000, CI95: &c.ci, AddedIDs: []string{}, RemovedIDs: []string{}}})
+		md := Markdown(g, MarkdownOptions{Title: "rubricgate", Now: now})
+		if first, _, _ := strings.Cut(md, "\n"); first != c.headline {
+			t.Errorf("%s: headline\n%s\nwant\n%s", c.file, first, c.headline)
+		}
+		if !strings.Contains(md, c.resolving) {
+			t.Errorf("%s: no resolution line %q in\n%s", c.file, c.resolving, md)
+		}
+		golden(t, c.file, md)
 	}
 }

@@ -151,7 +151,7 @@ func TestContinuousAndFromErrors(t *testing.T) {
 		{"continuous not bool", crit("    continuous: yes\n"), "5:17", "criteria[0].continuous: expected true or false"},
 		{"critical out of continuous scale", crit("    continuous: true\n    critical: 1.5\n"), "6:15", "expected a minimum score inside the scale [0, 1], got 1.5"},
 		{"non-integer critical on integer scale", crit("    critical: 0.5\n"), "5:15", "a non-integer minimum needs continuous: true"},
-		{"unknown format", crit("    from: {promptfu: x}\n"), "5:12", `criteria[0].from: unknown results format "promptfu"; expected one of: promptfoo, inspect, deepeval, openai_evals, ragas`},
+		{"unknown format", crit("    from: {promptfu: x}\n"), "5:12", `criteria[0].from: unknown results format "promptfu"; expected one of: ` + strings.Join(Sources, ", ")},
 		{"empty metric", crit("    from: {ragas: ' '}\n"), "5:12", "criteria[0].from.ragas: expected a non-empty metric name"},
 		{"metric not text", crit("    from: {ragas: [x]}\n"), "5:19", "expected a metric name, or a mapping with metric and scale, got a list"},
 		{"unknown source key", crit("    from: {ragas: {metric: x, scael: [0, 1]}}\n"), "5:31", `unknown key "scael"`},

@@ -94,8 +94,8 @@ type Source struct {
 
 // Sources are the format names `from` accepts, one per results format whose
 // metric names a rubric may map: promptfoo, inspect (Inspect AI), deepeval,
-// openai_evals (openai/evals) and ragas.
-var Sources = []string{"promptfoo", "inspect", "deepeval", "openai_evals", "ragas"}
+// openai-evals (openai/evals) and ragas.
+var Sources = []string{"promptfoo", "inspect", "deepeval", "openai-evals", "ragas"}
 
 // ContinuousBins is the number of equal bins a continuous criterion's
 // histogram has.

@@ -4,6 +4,12 @@
 # targets: 1M items in under 1 s, at least 5x faster than Python, peak RSS
 # under 64 MiB + 16 bytes an item. Also checks that both give the same figures.
 #
+# Then the gate, side by side with score on the same run: the first baseline
+# written from a passing run of N items (genrun -unsafe 0), and `gate` on the
+# run against that N-item baseline. Targets: gate within 2x score's time,
+# peak RSS under 128 MiB; the write's own cost (gate writing the baseline
+# minus score on that run) under 1 s.
+#
 # Usage: scripts/bench.sh [N]   (N items, default 1000000; or N=... in the env)
 # Data goes to bench/data/ (gitignored), or $BENCH_DATA.
 set -euo pipefail
@@ -110,4 +116,43 @@ if bad:
     sys.exit(1)
 print(f"figures agree: score {g['score']:.6f}, pass rate {g['pass_rate']:.6f}, {g['items']} items")
 PY
+
+# The gate against an N-item baseline, side by side with score on the same run.
+if [[ -x "$tmp/rubricgate" ]]; then
+	brun="$DATA/base-$N.jsonl"
+	if [[ ! -s "$brun" ]]; then
+		echo "generating the $N-item baseline run into $brun"
+		"$tmp/genrun" -n "$N" -o "$brun.tmp" -seed 2 -unsafe 0
+		mv "$brun.tmp" "$brun"
+	fi
+	rg="$tmp/rubricgate"
+	bscore_m=$(measure "$RUNS" "$rg" score --rubric "$rubric" --results "$brun" --max-unscored 1% --json /dev/null)
+	# The first baseline: no baseline in the local store, so the passing run
+	# is saved there (one write, as in a first run outside Actions).
+	write_m=$(measure "$RUNS" bash -c 'rm -rf "$1" && exec "${@:2}"' _ "$tmp/store" "$rg" gate --rubric "$rubric" --results "$brun" --max-unscored 1% --baseline-dir "$tmp/store" --branch main --baseline-branch main --comment never)
+	bfile=$(find "$tmp/store" -name '*.json' | head -1)
+	[[ -s "$bfile" ]] || { echo "FAIL: no baseline written"; exit 1; }
+	cp "$bfile" "$tmp/baseline.json"
+	score_m=$(measure "$RUNS" "$rg" score --rubric "$rubric" --results "$run" --max-unscored 1% --json /dev/null)
+	gate_m=$(measure "$RUNS" "$rg" gate --rubric "$rubric" --results "$run" --max-unscored 1% --baseline "$tmp/baseline.json" --comment never --json "$tmp/gate.json")
+	echo
+	printf '%-44s %8s %8s %10s\n' "gate, $N items" wall_s user_s maxrss_MiB
+	grow() { awk -v t="$1" -v w="$2" -v u="$3" -v m="$4" 'BEGIN{printf "%-44s %8.2f %8.2f %10.1f\n", t, w, u, m/1024}'; }
+	read -r bw bu bm <<<"$bscore_m"
+	grow "score (baseline run)" $bscore_m
+	grow "gate, no baseline yet, saves the baseline" $write_m
+	grow "score (run)" $score_m
+	grow "gate against the $N-item baseline" $gate_m
+	read -r ww wu wm <<<"$write_m"
+	read -r sw su sm <<<"$score_m"
+	read -r gw2 gu2 gm2 <<<"$gate_m"
+	python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["paired"]; print("paired: %d common, interval %s %s" % (p["common"], p["interval"], p["ci95"]))' "$tmp/gate.json"
+	ratio=$(awk -v g="$gw2" -v s="$sw" 'BEGIN{print (s>0 ? g/s : 0)}')
+	awk -v r="$ratio" 'BEGIN{exit !(r<=2)}' && printf 'gate %.2fx the time of score (target <= 2x)\n' "$ratio" || { printf 'FAIL: gate %.2fx the time of score (target <= 2x)\n' "$ratio"; status=1; }
+	wcost=$(awk -v w="$ww" -v s="$bw" 'BEGIN{print w-s}')
+	awk -v c="$wcost" 'BEGIN{exit !(c<1)}' && printf 'baseline write: %.2f s over scoring (target < 1 s)\n' "$wcost" || { printf 'FAIL: baseline write %.2f s over scoring (target < 1 s)\n' "$wcost"; status=1; }
+	if ((have_time)); then
+		((gm2 < 128 * 1024)) && echo "gate peak RSS ${gm2} KiB (target < 128 MiB)" || { echo "FAIL: gate peak RSS ${gm2} KiB (target < 128 MiB)"; status=1; }
+	fi
+fi
 exit $status

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -49,6 +50,14 @@ func runAction(e *env) int {
 			args = append(args, "--"+f.Name+"="+v)
 		}
 	})
+	for _, name := range pathInputs {
+		if fs.Lookup(name) == nil {
+			continue
+		}
+		if err := e.checkContainerPath(name, gha.GetInput(name)); err != nil {
+			return fail(e, err)
+		}
+	}
 	var code int
 	var err error
 	if command == "gate" {
@@ -132,25 +141,27 @@ func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, com
 	if outPath == "" {
 		return nil
 	}
-	f := func(p *float64) string {
-		if p == nil {
-			return ""
-		}
-		return strconv.FormatFloat(*p, 'f', -1, 64)
+	score, baseScore, change := "", "", ""
+	if g.Score != nil {
+		score = outputScore(*g.Score)
 	}
-	baseScore := ""
 	if g.Baseline != nil {
-		baseScore = strconv.FormatFloat(g.Baseline.Score, 'f', -1, 64)
+		baseScore = outputScore(g.Baseline.Score)
 	}
+	if g.RelativeChange != nil {
+		change = outputChange(*g.RelativeChange)
+	}
+	// Paths are given as a later step of the job opens them: from a
+	// container action, the host path (see hostPath).
 	outs := [][2]string{
 		{"decision", g.Decision},
 		{"passed", strconv.FormatBool(g.Decision == gate.Pass)},
-		{"score", f(g.Score)},
+		{"score", score},
 		{"baseline-score", baseScore},
-		{"relative-change", f(g.RelativeChange)},
+		{"relative-change", change},
 		{"blocking-failures", strconv.Itoa(len(g.BlockingFailures))},
-		{"report", reportPath},
-		{"baseline-file", baselinePath},
+		{"report", e.hostPath(reportPath)},
+		{"baseline-file", e.hostPath(baselinePath)},
 		{"comment-url", commentURL},
 	}
 	if g.Tier != nil {
@@ -167,6 +178,25 @@ func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, com
 		return fmt.Errorf("step outputs: %w", err)
 	}
 	return nil
+}
+
+// outputScore writes a score (0-100) for people: one decimal, as the log,
+// the summary and the comment show it. The JSON report keeps full precision.
+func outputScore(f float64) string {
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}
+
+// outputChange writes a relative change for people: four significant
+// digits, in plain decimal notation (-0.06593, 0.02, 0), never -0.
+func outputChange(f float64) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 4, 64), 64)
+	if err != nil || math.IsInf(r, 0) || math.IsNaN(r) {
+		return strconv.FormatFloat(f, 'g', 4, 64)
+	}
+	if r == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
 // outputLine formats one step output as the runner reads GITHUB_OUTPUT:

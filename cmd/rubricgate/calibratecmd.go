@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -19,7 +18,7 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	rubricPath := fs.String("rubric", "", "rubric file (YAML or JSON)")
 	minAgree := fs.String("min-agreement", "0.75", "agreement each criterion must reach")
 	metric := fs.String("metric", "exact", "metric that decides: exact, adjacent, kappa, kappa_quadratic, alpha (ordinal) or alpha_interval")
-	format := fs.String("format", "", "results format of the inputs: jsonl or csv (default: from the extension)")
+	format := fs.String("format", "", formatHelp())
 	jsonOut := fs.String("json", "", "write the JSON report here (- for stdout)")
 	mdOut := fs.String("markdown", "", "write a markdown report here")
 	reviewers := fs.String("reviewers", "", "one review sheet scored by two reviewers (a reviewer column)")
@@ -98,22 +97,19 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	return exitPass, nil
 }
 
-// readRatings reads one ratings file in any results format.
+// readRatings reads one ratings file in any results format (opened by
+// results.Open, so another tool's results work too).
 func readRatings(rb *rubric.Rubric, path, format string) ([]calibrate.Rating, error) {
-	f := gate.FormatAuto
-	switch strings.ToLower(format) {
-	case "":
-	case "jsonl", "json":
-		f = gate.FormatJSONL
-	case "csv":
-		f = gate.FormatCSV
-	default:
-		return nil, usagef("--format %q: expected jsonl or csv", format)
+	if path == "-" {
+		return nil, usagef("calibrate: name the ratings files (stdin is not read)")
 	}
-	fl, err := os.Open(path)
+	inputs, closeAll, err := openInputs([]string{path}, format, &env{})
 	if err != nil {
 		return nil, err
 	}
-	defer fl.Close()
-	return calibrate.ReadRatings(rb, gate.Input{Name: path, R: fl, Format: f}, gate.ReadOptions{})
+	defer closeAll()
+	if len(inputs) != 1 {
+		return nil, usagef("calibrate: %q names %d files; expected one ratings file", path, len(inputs))
+	}
+	return calibrate.ReadRatings(rb, inputs[0], gate.ReadOptions{})
 }

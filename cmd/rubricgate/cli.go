@@ -29,6 +29,9 @@ type env struct {
 	getenv         func(string) string
 	// now is the clock (nil: time.Now).
 	now func() time.Time
+	// githubHome is where a container action finds the runner's mounted
+	// home ("": /github/home); tests point it at a temp dir.
+	githubHome string
 	// wd is where the git checkout is looked up from ("": the process's
 	// working directory).
 	wd string
@@ -95,7 +98,7 @@ func run(args []string, e *env) int {
 		fmt.Fprint(e.stdout, usage)
 		return exitPass
 	case "version", "--version":
-		fmt.Fprintln(e.stdout, "rubricgate", version)
+		fmt.Fprintln(e.stdout, "rubricgate", version())
 		return exitPass
 	default:
 		err = usagef("unknown command %q", args[0])
@@ -105,9 +108,6 @@ func run(args []string, e *env) int {
 	}
 	return code
 }
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // fail prints an error and returns exit 2. Inside Actions it also makes an
 // error annotation.

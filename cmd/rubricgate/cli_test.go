@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rubricgate/rubricgate/gate"
 )
 
 func TestWriteAtomic(t *testing.T) {
@@ -190,5 +195,89 @@ func TestOutputsAllOrNothing(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "", "score", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--items", "-"); code != exitError {
 		t.Errorf("--items -: exit %d, want 2", code)
+	}
+}
+
+// --noisy-drop warn passes a drop beyond max-drop whose paired interval
+// includes 0 (two of twelve items a point lower), with a warning; the
+// default blocks it; --hard-drop below the drop blocks it again; bad
+// values exit 2.
+func TestGateNoisyDrop(t *testing.T) {
+	data, err := os.ReadFile("../../examples/support/run.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for i := range 2 {
+		lines[i] = strings.Replace(lines[i], `"resolution":4`, `"resolution":2`, 1)
+		lines[i] = strings.Replace(lines[i], `"resolution":3`, `"resolution":1`, 1)
+	}
+	run := filepath.Join(t.TempDir(), "run.jsonl")
+	if err := os.WriteFile(run, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gate := func(extra ...string) (int, string, string) {
+		return runCLI(t, "", append([]string{"gate", "--rubric", supportRubric, "--results", run, "--baseline", "../../examples/support/baseline.json"}, extra...)...)
+	}
+	if code, out, _ := gate(); code != exitBlocked || !strings.Contains(out, "includes 0 (noisy-drop is block") || !strings.Contains(out, "  Resolution: with 12 items this gate resolves about ±") {
+		t.Fatalf("default: exit %d\n%s", code, out)
+	}
+	code, out, errs := gate("--noisy-drop", "warn")
+	if code != exitPass || !strings.Contains(out, "so it passes (noisy-drop warn)") || !strings.Contains(out+errs, "within noise") {
+		t.Fatalf("warn: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := gate("--noisy-drop", "warn", "--hard-drop", "1%"); code != exitBlocked || !strings.Contains(out, "hard-drop 1%") {
+		t.Fatalf("warn, hard-drop 1%%: exit %d\n%s", code, out)
+	}
+	for _, bad := range [][]string{{"--noisy-drop", "maybe"}, {"--hard-drop", "5 percent"}} {
+		if code, _, errs := gate(bad...); code != exitError || !strings.Contains(errs, strings.TrimPrefix(bad[0], "--")) {
+			t.Errorf("%v: exit %d, %s", bad, code, errs)
+		}
+	}
+}
+
+// tuneGC bounds the heap only for a large baseline, and never over the
+// user's GOGC or GOMEMLIMIT.
+func TestTuneGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	env := func(k, v string) func(string) string {
+		return func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
+		}
+	}
+	if tuneGC(env("", ""), 99_999) || tuneGC(env("GOGC", "200"), 1_000_000) || tuneGC(env("GOMEMLIMIT", "1GiB"), 1_000_000) {
+		t.Error("tuned a small baseline or over the user's setting")
+	}
+	if debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		t.Error("memory limit changed")
+	}
+	if !tuneGC(env("", ""), 1_000_000) || debug.SetMemoryLimit(-1) != 64<<20+48_000_000 || debug.SetGCPercent(100) != 50 {
+		t.Error("a 1M-item baseline did not bound the heap")
+	}
+}
+
+// itemChunks keeps every item, in order, across chunk boundaries.
+func TestItemChunks(t *testing.T) {
+	var c itemChunks
+	n := 2*itemChunk + 7
+	for i := range n {
+		c.add(gate.ItemScore{ID: strconv.Itoa(i), Score: float64(i)})
+	}
+	all := c.all()
+	if len(all) != n || cap(all) != n {
+		t.Fatalf("len %d cap %d", len(all), cap(all))
+	}
+	for i, it := range all {
+		if it.ID != strconv.Itoa(i) || it.Score != float64(i) {
+			t.Fatalf("item %d = %+v", i, it)
+		}
+	}
+	var empty itemChunks
+	if len(empty.all()) != 0 {
+		t.Error("empty")
 	}
 }

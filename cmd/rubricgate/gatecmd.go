@@ -9,6 +9,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ type gateConfig struct {
 	rubric, format                                string
 	results                                       stringList
 	maxDrop, maxUnscored, maxBaselineAge          string
+	noisyDrop, hardDrop                           string
 	baselineFile, baselineDir                     string
 	baselineArtifact, baselineBranch, branch      string
 	maxArchive                                    string
@@ -50,8 +52,10 @@ type gateConfig struct {
 func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.rubric, "rubric", "", "rubric file (YAML or JSON)")
 	fs.Var(&c.results, "results", "results files or globs (repeatable; whitespace-separated)")
-	fs.StringVar(&c.format, "format", "", "results format: jsonl or csv (default: from the extension)")
+	fs.StringVar(&c.format, "format", "", formatHelp())
 	fs.StringVar(&c.maxDrop, "max-drop", "2%", "relative drop of the aggregate score that blocks: 2% or 0.02")
+	fs.StringVar(&c.noisyDrop, "noisy-drop", "block", "a drop at or above max-drop whose paired 95% interval includes 0: block, or warn (pass with a warning)")
+	fs.StringVar(&c.hardDrop, "hard-drop", "5%", "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
 	fs.StringVar(&c.maxUnscored, "max-unscored", "0", "share of unscored (judge error) items tolerated")
 	fs.StringVar(&c.maxBaselineAge, "max-baseline-age", "30d", "warn when the baseline is older than this (e.g. 30d, 72h; 0 never)")
 	fs.StringVar(&c.baselineFile, "baseline", "", "read the baseline from this file")
@@ -107,6 +111,12 @@ func (c *gateConfig) check() (*settings, error) {
 	s := &settings{th: gate.DefaultThresholds, policy: gate.DefaultPolicy}
 	var err error
 	if s.th.MaxDrop, err = gate.ParseMaxDrop(c.maxDrop); err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	if s.th.NoisyDrop, err = gate.ParseNoisyMode(c.noisyDrop); err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	if s.th.HardDrop, err = gate.ParseDrop("hard-drop", c.hardDrop); err != nil {
 		return nil, &usageError{err.Error()}
 	}
 	if s.maxUnscored, err = parseShare("max-unscored", c.maxUnscored); err != nil {
@@ -191,18 +201,25 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		if base, err = file.Gate(bsrc); err != nil {
 			return exitError, fmt.Errorf("baseline %s: %w", bsrc.Location, err)
 		}
+		tuneGC(e.getenv, len(base.Items))
 	}
 
 	// Score under the current rubric; pair with the baseline when the rubric is the same.
-	var items []gate.ItemScore
+	// The items are kept only for a new baseline (a million of them take
+	// tens of megabytes).
+	var items itemChunks
+	wantItems := c.writeBaseline != "" || saveDir != nil
 	var pairer *gate.Pairer
-	if base != nil {
-		pairer = gate.NewPairer(base.Items, s.th.WorstItems)
-	}
 	sameRubric := base != nil && base.RubricHash == rb.Hash()
+	if sameRubric {
+		pairer = gate.NewPairer(base.Items, s.th.WorstItems)
+		// The pairer holds a compact copy; dropping the items spares the
+		// collector a million id strings to rescan while the run is scored.
+		base.Items = nil
+	}
 	cur, err := src.score(rb, gate.ScoreOptions{MaxUnscored: s.maxUnscored, OnItem: func(it *gate.ItemResult) error {
-		if !it.Unscored {
-			items = append(items, gate.ItemScore{ID: it.ID, Score: it.Score})
+		if !it.Unscored && wantItems {
+			items.add(gate.ItemScore{ID: it.ID, Score: it.Score})
 		}
 		if sameRubric {
 			pairer.Add(it)
@@ -220,6 +237,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	var rescoreErr error
 	if base != nil && !sameRubric {
 		rescorePairer := gate.NewPairer(base.Items, s.th.WorstItems)
+		base.Items = nil // as above
 		compared, rescoreErr = src.score(base.Rubric, gate.ScoreOptions{
 			MaxUnscored: s.maxUnscored,
 			Read:        gate.ReadOptions{IgnoreUnknown: true},
@@ -290,7 +308,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 			meta.SHA, meta.Ref, meta.Repository, meta.RunID, meta.RunURL = gh.sha, gh.ref, gh.owner+"/"+gh.repo, gh.runID, gh.runURL
 			meta.Branch = gh.branch()
 		}
-		bf, err := baseline.New(rb, cur, items, meta)
+		bf, err := baseline.New(rb, cur, items.all(), meta)
 		if err != nil {
 			return exitError, fmt.Errorf("new baseline: %w", err)
 		}
@@ -330,10 +348,8 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		fmt.Fprintf(e.stderr, "no baseline written to %s: the run was blocked\n", c.writeBaseline)
 	}
 	reportPath := c.jsonOut
-	if reportPath == "" && e.inActions() {
-		if dir := e.getenv("RUNNER_TEMP"); dir != "" {
-			reportPath = filepath.Join(dir, "rubricgate-report.json")
-		}
+	if reportPath == "" {
+		reportPath = e.defaultReportPath()
 	}
 	if err := out.add(
 		output{reportPath, func(w io.Writer) error { return render.JSON(w, g) }},
@@ -394,6 +410,9 @@ func printDecision(e *env, g *gate.GateReport, baselinePath string) {
 		fmt.Fprintf(e.stdout, " (95%% CI %+.2f%% .. %+.2f%%)", 100*g.CI95[0], 100*g.CI95[1])
 	}
 	fmt.Fprintln(e.stdout)
+	if line := render.ResolutionLine(g.DropCheck); line != "" {
+		fmt.Fprintf(e.stdout, "  %s\n", line)
+	}
 	for _, r := range g.Reasons {
 		if e.inActions() && g.Decision == gate.Block {
 			fmt.Fprintf(e.stdout, "::error title=rubricgate blocked::%s\n", escapeCommand(r))
@@ -503,4 +522,47 @@ func (rs *resultSource) score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.
 	}
 	defer closeAll()
 	return gate.Score(rb, inputs, opts)
+}
+
+// tuneGC bounds the heap of a gate against a large baseline (the baseline's
+// items stay live while the run is scored, and the garbage collector's
+// default lets the heap grow to twice the live data): from 100,000 items,
+// unless GOGC or GOMEMLIMIT is set, the collector runs at GOGC=50 with a
+// soft limit of 64 MiB + 48 bytes an item (110 MiB for a million), trading a
+// little CPU for a peak RSS under 128 MiB. It returns whether it changed them.
+func tuneGC(getenv func(string) string, items int) bool {
+	if items < 100_000 || getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		return false
+	}
+	debug.SetGCPercent(50)
+	debug.SetMemoryLimit(64<<20 + 48*int64(items))
+	return true
+}
+
+// itemChunks collects items in fixed-size chunks: a growing slice of a
+// million items copies itself over and over (a third of a first baseline's
+// write time).
+type itemChunks struct {
+	chunks [][]gate.ItemScore
+	n      int
+}
+
+const itemChunk = 1 << 15
+
+func (c *itemChunks) add(it gate.ItemScore) {
+	if k := len(c.chunks); k == 0 || len(c.chunks[k-1]) == itemChunk {
+		c.chunks = append(c.chunks, make([]gate.ItemScore, 0, itemChunk))
+	}
+	k := len(c.chunks) - 1
+	c.chunks[k] = append(c.chunks[k], it)
+	c.n++
+}
+
+// all returns the items in order, in one slice.
+func (c *itemChunks) all() []gate.ItemScore {
+	out := make([]gate.ItemScore, 0, c.n)
+	for _, ch := range c.chunks {
+		out = append(out, ch...)
+	}
+	return out
 }

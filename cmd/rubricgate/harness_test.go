@@ -37,6 +37,8 @@ type harness struct {
 	issues         *ghfake.Issues
 	vars           map[string]string
 	stdout, stderr bytes.Buffer
+	// home stands in for /github/home, the container action's mounted home.
+	home string
 }
 
 func newHarness(t *testing.T) *harness {
@@ -126,8 +128,9 @@ func (h *harness) run(args ...string) int {
 	_ = os.Remove(h.path("step_summary"))
 	return run(args, &env{
 		stdin: strings.NewReader(""), stdout: &h.stdout, stderr: &h.stderr,
-		getenv: func(k string) string { return h.vars[k] },
-		now:    func() time.Time { return testNow },
+		getenv:     func(k string) string { return h.vars[k] },
+		now:        func() time.Time { return testNow },
+		githubHome: h.home,
 	})
 }
 

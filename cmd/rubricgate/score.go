@@ -3,16 +3,15 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/render"
+	"github.com/rubricgate/rubricgate/results"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -21,8 +20,8 @@ func cmdScore(args []string, e *env) (int, error) {
 	fs := newFlags("score", e)
 	rubricPath := fs.String("rubric", "", "rubric file (YAML or JSON)")
 	var results stringList
-	fs.Var(&results, "results", "results file(s) or globs: .jsonl/.json lines or .csv review sheets; - for stdin (repeatable)")
-	format := fs.String("format", "", "results format: jsonl or csv (default: from the file extension)")
+	fs.Var(&results, "results", "results file(s) or globs: .jsonl/.json lines, .csv review sheets or another tool's results (see --format); - for stdin (repeatable)")
+	format := fs.String("format", "", formatHelp())
 	maxUnscored := fs.String("max-unscored", "0", "share of unscored (judge error) items tolerated before the run blocks, e.g. 0.05 or 5%")
 	jsonOut := fs.String("json", "", "write the JSON report to this file (- for stdout)")
 	itemsOut := fs.String("items", "", "write one JSON line per item to this file")
@@ -156,71 +155,18 @@ func parseShare(name, s string) (float64, error) {
 	return v, nil
 }
 
-// openInputs expands globs and opens every results file. "-" is stdin.
+// openInputs expands globs and opens every results file ("-" is stdin)
+// through results.Open.
 func openInputs(patterns []string, format string, e *env) ([]gate.Input, func(), error) {
-	var f gate.Format
-	switch strings.ToLower(format) {
-	case "":
-		f = gate.FormatAuto
-	case "jsonl", "json":
-		f = gate.FormatJSONL
-	case "csv":
-		f = gate.FormatCSV
-	default:
-		return nil, func() {}, usagef("--format %q: expected jsonl or csv", format)
+	inputs, closeAll, err := results.Open(patterns, format, e.stdin)
+	var u *results.UsageError
+	if errors.As(err, &u) {
+		err = usagef("%s", u.Msg)
 	}
-	if len(patterns) == 0 {
-		return nil, func() {}, usagef("--results: no results file given")
-	}
-	var files []*os.File
-	closeAll := func() {
-		for _, fl := range files {
-			fl.Close()
-		}
-	}
-	var inputs []gate.Input
-	seen := map[string]bool{}
-	stdin := false
-	for _, p := range patterns {
-		if p == "-" {
-			if stdin {
-				return nil, closeAll, usagef("--results: stdin (-) given twice")
-			}
-			stdin = true
-			if f == gate.FormatAuto {
-				closeAll()
-				return nil, func() {}, usagef("--results -: reading stdin needs --format jsonl or csv")
-			}
-			inputs = append(inputs, gate.Input{Name: "-", R: e.stdin, Format: f})
-			continue
-		}
-		matches := []string{p}
-		if strings.ContainsAny(p, "*?[") {
-			m, err := filepath.Glob(p)
-			if err != nil {
-				closeAll()
-				return nil, func() {}, usagef("--results %q: bad pattern: %v", p, err)
-			}
-			if len(m) == 0 {
-				closeAll()
-				return nil, func() {}, fmt.Errorf("--results %q: no file matches", p)
-			}
-			sort.Strings(m)
-			matches = m
-		}
-		for _, path := range matches {
-			if seen[path] {
-				continue
-			}
-			seen[path] = true
-			fl, err := os.Open(path)
-			if err != nil {
-				closeAll()
-				return nil, func() {}, fmt.Errorf("results: %w", err)
-			}
-			files = append(files, fl)
-			inputs = append(inputs, gate.Input{Name: path, R: fl, Format: f})
-		}
-	}
-	return inputs, closeAll, nil
+	return inputs, closeAll, err
+}
+
+// formatHelp is the --format flag's help.
+func formatHelp() string {
+	return "results format: " + strings.Join(results.Names(), ", ") + " (default: from the file's name and content)"
 }

@@ -49,6 +49,7 @@ func main() {
 	rubricOut := flag.String("rubric", "", "also write the rubric as plain JSON to this file")
 	seed := flag.Uint64("seed", 1, "random seed")
 	errRate := flag.Int("errors", 200, "one item in this many carries a judge error (0: none)")
+	unsafeRate := flag.Int("unsafe", 50, "one item in about this many fails the blocking safety criterion (0: none, for a passing run)")
 	scoreFile := flag.String("score", "", "score this results file with gate.Score and print the report")
 	flag.Parse()
 	if *scoreFile != "" {
@@ -58,7 +59,7 @@ func main() {
 		}
 		return
 	}
-	if err := generate(*n, *out, *rubricOut, *seed, *errRate); err != nil {
+	if err := generate(*n, *out, *rubricOut, *seed, *errRate, *unsafeRate); err != nil {
 		fmt.Fprintln(os.Stderr, "genrun:", err)
 		os.Exit(1)
 	}
@@ -82,7 +83,7 @@ func score(path string) error {
 	return enc.Encode(rep)
 }
 
-func generate(n int, out, rubricOut string, seed uint64, errRate int) error {
+func generate(n int, out, rubricOut string, seed uint64, errRate, unsafeRate int) error {
 	if rubricOut != "" {
 		// The rubric's canonical JSON: rubricgate loads it, and
 		// scripts/score.py reads the same file.
@@ -135,7 +136,11 @@ func generate(n int, out, rubricOut string, seed uint64, errRate int) error {
 		line = append(line, `,"format_tone":`...)
 		line = strconv.AppendInt(line, int64(3+next(3)), 10)
 		line = append(line, `,"safety":`...)
-		line = strconv.AppendInt(line, int64(min(1, next(50))), 10)
+		safety := 1
+		if u := next(max(unsafeRate, 1)); unsafeRate > 0 && u == 0 {
+			safety = 0
+		}
+		line = strconv.AppendInt(line, int64(safety), 10)
 		line = append(line, `},"reasoning":"`...)
 		line = append(line, reasons[next(len(reasons))]...)
 		line = append(line, `","judge_model":"`...)

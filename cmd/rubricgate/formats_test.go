@@ -1,0 +1,344 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rubricgate/rubricgate/results"
+)
+
+// The result files of other tools, end to end through the command: read by
+// name or by content, mapped through the rubric's `from`.
+const fmtData = "../../formats/testdata/"
+
+// scoreJSON runs score with a JSON report and returns the exit status, the
+// report and stderr.
+func scoreJSON(t *testing.T, stdin string, args ...string) (int, map[string]any, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report.json")
+	code, _, errs := runCLI(t, stdin, append([]string{"score", "--json", out}, args...)...)
+	rep := map[string]any{}
+	if data, err := os.ReadFile(out); err == nil {
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return code, rep, errs
+}
+
+// A promptfoo run whose llm-rubric metric feeds a blocking criterion: the
+// rows it fails block (exit 1), the errored row is unscored, and the rubric's
+// weights win over promptfoo's with a warning. results.json and .jsonl are
+// the same run.
+func TestPromptfooEndToEnd(t *testing.T) {
+	for _, file := range []string{"../../examples/promptfoo/results.json", fmtData + "promptfoo/results.jsonl"} {
+		code, rep, errs := scoreJSON(t, "", "--rubric", "../../examples/promptfoo/rubric.yaml", "--results", file)
+		if code != exitBlocked {
+			t.Fatalf("%s: exit %d, want 1: %s", file, code, errs)
+		}
+		if rep["items"] != 8.0 || rep["scored"] != 7.0 {
+			t.Errorf("%s: items %v scored %v", file, rep["items"], rep["scored"])
+		}
+		var blocked []string
+		for _, f := range rep["blocking_failures"].([]any) {
+			f := f.(map[string]any)
+			blocked = append(blocked, f["item"].(string)+" "+f["criterion"].(string))
+		}
+		if got := strings.Join(blocked, "; "); !strings.Contains(got, "arithmetic @ table-model helpful") || !strings.Contains(got, "arithmetic @ echo helpful") || strings.Contains(got, "geo-001") {
+			t.Errorf("%s: blocking failures %s", file, got)
+		}
+		ws, _ := json.Marshal(rep["warnings"])
+		if !strings.Contains(string(ws), `promptfoo weighs \"helpfulness\" differently from row to row; the rubric's weights are used`) {
+			t.Errorf("%s: warnings %s", file, ws)
+		}
+		us, _ := json.Marshal(rep["unscored"])
+		if !strings.Contains(string(us), "upstream failure @ table-model") || !strings.Contains(string(us), "simulated upstream timeout") {
+			t.Errorf("%s: unscored %s", file, us)
+		}
+	}
+}
+
+// Where promptfoo's weights keep the rubric's proportions there is no
+// warning; where they do not, the warning names both.
+func TestPromptfooWeightWarning(t *testing.T) {
+	data, err := os.ReadFile(fmtData + "promptfoo/results.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Keep the rows of the two tests that weigh helpfulness 2 and
+	// accuracy 1.
+	var rows []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.Contains(l, `"description":"capital"`) || strings.Contains(l, `"description":"arithmetic"`) {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run.jsonl")
+	os.WriteFile(run, []byte(strings.Join(rows, "\n")+"\n"), 0o644)
+	rubric := func(w string) string {
+		p := filepath.Join(dir, "r"+w+".yaml")
+		os.WriteFile(p, []byte(`name: pf
+criteria:
+  - id: helpful
+    weight: `+w+`
+    scale: [0, 1]
+    continuous: true
+    from: {promptfoo: helpfulness}
+  - id: accuracy
+    scale: [0, 1]
+    continuous: true
+`), 0o644)
+		return p
+	}
+	_, rep, errs := scoreJSON(t, "", "--rubric", rubric("2"), "--results", run)
+	if ws, _ := json.Marshal(rep["warnings"]); strings.Contains(string(ws), "weights") || errs != "" {
+		t.Errorf("same proportions: warnings %s %s", ws, errs)
+	}
+	_, rep, _ = scoreJSON(t, "", "--rubric", rubric("3"), "--results", run)
+	if ws, _ := json.Marshal(rep["warnings"]); !strings.Contains(string(ws), `promptfoo's own weights differ from the rubric's; the rubric's weights are used: helpful 3 (\"helpfulness\" 2), accuracy 1 (\"accuracy\" 1)`) {
+		t.Errorf("other proportions: warnings %s", ws)
+	}
+}
+
+// evalFromLog builds an Inspect .eval archive (header.json and one
+// samples/<id>_epoch_<n>.json per sample) from a JSON log.
+func evalFromLog(t *testing.T, logPath string) string {
+	t.Helper()
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// encoding/json refuses Inspect's bare NaN: carry it through as a string.
+	nan := regexp.MustCompile(`:\s*NaN\b`)
+	var log map[string]json.RawMessage
+	if err := json.Unmarshal(nan.ReplaceAll(data, []byte(`: "__NaN__"`)), &log); err != nil {
+		t.Fatal(err)
+	}
+	var samples []map[string]json.RawMessage
+	if err := json.Unmarshal(log["samples"], &samples); err != nil {
+		t.Fatal(err)
+	}
+	delete(log, "samples")
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	put := func(name string, v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(bytes.ReplaceAll(b, []byte(`"__NaN__"`), []byte("NaN")))
+	}
+	put("header.json", log)
+	for _, s := range samples {
+		name := "samples/" + strings.Trim(string(s["id"]), `"`) + "_epoch_" + string(s["epoch"]) + ".json"
+		put(name, s)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "epochs.eval")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Inspect epochs are samples of one item, from the JSON log and the .eval
+// archive alike: the mean over the epochs, the spread, an item unscored
+// when one of its epochs failed.
+func TestInspectEpochsEndToEnd(t *testing.T) {
+	rb := "testdata/formats/inspect.yaml"
+	for _, args := range [][]string{
+		{"--results", fmtData + "inspect/epochs.json"},
+		{"--results", evalFromLog(t, fmtData+"inspect/epochs.json")},
+		{"--format", "inspect", "--results", evalFromLog(t, fmtData+"inspect/epochs.json")},
+	} {
+		items := filepath.Join(t.TempDir(), "items.jsonl")
+		code, rep, errs := scoreJSON(t, "", append([]string{"--rubric", rb, "--max-unscored", "50%", "--items", items}, args...)...)
+		if code != exitPass {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if rep["items"] != 3.0 || rep["scored"] != 2.0 {
+			t.Errorf("%v: items %v scored %v", args, rep["items"], rep["scored"])
+		}
+		crit := rep["criteria"].([]any)[0].(map[string]any)
+		if crit["id"] != "helpfulness" || crit["mean"] != 0.45 || crit["spread"] != 0.4949747468305833 {
+			t.Errorf("%v: helpfulness %v", args, crit)
+		}
+		us, _ := json.Marshal(rep["unscored"])
+		if !strings.Contains(string(us), `epoch 2 of 2: RuntimeError: sandbox exited`) {
+			t.Errorf("%v: unscored %s", args, us)
+		}
+		got, _ := os.ReadFile(items)
+		if !strings.HasPrefix(string(got), `{"id":"1","score":46.666666666666664,"pass":true`) {
+			t.Errorf("%v: items\n%s", args, got)
+		}
+	}
+}
+
+// deepeval: metric names mapped by `from`, a metric error unscores its test
+// case, a NaN score is na where the criterion allows it.
+func TestDeepevalEndToEnd(t *testing.T) {
+	code, rep, errs := scoreJSON(t, "", "--rubric", "testdata/formats/deepeval.yaml", "--results", fmtData+"deepeval/test_run_20261201_000000.json", "--max-unscored", "30%")
+	if code != exitPass {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	crit := rep["criteria"].([]any)[1].(map[string]any)
+	if rep["items"] != 4.0 || rep["scored"] != 3.0 || crit["id"] != "faithfulness" || crit["na"] != 2.0 || crit["mean"] != 1.0 {
+		t.Errorf("items %v scored %v faithfulness %v", rep["items"], rep["scored"], crit)
+	}
+	us, _ := json.Marshal(rep["unscored"])
+	if !strings.Contains(string(us), "test_case_2") || !strings.Contains(string(us), "RateLimitError") {
+		t.Errorf("unscored %s", us)
+	}
+	// Without the tolerance the errored case blocks.
+	if code, _, _ := runCLI(t, "", "score", "--rubric", "testdata/formats/deepeval.yaml", "--results", fmtData+"deepeval/test_run_20261201_000000.json"); code != exitBlocked {
+		t.Errorf("unscored case within max-unscored 0: exit %d, want 1", code)
+	}
+}
+
+// openai/evals: match events feed a gate; an errored sample is unscored;
+// stdin with --format; the gate command re-reads stdin to re-score under the
+// baseline's rubric.
+func TestOpenAIEvalsEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	code, rep, errs := scoreJSON(t, "", "--rubric", "testdata/formats/openai-evals.yaml", "--results", fmtData+"openai-evals/match.jsonl", "--max-unscored", "30%")
+	if code != exitPass || rep["items"] != 4.0 || rep["scored"] != 3.0 {
+		t.Fatalf("exit %d, items %v scored %v: %s", code, rep["items"], rep["scored"], errs)
+	}
+	code, out, errs := runCLI(t, "", "gate", "--rubric", "testdata/formats/openai-evals.yaml", "--results", fmtData+"openai-evals/match.jsonl",
+		"--max-unscored", "30%", "--baseline-dir", filepath.Join(dir, "store"), "--branch", "main", "--write-baseline", base, "--comment", "never")
+	if code != exitPass {
+		t.Fatalf("gate: exit %d: %s%s", code, out, errs)
+	}
+	run, err := os.ReadFile(fmtData + "openai-evals/match.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := filepath.Join(dir, "r2.yaml")
+	src, _ := os.ReadFile("testdata/formats/openai-evals.yaml")
+	os.WriteFile(changed, bytes.Replace(src, []byte("threshold: 50"), []byte("threshold: 60"), 1), 0o644)
+	code, out, errs = runCLI(t, string(run), "gate", "--rubric", changed, "--format", "openai-evals", "--results", "-",
+		"--max-unscored", "30%", "--baseline", base, "--comment", "never")
+	if code != exitPass || !strings.Contains(out, "baseline 66.7") || !strings.Contains(errs, "re-scored under the baseline's rubric") {
+		t.Errorf("gate from stdin under a changed rubric: exit %d\n%s%s", code, out, errs)
+	}
+	// A model-graded NaN score on a criterion without na: unscored, named.
+	// The metric "score" feeds the criterion of that id.
+	graded := filepath.Join(dir, "graded.yaml")
+	os.WriteFile(graded, []byte("name: graded\ncriteria:\n  - id: score\n    scale: [0, 1]\n"), 0o644)
+	code, rep, errs = scoreJSON(t, "", "--rubric", graded, "--results", fmtData+"openai-evals/modelgraded.jsonl", "--max-unscored", "50%")
+	us, _ := json.Marshal(rep["unscored"])
+	if code != exitPass || rep["scored"] != 2.0 || !strings.Contains(string(us), `openai-evals left metric \"score\" without a value (NaN or null) and criterion \"score\" does not allow na`) {
+		t.Errorf("modelgraded: exit %d, scored %v, unscored %s %s", code, rep["scored"], us, errs)
+	}
+}
+
+// ragas: NaN is na where the criterion allows it, else the row is unscored
+// with a message naming the metric and the criterion (never a 0).
+func TestRagasEndToEnd(t *testing.T) {
+	code, rep, errs := scoreJSON(t, "", "--rubric", "testdata/formats/ragas.yaml", "--results", fmtData+"ragas/results.csv", "--max-unscored", "50%")
+	if code != exitPass {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recall := rep["criteria"].([]any)[2].(map[string]any)
+	if rep["items"] != 3.0 || rep["scored"] != 2.0 || recall["na"] != 1.0 {
+		t.Errorf("items %v scored %v recall %v", rep["items"], rep["scored"], recall)
+	}
+	us, _ := json.Marshal(rep["unscored"])
+	if !strings.Contains(string(us), `ragas left metric \"faithfulness\" without a value (NaN or null) and criterion \"faithfulness\" does not allow na`) {
+		t.Errorf("unscored %s", us)
+	}
+	// rubricgate's own review sheet with a question column stays one.
+	if code, _, errs := runCLI(t, "", "score", "--rubric", "../../rubrics/rag-review.yaml", "--results", "../../examples/rag-review/review.csv"); code == exitError {
+		t.Errorf("review sheet: exit 2: %s", errs)
+	}
+}
+
+// Bad input in every format: exit 2, an error naming the file and the line
+// or JSON path, nothing written.
+func TestForeignBadInputWritesNothing(t *testing.T) {
+	hostile := fmtData + "hostile/"
+	notZip := filepath.Join(t.TempDir(), "run.eval")
+	os.WriteFile(notZip, []byte(`{"version": 2}`), 0o644)
+	for _, tt := range []struct {
+		rubric, format, file, want string
+	}{
+		{"../../examples/promptfoo/rubric.yaml", "", hostile + "promptfoo-truncated.json", "promptfoo-truncated.json:99: at $.results.prompts[1]"},
+		{"../../examples/promptfoo/rubric.yaml", "promptfoo", hostile + "promptfoo-dup.jsonl", `promptfoo-dup.jsonl:3: duplicate id "geo-001" (first at line 1)`},
+		{"testdata/formats/inspect.yaml", "", hostile + "inspect-letter.json", `inspect-letter.json:46: at $.samples[0].scores.model_graded_qa.value: score value "maybe"`},
+		{"testdata/formats/inspect.yaml", "inspect", hostile + "inspect-status.json", `inspect-status.json:3: at $.status: the eval's status is "error"`},
+		{"testdata/formats/inspect.yaml", "", notZip, "run.eval: not an Inspect .eval log"},
+		{"testdata/formats/inspect.yaml", "inspect", notZip, "run.eval: not a zip archive"},
+		{"testdata/formats/deepeval.yaml", "", hostile + "deepeval-string-score.json", "deepeval-string-score.json:26: at $.testCases[0].metricsData[1].score: expected a number"},
+		{"testdata/formats/openai-evals.yaml", "", hostile + "evals-tworuns.jsonl", `evals-tworuns.jsonl:4: at $.run_id: run_id "OTHERRUN"`},
+		{"testdata/formats/ragas.yaml", "", hostile + "ragas-ragged.csv", "ragas-ragged.csv:3: not valid CSV: wrong number of fields"},
+		{"testdata/formats/ragas.yaml", "ragas", hostile + "ragas-inf.csv", "ragas-inf.csv:3"},
+		// The wrong format named: the reader says what it expected.
+		{"testdata/formats/inspect.yaml", "inspect", fmtData + "promptfoo/results.json", `results.json:1: at $.status: missing; expected a string`},
+	} {
+		t.Run(filepath.Base(tt.file)+tt.format, func(t *testing.T) {
+			dir := t.TempDir()
+			out, md := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.md")
+			args := []string{"score", "--rubric", tt.rubric, "--results", tt.file, "--json", out, "--markdown", md}
+			if tt.format != "" {
+				args = append(args, "--format", tt.format)
+			}
+			code, stdout, errs := runCLI(t, "", args...)
+			if code != exitError || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errs, tt.want)
+			}
+			if _, err := os.Stat(out); err == nil || stdout != "" {
+				t.Errorf("bad input wrote output: stdout %q", stdout)
+			}
+			if _, err := os.Stat(md); err == nil {
+				t.Error("bad input wrote the markdown report")
+			}
+		})
+	}
+}
+
+// --format names: the registry's, and only those; stdin needs one.
+func TestFormatNames(t *testing.T) {
+	code, _, errs := runCLI(t, "", "score", "--rubric", "testdata/formats/ragas.yaml", "--format", "openai_evals", "--results", fmtData+"ragas/results.csv")
+	names := strings.Join(results.Names(), ", ") // jsonl, csv, then the tools: deepeval, inspect, openai-evals, promptfoo, ragas
+	if code != exitError || !strings.Contains(errs, `--format "openai_evals": expected one of `+names) || !strings.Contains(names, "csv, deepeval") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	code, _, errs = runCLI(t, "", "score", "--rubric", "testdata/formats/ragas.yaml", "--results", "-")
+	if code != exitError || !strings.Contains(errs, "reading stdin needs --format (one of "+names+")") {
+		t.Errorf("stdin without --format: exit %d: %s", code, errs)
+	}
+	var help bytes.Buffer
+	run([]string{"score", "-h"}, &env{stdin: strings.NewReader(""), stdout: &help, stderr: &help, getenv: func(string) string { return "" }})
+	if !strings.Contains(help.String(), names) {
+		t.Errorf("score -h does not list the formats:\n%s", help.String())
+	}
+}
+
+// calibrate reads a tool's results as the judge's ratings.
+func TestCalibrateForeignJudge(t *testing.T) {
+	code, out, errs := runCLI(t, "", "calibrate", "--rubric", "testdata/formats/openai-evals.yaml", "testdata/formats/human.csv", fmtData+"openai-evals/match.jsonl")
+	if code != exitBlocked || !strings.Contains(out, "test-match.s1.2: 0 -> 1") || !strings.Contains(out, "correct       3      1   0.67") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = runCLI(t, "", "calibrate", "--rubric", "testdata/formats/openai-evals.yaml", "--format", "ragas", "testdata/formats/human.csv", fmtData+"openai-evals/match.jsonl")
+	if code != exitError || !strings.Contains(errs, "match.jsonl:1: not valid CSV") {
+		t.Errorf("wrong --format: exit %d %s", code, errs)
+	}
+}

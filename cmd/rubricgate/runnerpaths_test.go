@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// containerStep makes the harness look like a `using: docker` action step as
+// the runner starts it: GITHUB_WORKSPACE is the mount point, HOME the mounted
+// home, and RUNNER_TEMP the HOST path, which does not exist in the container.
+// It returns that host RUNNER_TEMP.
+func (h *harness) containerStep() string {
+	h.home = h.t.TempDir()
+	temp := filepath.Join(h.t.TempDir(), "host-only", "_temp") // not there, as in the container
+	h.vars["GITHUB_WORKSPACE"] = containerWorkspace
+	h.vars["HOME"] = containerHome
+	h.vars["RUNNER_TEMP"] = temp
+	return temp
+}
+
+// With json unset, the container action writes its report to the mounted
+// home and names it as the host path later steps open. Before, it wrote
+// under RUNNER_TEMP, which the runner does not mount: exit 2, no outputs.
+func TestContainerActionDefaultReport(t *testing.T) {
+	h := newHarness(t)
+	temp := h.containerStep()
+	h.gateInputs(goodRun)
+	if code := h.action(); code != exitPass {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, h.stdout.String(), h.stderr.String())
+	}
+	out := h.outputs()
+	if want := filepath.Join(temp, "_github_home", "rubricgate-report.json"); out["report"] != want {
+		t.Errorf("report output %q, want the host path %q", out["report"], want)
+	}
+	data, err := os.ReadFile(filepath.Join(h.home, "rubricgate-report.json"))
+	if err != nil {
+		t.Fatalf("the report is not in the mounted home: %v", err)
+	}
+	var rep struct{ Decision string }
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Decision != "pass" {
+		t.Errorf("report: %v, decision %q", err, rep.Decision)
+	}
+	if out["decision"] != "pass" || h.summary() == "" {
+		t.Errorf("outputs %v, summary %d bytes", out, len(h.summary()))
+	}
+}
+
+// A run: step (the CLI on the runner host) keeps the report in RUNNER_TEMP.
+func TestRunStepDefaultReport(t *testing.T) {
+	h := newHarness(t)
+	h.vars["GITHUB_WORKSPACE"] = h.t.TempDir()
+	h.gateInputs(goodRun)
+	if code := h.run("gate", "--rubric", supportRubric, "--results", h.path("results.jsonl"), "--github-token", "ghs_faketoken123", "--comment", "never"); code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+	}
+	want := filepath.Join(h.dir, "rubricgate-report.json")
+	if out := h.outputs(); out["report"] != want {
+		t.Errorf("report output %q, want %q", out["report"], want)
+	}
+	if _, err := os.Stat(want); err != nil {
+		t.Error(err)
+	}
+}
+
+// A path under RUNNER_TEMP (a report downloaded to ${{ runner.temp }}) does
+// not exist in the container: the action says so and why, before anything.
+func TestContainerActionRefusesRunnerTempPaths(t *testing.T) {
+	t.Run("gate json", func(t *testing.T) {
+		h := newHarness(t)
+		temp := h.containerStep()
+		h.gateInputs(goodRun)
+		h.input("json", filepath.Join(temp, "report.json"))
+		if code := h.action(); code != exitError {
+			t.Fatalf("exit %d, want 2", code)
+		}
+		if !strings.Contains(h.stderr.String(), "input json: "+temp+"/report.json is under RUNNER_TEMP") {
+			t.Errorf("stderr: %s", h.stderr.String())
+		}
+		if _, err := os.Stat(h.path("github_output")); err == nil {
+			t.Error("outputs were written")
+		}
+	})
+	t.Run("comment report", func(t *testing.T) {
+		h := newHarness(t)
+		report := forkReport(t, h)
+		temp := h.containerStep()
+		h.workflowRunEvent(9001, headSHA, []map[string]any{})
+		h.input("command", "comment")
+		h.input("report", filepath.Join(temp, "rubricgate-report", filepath.Base(report)))
+		if code := h.action(); code != exitError {
+			t.Fatalf("exit %d, want 2", code)
+		}
+		if !strings.Contains(h.stderr.String(), "input report:") || !strings.Contains(h.stderr.String(), "does not mount") {
+			t.Errorf("stderr: %s", h.stderr.String())
+		}
+		if len(h.stickyComments()) != 0 {
+			t.Error("commented")
+		}
+	})
+}
+
+func TestHostPath(t *testing.T) {
+	container := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": "/github/workspace", "RUNNER_TEMP": "/home/runner/work/_temp"}
+	host := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": "/home/runner/work/r/r", "RUNNER_TEMP": "/home/runner/work/_temp"}
+	for _, tc := range []struct {
+		vars        map[string]string
+		path, want  string
+		defaultPath string
+	}{
+		{container, "/github/home/rubricgate-report.json", "/home/runner/work/_temp/_github_home/rubricgate-report.json", "/github/home/rubricgate-report.json"},
+		{container, "/github/home/a/b.json", "/home/runner/work/_temp/_github_home/a/b.json", ""},
+		{container, "/github/workspace/out/r.json", "out/r.json", ""},
+		{container, "r.json", "r.json", ""},
+		{container, "/github/homework/r.json", "/github/homework/r.json", ""},
+		{container, "", "", ""},
+		{host, "/github/home/r.json", "/github/home/r.json", "/home/runner/work/_temp/rubricgate-report.json"},
+		{host, "/home/runner/work/_temp/r.json", "/home/runner/work/_temp/r.json", ""},
+		{map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": "/github/workspace"}, "/github/home/r.json", "/github/home/r.json", "-"},
+		{map[string]string{}, "/github/home/r.json", "/github/home/r.json", "-"},
+	} {
+		e := &env{getenv: func(k string) string { return tc.vars[k] }}
+		if got := e.hostPath(tc.path); got != tc.want {
+			t.Errorf("%v: hostPath(%q) = %q, want %q", tc.vars, tc.path, got, tc.want)
+		}
+		switch got := e.defaultReportPath(); {
+		case tc.defaultPath == "-" && got != "":
+			t.Errorf("%v: default report %q, want none (no RUNNER_TEMP)", tc.vars, got)
+		case tc.defaultPath != "" && tc.defaultPath != "-" && got != tc.defaultPath:
+			t.Errorf("%v: default report %q, want %q", tc.vars, got, tc.defaultPath)
+		}
+	}
+}

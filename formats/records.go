@@ -1,0 +1,215 @@
+package formats
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// Records is one result file of a tool, read as gate.Records: set it as a
+// gate.Input's Records. Its Format is the tool's name, the key of the
+// rubric's `from`. Each reads the file again on every call (open must give
+// the whole content afresh), so gate may read it twice.
+//
+// How records become gate records:
+//   - records sharing an id (Inspect's epochs) are one item with one sample
+//     per record, ordered by Meta["epoch"]; the item sits where its first
+//     record does. gate sums the samples up (mean, majority for gates);
+//   - an item with an Error is unscored with that error; when one epoch of
+//     several failed, the whole item is unscored and the error names the
+//     epoch (a mean over the epochs that happened to succeed would be
+//     another measurement). Its samples are still handed over: gate checks
+//     the values they carry for blocking criteria;
+//   - metrics keep their names and values: gate maps them to criteria with
+//     the rubric's `from` (and its source scale); a metric marked NA is `na`
+//     where the criterion allows it, else gate makes the item unscored;
+//   - the tool's own metric weights (promptfoo's) are not used: Warnings
+//     says where their proportions differ from the rubric's weights.
+type Records struct {
+	f    *Format
+	name string
+	open func() (io.Reader, error)
+
+	weights map[string]*toolWeight // metric name -> the tool's weight, filled by Each
+	order   []string
+}
+
+// toolWeight is a metric's weight as the tool gave it.
+type toolWeight struct {
+	w      float64
+	varies bool
+}
+
+// NewRecords returns the records of the file named name in format f; open
+// returns its content from the start, each time it is called.
+func NewRecords(f *Format, name string, open func() (io.Reader, error)) *Records {
+	return &Records{f: f, name: name, open: open}
+}
+
+// Format returns the tool's name (one of rubric.Sources).
+func (s *Records) Format() string { return s.f.Name }
+
+var _ gate.RecordsWarner = (*Records)(nil)
+
+// Each reads the file and calls fn with every item, in the order of its
+// first record. A read error is a *gate.InputError naming the file and the
+// line or JSON path (or zip member).
+func (s *Records) Each(fn func(*gate.Record) error) error {
+	r, err := s.open()
+	if err != nil {
+		return &gate.InputError{File: s.name, Msg: fmt.Sprintf("read: %v", err)}
+	}
+	var (
+		groups [][]*Record
+		at     = map[string]int{}
+	)
+	s.weights, s.order = map[string]*toolWeight{}, nil
+	err = s.f.Read(s.name, r, func(rec *Record) error {
+		s.noteWeights(rec)
+		if k, ok := at[rec.ID]; ok {
+			groups[k] = append(groups[k], rec)
+			return nil
+		}
+		at[rec.ID] = len(groups)
+		groups = append(groups, []*Record{rec})
+		return nil
+	})
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			msg := ie.Msg
+			if ie.Path != "" && ie.Path != "$" {
+				msg = "at " + ie.Path + ": " + msg
+			}
+			return &gate.InputError{File: ie.File, Line: ie.Line, Msg: msg}
+		}
+		return err
+	}
+	for _, g := range groups {
+		if err := fn(toGate(g)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toGate makes one gate record of the records of one id.
+func toGate(g []*Record) *gate.Record {
+	if len(g) > 1 {
+		sort.SliceStable(g, func(i, j int) bool { return epochOf(g[i]) < epochOf(g[j]) })
+	}
+	first := g[0]
+	out := &gate.Record{ID: first.ID, Line: first.Loc.Line}
+	if p := first.Loc.Path; p != "$" {
+		out.Where = p
+	}
+	for _, rec := range g {
+		if out.JudgeModel == "" {
+			out.JudgeModel = rec.JudgeModel
+		}
+		if rec.Error != "" && out.Error == "" {
+			out.Error = rec.Error
+			if len(g) > 1 {
+				out.Error = "epoch " + rec.Meta["epoch"] + " of " + strconv.Itoa(len(g)) + ": " + rec.Error
+			}
+			out.Reasoning = rec.Reasoning
+		}
+		ms := make([]gate.Metric, len(rec.Metrics))
+		for i, m := range rec.Metrics {
+			ms[i] = gate.Metric{Name: m.Name, Value: m.Value, NA: m.NA}
+		}
+		out.Samples = append(out.Samples, gate.Sample{Metrics: ms, Reasoning: rec.Reasoning})
+	}
+	if out.Error == "" && len(g) == 1 {
+		out.Reasoning = first.Reasoning
+	}
+	return out
+}
+
+// epochOf is a record's Inspect epoch, 0 when it has none.
+func epochOf(r *Record) int {
+	n, _ := strconv.Atoi(r.Meta["epoch"])
+	return n
+}
+
+// noteWeights keeps the tool's weight of each metric of rec.
+func (s *Records) noteWeights(rec *Record) {
+	for _, m := range rec.Metrics {
+		if m.Weight <= 0 || math.IsInf(m.Weight, 0) || math.IsNaN(m.Weight) {
+			continue
+		}
+		w, ok := s.weights[m.Name]
+		if !ok {
+			s.weights[m.Name] = &toolWeight{w: m.Weight}
+			s.order = append(s.order, m.Name)
+			continue
+		}
+		if w.w != m.Weight {
+			w.varies = true
+		}
+	}
+}
+
+// Warnings compares the tool's own metric weights, as the last Each read
+// them, with rb's: over the criteria both weigh, the proportions must agree
+// (a tool weight of 2 and 1 is the rubric's 4 and 2). The rubric's weights
+// are used either way; a difference, or a metric the tool weighs differently
+// from row to row, is one warning.
+func (s *Records) Warnings(rb *rubric.Rubric) []string {
+	type pair struct {
+		idx          int
+		crit         string
+		metric       string
+		tool, rubric float64
+	}
+	var (
+		pairs    []pair
+		varies   []string
+		tSum, rS float64
+	)
+	for _, name := range s.order {
+		i, ok := rb.CriterionFor(s.f.Name, name)
+		if !ok {
+			continue
+		}
+		w := s.weights[name]
+		if w.varies {
+			varies = append(varies, strconv.Quote(name))
+			continue
+		}
+		c := &rb.Criteria[i]
+		pairs = append(pairs, pair{i, c.ID, name, w.w, c.Weight})
+		tSum += w.w
+		rS += c.Weight
+	}
+	var out []string
+	if len(varies) > 0 {
+		out = append(out, fmt.Sprintf("%s: %s weighs %s differently from row to row; the rubric's weights are used", s.name, s.f.Name, strings.Join(varies, ", ")))
+	}
+	if len(pairs) < 2 || tSum <= 0 || rS <= 0 {
+		return out
+	}
+	differ := false
+	for _, p := range pairs {
+		if math.Abs(p.tool/tSum-p.rubric/rS) > 1e-9 {
+			differ = true
+		}
+	}
+	if !differ {
+		return out
+	}
+	// In the rubric's order: rows arrive in completion order.
+	sort.Slice(pairs, func(a, b int) bool { return pairs[a].idx < pairs[b].idx })
+	var parts []string
+	for _, p := range pairs {
+		parts = append(parts, fmt.Sprintf("%s %s (%s %s)", p.crit, fmtFloat(p.rubric), strconv.Quote(p.metric), fmtFloat(p.tool)))
+	}
+	return append(out, fmt.Sprintf("%s: %s's own weights differ from the rubric's; the rubric's weights are used: %s", s.name, s.f.Name, strings.Join(parts, ", ")))
+}

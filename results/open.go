@@ -1,0 +1,194 @@
+// Package results opens the results files of a run, whatever wrote them:
+// rubricgate's own JSON lines and review sheets, or the result files of
+// promptfoo, Inspect AI, deepeval, openai/evals and ragas (package
+// formats). It is the one place that turns --results and --format into
+// gate inputs: adding a format to package formats adds it here.
+package results
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rubricgate/rubricgate/formats"
+	"github.com/rubricgate/rubricgate/gate"
+)
+
+// Native format names: rubricgate's JSON lines (json is the same) and CSV
+// review sheets.
+const (
+	JSONL = "jsonl"
+	CSV   = "csv"
+)
+
+// Names lists every --format name: the native ones, then each tool's.
+func Names() []string {
+	return append([]string{JSONL, CSV}, formats.Names()...)
+}
+
+// UsageError is a mistake in the patterns or the format name, as opposed
+// to a file that cannot be read.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
+
+// Open expands patterns (file names, globs, "-" for stdin) and opens every
+// file as a gate input, in the order given (a glob's matches sorted, a
+// file named twice opened once). format is "" (each file by its name and
+// content), jsonl (or json), csv, or a tool's name (see Names); "-" needs
+// one.
+//
+// Without a format, .csv is a review sheet unless ragas' header says
+// otherwise, .eval is Inspect's, and .json, .jsonl and .log files are
+// another tool's when its reader recognises their first bytes (two claims
+// are an error that asks for --format), else rubricgate's JSON lines. Any
+// other name is JSON lines.
+//
+// Every input can be read again (gate re-reads to show a duplicate id, and
+// a gate re-scores under the baseline's rubric): a tool's records re-read
+// their file, and stdin read by a tool's reader is buffered (up to
+// formats.MaxFileBytes). Calling close closes every file; it is never nil.
+func Open(patterns []string, format string, stdin io.Reader) ([]gate.Input, func(), error) {
+	nop := func() {}
+	native := gate.FormatAuto
+	var tool *formats.Format
+	switch f := strings.ToLower(strings.TrimSpace(format)); f {
+	case "":
+	case JSONL, "json":
+		native = gate.FormatJSONL
+	case CSV:
+		native = gate.FormatCSV
+	default:
+		t, ok := formats.Lookup(f)
+		if !ok {
+			return nil, nop, usagef("--format %q: expected one of %s", format, strings.Join(Names(), ", "))
+		}
+		tool = t
+	}
+	if len(patterns) == 0 {
+		return nil, nop, usagef("--results: no results file given")
+	}
+	var files []*os.File
+	closeAll := func() {
+		for _, fl := range files {
+			fl.Close()
+		}
+	}
+	failed := func(err error) ([]gate.Input, func(), error) {
+		closeAll()
+		return nil, nop, err
+	}
+	var inputs []gate.Input
+	seen := map[string]bool{}
+	stdinSeen := false
+	for _, p := range patterns {
+		if p == "-" {
+			if stdinSeen {
+				return failed(usagef("--results: stdin (-) given twice"))
+			}
+			stdinSeen = true
+			switch {
+			case tool != nil:
+				data, err := io.ReadAll(io.LimitReader(stdin, formats.MaxFileBytes+1))
+				if err != nil {
+					return failed(fmt.Errorf("read stdin: %w", err))
+				}
+				if int64(len(data)) > formats.MaxFileBytes {
+					return failed(&gate.InputError{File: "-", Msg: fmt.Sprintf("stdin is over %d bytes; name the file instead", int64(formats.MaxFileBytes))})
+				}
+				inputs = append(inputs, gate.Input{Name: "-", Records: formats.NewRecords(tool, "-", func() (io.Reader, error) { return bytes.NewReader(data), nil })})
+			case native == gate.FormatAuto:
+				return failed(usagef("--results -: reading stdin needs --format (one of %s)", strings.Join(Names(), ", ")))
+			default:
+				inputs = append(inputs, gate.Input{Name: "-", R: stdin, Format: native})
+			}
+			continue
+		}
+		matches := []string{p}
+		if strings.ContainsAny(p, "*?[") {
+			m, err := filepath.Glob(p)
+			if err != nil {
+				return failed(usagef("--results %q: bad pattern: %v", p, err))
+			}
+			if len(m) == 0 {
+				return failed(fmt.Errorf("--results %q: no file matches", p))
+			}
+			sort.Strings(m)
+			matches = m
+		}
+		for _, path := range matches {
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			fl, err := os.Open(path)
+			if err != nil {
+				return failed(fmt.Errorf("results: %w", err))
+			}
+			files = append(files, fl)
+			in, err := input(fl, path, native, tool)
+			if err != nil {
+				return failed(err)
+			}
+			inputs = append(inputs, in)
+		}
+	}
+	return inputs, closeAll, nil
+}
+
+// input makes the gate input of one open file.
+func input(fl *os.File, path string, native gate.Format, tool *formats.Format) (gate.Input, error) {
+	if tool == nil && native == gate.FormatAuto {
+		t, err := detect(fl, path)
+		if err != nil {
+			return gate.Input{}, err
+		}
+		tool = t
+	}
+	if tool == nil {
+		return gate.Input{Name: path, R: fl, Format: native}, nil
+	}
+	reopen := func() (io.Reader, error) {
+		if _, err := fl.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		return fl, nil
+	}
+	return gate.Input{Name: path, Records: formats.NewRecords(tool, path, reopen)}, nil
+}
+
+// detect reads the head of fl and names the tool that wrote it, nil for
+// rubricgate's own formats; fl is rewound.
+func detect(fl *os.File, path string) (*formats.Format, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json", ".jsonl", ".csv", ".eval", ".log":
+	default:
+		return nil, nil
+	}
+	head := make([]byte, formats.HeadSize)
+	n, err := io.ReadFull(fl, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	if _, err := fl.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	t, err := formats.Detect(path, head[:n])
+	if errors.Is(err, formats.ErrUnknownFormat) {
+		if strings.EqualFold(filepath.Ext(path), ".eval") {
+			return nil, &gate.InputError{File: path, Msg: "not an Inspect .eval log (no zip archive); name the format with --format"}
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &UsageError{err.Error()}
+	}
+	return t, nil
+}

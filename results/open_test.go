@@ -1,0 +1,81 @@
+package results
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rubricgate/rubricgate/gate"
+)
+
+const data = "../formats/testdata/"
+
+// Open picks each file's reader by name and content, and every input can
+// be read twice.
+func TestOpenDetects(t *testing.T) {
+	dir := t.TempDir()
+	native := filepath.Join(dir, "run.json")
+	os.WriteFile(native, []byte(`{"id":"a","scores":{"x":1}}`+"\n"), 0o644)
+	sheet := filepath.Join(dir, "sheet.csv")
+	os.WriteFile(sheet, []byte("id,question,x\na,why?,1\n"), 0o644)
+	ins, closeAll, err := Open([]string{native, sheet, data + "promptfoo/results.json", data + "promptfoo/results.jsonl",
+		data + "inspect/log_formats.eval", data + "deepeval/test_run_sample.json", data + "openai-evals/match.jsonl", data + "ragas/results.csv"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll()
+	want := []string{"", "", "promptfoo", "promptfoo", "inspect", "deepeval", "openai-evals", "ragas"}
+	for i, in := range ins {
+		got := ""
+		if in.Records != nil {
+			got = in.Records.Format()
+			for range 2 {
+				n := 0
+				if err := in.Records.Each(func(*gate.Record) error { n++; return nil }); err != nil || n == 0 {
+					t.Errorf("%s: %d records, %v", in.Name, n, err)
+				}
+			}
+		} else if in.Format != gate.FormatAuto || in.R == nil {
+			t.Errorf("%s: native input %+v", in.Name, in)
+		}
+		if got != want[i] {
+			t.Errorf("%s: format %q, want %q", in.Name, got, want[i])
+		}
+	}
+}
+
+// Stdin needs a format; a tool's reader gets it buffered, readable twice.
+func TestOpenStdin(t *testing.T) {
+	_, _, err := Open([]string{"-"}, "", strings.NewReader(""))
+	var u *UsageError
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), "needs --format") {
+		t.Fatalf("error %v", err)
+	}
+	run, _ := os.ReadFile(data + "openai-evals/match.jsonl")
+	ins, closeAll, err := Open([]string{"-"}, "openai-evals", strings.NewReader(string(run)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll()
+	for range 2 {
+		n := 0
+		if err := ins[0].Records.Each(func(*gate.Record) error { n++; return nil }); err != nil || n != 4 {
+			t.Fatalf("stdin: %d records, %v", n, err)
+		}
+	}
+	if _, _, err := Open([]string{"a.json"}, "promptfoo-jsonl", nil); !errors.As(err, &u) || !strings.Contains(err.Error(), "expected one of "+strings.Join(Names(), ", ")) {
+		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// Two readers claiming one file is an error that asks for --format.
+func TestOpenAmbiguous(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.jsonl")
+	os.WriteFile(p, []byte(`{"spec": {}, "testCase": {}}`+"\n"), 0o644)
+	_, _, err := Open([]string{p}, "", nil)
+	if err == nil || !strings.Contains(err.Error(), "could be promptfoo or openai-evals") {
+		t.Fatalf("error %v", err)
+	}
+}
