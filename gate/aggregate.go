@@ -79,6 +79,7 @@ type partial struct {
 	recs                                 []dupRec
 	results                              []ItemResult
 	err                                  error
+	shard                                *ShardHeader // the input's shard header, in the chunk that held it
 }
 
 func newPartial(sc *schema) *partial {

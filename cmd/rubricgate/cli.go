@@ -59,6 +59,7 @@ const usage = `rubricgate: a CI regression gate for LLM outputs
 Usage:
   rubricgate score --rubric R --results F [F...] [--json OUT] [--items OUT] [--markdown OUT]
   rubricgate gate --rubric R --results F [F...] [options]     (see rubricgate gate -h)
+  rubricgate judge --rubric R --input ANSWERS --out RESULTS --model M [options]
   rubricgate comment --report REPORT.json [options]            (post another job's report)
   rubricgate calibrate --rubric R [options] HUMAN JUDGE
   rubricgate calibrate --rubric R --reviewers SHEET
@@ -85,6 +86,8 @@ func run(args []string, e *env) int {
 		code, err = cmdScore(args[1:], e)
 	case "gate":
 		code, err = cmdGate(args[1:], e, nil)
+	case "judge":
+		code, err = cmdJudge(args[1:], e)
 	case "comment":
 		code, err = cmdComment(args[1:], e)
 	case "calibrate":

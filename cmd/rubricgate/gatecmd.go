@@ -43,6 +43,7 @@ type gateConfig struct {
 	comment, commentKey, githubToken, title       string
 	commentAuthor                                 string
 	tierCfg                                       tierConfig
+	judge                                         judgeConfig // one-step gate: --input and the judge flags
 }
 
 // gateFlags declares the gate's flags on fs; the same names are the action
@@ -76,6 +77,7 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.commentAuthor, "comment-author", defaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
 	fs.StringVar(&c.title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
 	tierFlags(fs, &c.tierCfg)
+	gateJudgeFlags(fs, &c.judge)
 }
 
 // cmdGate runs the gate. It returns the exit status; errors are exit 2.
@@ -158,6 +160,16 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	rb, warns, err := loadRubric(c.rubric, e)
 	if err != nil {
 		return exitError, err
+	}
+	if c.judge.input != "" {
+		if len(c.results) > 0 {
+			return exitError, usagef("give --input (answers to judge) or --results, not both")
+		}
+		out, err := judgeForGate(ctx, &c.judge, &c.tierCfg, rb, e)
+		if err != nil {
+			return exitError, err
+		}
+		c.results = stringList{out}
 	}
 	src, err := newResultSource(c.results, c.format, e)
 	if err != nil {
