@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/judge"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -87,7 +88,7 @@ func cmdJudge(args []string, e *env) (int, error) {
 		_, err := e.stdout.Write(results.Bytes())
 		return exitPass, err
 	}
-	if err := writeAtomic(c.out, func(w io.Writer) error { _, err := w.Write(results.Bytes()); return err }); err != nil {
+	if err := stage.WriteAtomic(c.out, func(w io.Writer) error { _, err := w.Write(results.Bytes()); return err }); err != nil {
 		return exitError, err
 	}
 	return exitPass, nil
@@ -284,7 +285,7 @@ func judgeForGate(ctx context.Context, c *judgeConfig, t *tierConfig, rb *rubric
 		return "", err
 	}
 	out := strings.TrimSuffix(c.input, filepath.Ext(c.input)) + ".judged.jsonl"
-	if err := writeAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+	if err := stage.WriteAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return "", err
 	}
 	return out, nil
