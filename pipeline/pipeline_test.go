@@ -38,11 +38,11 @@ func TestMaySaveInActions(t *testing.T) {
 		b    host.Build
 		ok   bool
 	}{
-		{"push to the baseline branch", host.Build{Event: "push", Ref: "refs/heads/main", Branch: "main"}, true},
-		{"push to another branch", host.Build{Event: "push", Ref: "refs/heads/feature", Branch: "feature"}, false},
-		{"tag push", host.Build{Event: "push", Ref: "refs/tags/main"}, false},
-		{"pull request", host.Build{Event: "pull_request", Ref: "refs/pull/1/merge", ChangeRequest: 1}, false},
-		{"schedule on main", host.Build{Event: "schedule", Ref: "refs/heads/main", Branch: "main"}, false},
+		{"push to the baseline branch", host.Build{Host: "github", Event: "push", Ref: "refs/heads/main", Branch: "main"}, true},
+		{"push to another branch", host.Build{Host: "github", Event: "push", Ref: "refs/heads/feature", Branch: "feature"}, false},
+		{"tag push", host.Build{Host: "github", Event: "push", Ref: "refs/tags/main"}, false},
+		{"pull request", host.Build{Host: "github", Event: "pull_request", Ref: "refs/pull/1/merge", ChangeRequest: 1}, false},
+		{"schedule on main", host.Build{Host: "github", Event: "schedule", Ref: "refs/heads/main", Branch: "main"}, false},
 	} {
 		var warned []string
 		ok, why := MaySave(SaveInputs{Branch: "main"}, &tt.b, "main", func(s string) { warned = append(warned, s) })
@@ -58,6 +58,12 @@ func TestMaySaveInActions(t *testing.T) {
 
 func TestMaySaveOutsideActions(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	// Another host's build follows the rules outside Actions: a GitLab
+	// merge request pipeline never saves, whatever --branch says.
+	gl := &host.Build{Host: "gitlab", Event: "push", Ref: "refs/heads/main", Branch: "main"}
+	if ok, why := MaySave(SaveInputs{Branch: "main", Getenv: env(map[string]string{"CI_MERGE_REQUEST_IID": "4"})}, gl, "main", nil); ok || !strings.Contains(why, "CI_MERGE_REQUEST_IID") {
+		t.Errorf("a GitLab merge request's run saves: %q", why)
+	}
 	if ok, _ := MaySave(SaveInputs{Branch: "main", Getenv: env(nil)}, nil, "main", nil); !ok {
 		t.Error("--branch main does not save")
 	}

@@ -45,13 +45,14 @@ var ciBranchVars = []string{
 // local store under the baseline branch base: only a run known to be on
 // that branch may. It returns false and why not otherwise.
 //
-// Inside GitHub Actions (b != nil) only a push run on the baseline branch
-// saves; a --branch that differs from the run's is warned about and
-// ignored. Outside Actions the branch comes from --branch, else the
+// Inside GitHub Actions (b.Host "github") only a push run on the baseline
+// branch saves; a --branch that differs from the run's is warned about and
+// ignored. Elsewhere (no build, or another host) the branch comes from
+// --branch, else the
 // variables of other CI systems, else the git checkout's HEAD (a detached
 // HEAD is unknown); a merge or pull request's run never saves.
 func MaySave(in SaveInputs, b *host.Build, base string, warn func(string)) (bool, string) {
-	if b != nil {
+	if b != nil && b.Host == "github" {
 		if in.Branch != "" && in.Branch != b.Branch && warn != nil {
 			warn(fmt.Sprintf("branch %q is ignored inside GitHub Actions: the run's branch comes from GITHUB_REF (%q)", in.Branch, b.Ref))
 		}
