@@ -30,6 +30,16 @@ type Item struct {
 	Reference string
 	// Line is the line the item starts on in its input.
 	Line int
+	// Meta holds the input's other fields, passed through to the results
+	// line under "meta" (JSON lines: the raw values; CSV: the cells as
+	// strings), in input order.
+	Meta []MetaField
+}
+
+// MetaField is one passed-through input field.
+type MetaField struct {
+	Key   string
+	Value json.RawMessage
 }
 
 // Answers is a parsed answers input.
@@ -65,7 +75,8 @@ var (
 // .csv. Every item needs a non-empty unique id and an answer
 // (output/answer/response); the question (input/query/question), context (a
 // string or a list of strings) and reference are optional; other fields are
-// ignored. Errors are *InputError naming the file and line.
+// passed through to the results under "meta". Errors are *InputError naming
+// the file and line.
 func ReadAnswers(name string, r io.Reader) (*Answers, error) {
 	h := sha256.New()
 	tr := io.TeeReader(r, h)
@@ -141,6 +152,7 @@ func parseAnswerJSON(b []byte) (Item, error) {
 		return it, fmt.Errorf("invalid JSON: %v", err)
 	}
 	fields := map[string]json.RawMessage{}
+	var order []string
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -155,6 +167,7 @@ func parseAnswerJSON(b []byte) (Item, error) {
 			return it, fmt.Errorf("key %s given twice", quote(k))
 		}
 		fields[k] = v
+		order = append(order, k)
 	}
 	if _, err := dec.Token(); err != nil {
 		return it, fmt.Errorf("invalid JSON: %v", err)
@@ -231,6 +244,15 @@ func parseAnswerJSON(b []byte) (Item, error) {
 				return it, fmt.Errorf(`"context" must be a string or a list of strings, got %s`, clip(string(v)))
 			}
 			it.Context = strings.Join(list, "\n\n")
+		}
+	}
+	for _, k := range order {
+		if !knownAnswerKey(k) {
+			var c bytes.Buffer
+			if err := json.Compact(&c, fields[k]); err != nil {
+				return it, fmt.Errorf("invalid JSON in %s: %v", quote(k), err)
+			}
+			it.Meta = append(it.Meta, MetaField{Key: k, Value: c.Bytes()})
 		}
 	}
 	return it, nil
@@ -312,6 +334,17 @@ func readAnswersCSV(name string, r io.Reader) ([]Item, error) {
 		if hasR {
 			it.Reference = get(rec, rc)
 		}
+		for i, h := range head {
+			k := strings.TrimSpace(strings.TrimPrefix(h, "\xef\xbb\xbf"))
+			if k == "" || knownAnswerKey(strings.ToLower(k)) || i >= len(rec) {
+				continue
+			}
+			if !utf8.ValidString(rec[i]) {
+				return nil, &InputError{File: name, Line: line, Msg: "row is not valid UTF-8"}
+			}
+			v, _ := json.Marshal(rec[i])
+			it.Meta = append(it.Meta, MetaField{Key: k, Value: v})
+		}
 		if it.ID == "" {
 			return nil, &InputError{File: name, Line: line, Msg: `empty "id": every item needs a non-empty id`}
 		}
@@ -344,3 +377,20 @@ func clip(s string) string {
 }
 
 func quote(s string) string { return strconv.Quote(clip(s)) }
+
+// knownAnswerKey reports whether k is a field the judge reads itself; any
+// other field is passed through as metadata.
+func knownAnswerKey(k string) bool {
+	switch k {
+	case "id", "context", "reference":
+		return true
+	}
+	for _, keys := range [][]string{queryKeys, outputKeys} {
+		for _, q := range keys {
+			if k == q {
+				return true
+			}
+		}
+	}
+	return false
+}

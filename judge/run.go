@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -101,6 +102,10 @@ type Result struct {
 	InputTokens, OutputTokens int64
 	Latency                   time.Duration
 	Attempts                  int
+	// Length is the answer's length in characters (for the gate's
+	// length-bias check) and Meta the input's other fields, passed through.
+	Length int
+	Meta   []MetaField
 }
 
 // ShardHeader is the first line of a sharded results file.
@@ -277,7 +282,7 @@ feed:
 // when a judging fails a blocking criterion. A judge failure is a Result
 // with Err; the error return stops the run (max-cost, cancellation).
 func (r *runner) judgeItem(ctx context.Context, it *Item) (Result, error) {
-	res := Result{ID: it.ID}
+	res := Result{ID: it.ID, Length: utf8.RuneCountInString(it.Output), Meta: it.Meta}
 	p := r.tmpl.build(it)
 	n := r.cfg.Samples
 	confirmed := false
@@ -491,8 +496,35 @@ func Redact(s string, secrets []string) string {
 	return s
 }
 
-// line encodes one result line.
+// line encodes one result line: the judgment, then the answer's length and
+// the input's passed-through fields under "meta" (never at the top level,
+// where a field named like a criterion would read as a score).
 func (r *runner) line(res *Result) ([]byte, error) {
+	b, err := r.judgmentLine(res)
+	if err != nil {
+		return nil, err
+	}
+	var tail bytes.Buffer
+	fmt.Fprintf(&tail, `,"length":%d`, res.Length)
+	if len(res.Meta) > 0 {
+		tail.WriteString(`,"meta":{`)
+		for i, m := range res.Meta {
+			if i > 0 {
+				tail.WriteByte(',')
+			}
+			k, _ := json.Marshal(m.Key)
+			tail.Write(k)
+			tail.WriteByte(':')
+			tail.Write(m.Value)
+		}
+		tail.WriteByte('}')
+	}
+	tail.WriteByte('}')
+	return append(b[:len(b)-1], tail.Bytes()...), nil
+}
+
+// judgmentLine encodes the judgment part of a result line.
+func (r *runner) judgmentLine(res *Result) ([]byte, error) {
 	type usage struct {
 		In  int64 `json:"input_tokens"`
 		Out int64 `json:"output_tokens"`

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/llmfake"
 )
 
@@ -29,7 +30,7 @@ func TestOpenAIValidAnswers(t *testing.T) {
 	}
 	first := strings.SplitN(raw, "\n", 2)[0]
 	want := `{"id":"q0","scores":{"accuracy":4,"resolution":3,"tone":4,"safety":1},"reasoning":"Fine.","judge_model":"gpt-4o-mini","usage":{"input_tokens":100,"output_tokens":20},"latency_ms":`
-	if !strings.HasPrefix(first, want) || !strings.HasSuffix(first, `"attempts":1}`) {
+	if !strings.HasPrefix(first, want) || !strings.HasSuffix(first, `"attempts":1,"length":8}`) {
 		t.Fatalf("first line\n%s\nwant prefix\n%s", first, want)
 	}
 	for i, l := range lines {
@@ -172,7 +173,7 @@ func TestInvalidTwiceIsAnErrorLine(t *testing.T) {
 			t.Fatalf("error %q", msg)
 		}
 		first := strings.SplitN(raw, "\n", 2)[0]
-		if !strings.HasPrefix(first, `{"id":"q0","error":"invalid judge answer after a re-ask: `) || !strings.HasSuffix(first, `,"judge_model":"`+h.cfg.Model+`","attempts":2}`) {
+		if !strings.HasPrefix(first, `{"id":"q0","error":"invalid judge answer after a re-ask: `) || !strings.HasSuffix(first, `,"judge_model":"`+h.cfg.Model+`","attempts":2,"length":8}`) {
 			t.Fatalf("error line %s", first)
 		}
 	}
@@ -493,7 +494,7 @@ func TestSamplesUseDistinctSeeds(t *testing.T) {
 		t.Fatal("a sampled line has top-level scores")
 	}
 	want := `{"id":"q0","samples":[{"scores":{"accuracy":1,"resolution":3,"tone":4,"safety":1},"reasoning":"seed 1"},{"scores":{"accuracy":2,"resolution":3,"tone":4,"safety":1},"reasoning":"seed 2"},{"scores":{"accuracy":3,"resolution":3,"tone":4,"safety":1},"reasoning":"seed 3"}],"judge_model":"gpt-4o-mini","usage":{"input_tokens":300,"output_tokens":60},"latency_ms":`
-	if !strings.HasPrefix(raw, want) || !strings.HasSuffix(strings.TrimSpace(raw), `"attempts":3}`) {
+	if !strings.HasPrefix(raw, want) || !strings.HasSuffix(strings.TrimSpace(raw), `"attempts":3,"length":8}`) {
 		t.Fatalf("line\n%s\nwant prefix\n%s", raw, want)
 	}
 }
@@ -650,5 +651,36 @@ func TestLimiterRequestsPerMinute(t *testing.T) {
 	_ = l.wait(context.Background())
 	if slept-before < 5*time.Second {
 		t.Fatalf("pause not honoured: slept %v", slept-before)
+	}
+}
+
+// Fields the judge does not read pass through under "meta" (never at the top
+// level, where one named like a criterion would read as a score), with the
+// answer's length for the gate's length-bias check; the gate reads the line.
+func TestMetadataPassesThrough(t *testing.T) {
+	h := newHarness(t, llmfake.OpenAI, valid)
+	in := `{"id":"q0","question":"Refund?","output":"Thirty days.","topic":"billing","safety":"x","tags":[1, 2]}` + "\n"
+	ans, err := ReadAnswers("answers.jsonl", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, raw, err := h.run(ans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(raw), `"length":12,"meta":{"topic":"billing","safety":"x","tags":[1,2]}}`) {
+		t.Fatalf("line %s: want the answer length and the other fields under meta", raw)
+	}
+	rep, err := gate.Score(h.cfg.Rubric, []gate.Input{{Name: "results.jsonl", R: strings.NewReader(raw)}}, gate.ScoreOptions{})
+	if err != nil || rep.Scored != 1 {
+		t.Fatalf("the gate does not read the line: %v", err)
+	}
+	csvIn := "id,output,topic\nq1,Yes.,billing\n"
+	ans, err = ReadAnswers("answers.csv", strings.NewReader(csvIn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ans.Items[0].Meta; len(got) != 1 || got[0].Key != "topic" || string(got[0].Value) != `"billing"` {
+		t.Fatalf("CSV meta %v", got)
 	}
 }
