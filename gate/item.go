@@ -131,6 +131,10 @@ type ReadOptions struct {
 	// GatesOnly reads for a check of gates alone (see CheckBlocking): an item
 	// with no weighted score is no error.
 	GatesOnly bool
+	// realScales, when set (CheckBlocking), holds per criterion the scale a
+	// `from` source value is mapped onto: the criterion's real scale, kept
+	// beside the widened one the check reads with.
+	realScales []rubric.Scale
 }
 
 // InputError is bad input at a position in a results file.
@@ -258,6 +262,18 @@ type schema struct {
 	levels []int
 	// list names the criteria for "expected one of" messages.
 	list string
+}
+
+// fromSource maps a value reported on criterion i's source scale for format
+// onto the criterion's real scale (see ReadOptions.realScales).
+func (sc *schema) fromSource(i int, format string, v float64) float64 {
+	c := &sc.rb.Criteria[i]
+	if i < len(sc.opts.realScales) {
+		cc := *c
+		cc.Scale = sc.opts.realScales[i]
+		return cc.FromSource(format, v)
+	}
+	return c.FromSource(format, v)
 }
 
 func newSchema(rb *rubric.Rubric, opts ReadOptions) (*schema, error) {
