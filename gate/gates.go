@@ -62,8 +62,9 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 				var note string
 				switch {
 				case it.Error != "":
-					// Unscored: only an integer below the minimum fails.
-					if v.State != Scored || c.Meets(v.Score) {
+					// Unscored: only an integer below the minimum or off
+					// the scale fails (the lowest across samples).
+					if v.State != Scored || !v.Below && c.Meets(v.Score) && v.Score >= lo && v.Score <= hi {
 						continue
 					}
 					note = "the item also carries a judge error: " + it.Error

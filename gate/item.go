@@ -630,17 +630,18 @@ func (d *decoder) finish() error {
 		// a blocking criterion is still checked by that gate (see
 		// partial.add and CheckBlocking): an error field must not switch a
 		// safety gate off. Values that are not integers (null, "", "na",
-		// text) are placeholders of the failed judge and are ignored.
+		// text) are placeholders of the failed judge and are ignored. The
+		// values inside "samples" are checked the same way, the lowest
+		// across samples: a failing sample blocks (no majority is taken
+		// among the judgings of a failed judge).
 		clear(r.vals)
 		for i := range r.raws {
-			if rv := &r.raws[i]; rv.set && sc.blocking[i] {
-				if v, err := sc.parseValue(i, rv); err == nil && v.State == Scored {
-					r.vals[i] = v
-				} else if n, ok := sc.looseInt(rv); ok {
-					// Off its scale: the gate cannot be shown to hold.
-					f := float64(n)
-					r.vals[i] = Value{Score: f, Min: f, Max: f, N: 1, State: Scored, Below: true}
-				}
+			if !sc.blocking[i] {
+				continue
+			}
+			sc.unscoredValue(i, &r.raws[i], &r.vals[i])
+			for j := 0; j < r.nSamples; j++ {
+				sc.unscoredValue(i, &r.samples[j].raws[i], &r.vals[i])
 			}
 		}
 		return nil
@@ -682,6 +683,34 @@ func (d *decoder) finish() error {
 		return d.errf(line, "item has no weighted criterion with a score (every weighted criterion is na or missing), so it has no score")
 	}
 	return nil
+}
+
+// unscoredValue checks a value an unscored item carries for blocking
+// criterion i and keeps it in *v when it is the lowest so far: an integer
+// (on the scale, or off it: then the gate cannot be shown to hold and it
+// fails). Other values are the failed judge's placeholders and ignored.
+func (sc *schema) unscoredValue(i int, rv *rawVal, v *Value) {
+	if !rv.set {
+		return
+	}
+	var nv Value
+	if pv, err := sc.parseValue(i, rv); err == nil && pv.State == Scored {
+		nv = pv
+	} else if n, ok := sc.looseInt(rv); ok {
+		f := float64(n)
+		nv = Value{Score: f, Min: f, Max: f, N: 1, State: Scored, Below: true}
+	} else {
+		return
+	}
+	if i < len(sc.opts.realScales) {
+		// CheckBlocking reads on a widened scale: off the real one fails.
+		if rs := sc.opts.realScales[i]; nv.Score < float64(rs.Low) || nv.Score > float64(rs.High) {
+			nv.Below = true
+		}
+	}
+	if v.State != Scored || nv.Below && !v.Below || nv.Below == v.Below && nv.Score < v.Score {
+		*v = nv
+	}
 }
 
 // finishSamples validates an item judged several times and sums each
