@@ -92,7 +92,21 @@ type DropCheck struct {
 	Resolution *Resolution `json:"resolution"`
 	// Reason is the reason text of a drop at or above max-drop ("" otherwise).
 	Reason string `json:"reason"`
+	// Basis says which items were compared: "all" (the full sets: they are
+	// the same, or share no item) or "common" (the items of the baseline
+	// that this run scored too, when the sets differ).
+	Basis string `json:"basis"`
+	// Baseline and Current are the scores compared (0-100): the full sets'
+	// or the common items' means.
+	Baseline float64 `json:"baseline"`
+	Current  float64 `json:"current"`
 }
+
+// The bases of the relative check.
+const (
+	BasisAll    = "all"
+	BasisCommon = "common"
+)
 
 // Resolution says how fine a drop the gate can tell from noise: the
 // interval's half-width with this many items, and what it would take to
@@ -241,6 +255,10 @@ type GateReport struct {
 	Reasons []string `json:"reasons"`
 	// Accepted is true when a relative-drop block was waived by the accept label.
 	Accepted bool `json:"accepted"`
+	// RemovedItems is set when baseline items are missing from this run (an
+	// unscored item is not missing): how many, the first ids, and whether
+	// the accept label accepted it.
+	RemovedItems *RemovedItems `json:"removed_items,omitempty"`
 	// Comparable is false when the relative check was skipped (rubric change
 	// that could not be re-scored, or no baseline).
 	Comparable bool `json:"comparable"`
@@ -306,6 +324,16 @@ type RubricChange struct {
 	// RescoreError says why the run could not be re-scored ("" when it was).
 	RescoreError string `json:"rescore_error"`
 	// Accepted is true when the accept label accepted the change.
+	Accepted bool `json:"accepted"`
+}
+
+// RemovedItems records baseline items that the run no longer carries. A
+// pull request must not remove the items it regressed: it blocks unless the
+// accept label is on (a warning on the baseline branch).
+type RemovedItems struct {
+	Count int      `json:"count"`
+	IDs   []string `json:"ids"`
+	// Accepted is true when the accept label accepted the removal.
 	Accepted bool `json:"accepted"`
 }
 
@@ -439,10 +467,24 @@ func Decide(in DecideInput) *GateReport {
 			if b.Score > 0 {
 				rel := (c - b.Score) / b.Score
 				g.RelativeChange = &rel
-				dc := checkDrop(b.Score, c, in.Thresholds, in.Paired)
+			}
+			// When the item sets differ, the check compares the items they
+			// share: added easy items or removed hard ones must not hide a
+			// regression of the others.
+			base, now, basis := b.Score, c, BasisAll
+			if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
+				if p.Common > 0 && p.CommonBaseline != nil && p.CommonCurrent != nil {
+					base, now, basis = *p.CommonBaseline, *p.CommonCurrent, BasisCommon
+				} else if p.Common == 0 {
+					cur.Warnings = append(cur.Warnings, "the run shares no item with the baseline: the relative check compares the full sets, which may hold different items")
+				}
+			}
+			if base > 0 {
+				dc := checkDrop(base, now, in.Thresholds, in.Paired)
+				dc.Basis, dc.Baseline, dc.Current = basis, base, now
 				g.DropCheck = dc
 				if dc.Case != DropWithin {
-					dc.Reason = dropReason(dc, b.Score, c, in.MaxDrop)
+					dc.Reason = dropReason(dc, base, now, in.MaxDrop) + basisNote(dc, b.Score, c, in.Paired)
 				}
 				if r := dc.Reason; dc.Blocks {
 					soft = append(soft, r)
@@ -450,6 +492,8 @@ func Decide(in DecideInput) *GateReport {
 					g.Reasons = append(g.Reasons, r)
 					cur.Warnings = append(cur.Warnings, fmt.Sprintf("the drop of %.2f%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", 100*dc.Drop))
 				}
+			} else if basis == BasisCommon {
+				cur.Warnings = append(cur.Warnings, "the baseline score of the items in common is 0: the relative change is undefined and the relative check was skipped")
 			} else {
 				cur.Warnings = append(cur.Warnings, "the baseline score is 0: the relative change is undefined and the relative check was skipped")
 			}
@@ -460,6 +504,18 @@ func Decide(in DecideInput) *GateReport {
 		}
 		if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
 			cur.Warnings = append(cur.Warnings, fmt.Sprintf("the item sets differ: %d items added, %d removed since the baseline (%d in common)", p.Added, p.Removed, p.Common))
+		}
+		if p := in.Paired; p != nil && p.Removed > 0 {
+			// A pull request must not remove the items it regressed.
+			ids := append([]string{}, p.RemovedIDs...)
+			g.RemovedItems = &RemovedItems{Count: p.Removed, IDs: ids}
+			msg := removedReason(g.RemovedItems)
+			switch {
+			case in.Accepted:
+				soft = append(soft, msg)
+			default:
+				soft = append(soft, msg+"; a reviewer who accepts the removal adds the "+in.AcceptLabel+" label")
+			}
 		}
 		if p := in.Paired; p != nil && p.CI95 != nil {
 			ci := *p.CI95
@@ -479,6 +535,9 @@ func Decide(in DecideInput) *GateReport {
 		if g.RubricChange != nil && in.OnRubricChange != "fail" {
 			g.RubricChange.Accepted = true
 		}
+		if g.RemovedItems != nil {
+			g.RemovedItems.Accepted = true
+		}
 		for _, s := range soft {
 			g.Reasons = append(g.Reasons, "accepted by the "+in.AcceptLabel+" label: "+s)
 		}
@@ -488,6 +547,9 @@ func Decide(in DecideInput) *GateReport {
 	}
 	if g.Decision == Pass && len(g.Reasons) == 0 {
 		switch {
+		case g.DropCheck != nil && g.DropCheck.Basis == BasisCommon:
+			dc := g.DropCheck
+			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score of the %d items in common %s vs the baseline (%.1f → %.1f), within max-drop %s", in.Paired.Common, fmtSignedPct((dc.Current-dc.Baseline)/dc.Baseline), dc.Baseline, dc.Current, fmtPct(in.MaxDrop))+basisNote(dc, b.Score, *g.ComparedScore, in.Paired))
 		case g.RelativeChange != nil:
 			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score %s vs the baseline (%.1f → %.1f), within max-drop %s", fmtSignedPct(*g.RelativeChange), b.Score, *g.ComparedScore, fmtPct(in.MaxDrop)))
 		default:
@@ -527,9 +589,38 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 	return dc
 }
 
+// basisNote says, for a check of the common items, what the full sets did.
+func basisNote(dc *DropCheck, fullBase, fullCur float64, p *Paired) string {
+	if dc.Basis != BasisCommon || p == nil {
+		return ""
+	}
+	full := "undefined"
+	if fullBase > 0 {
+		full = fmtSignedPct((fullCur - fullBase) / fullBase)
+	}
+	return fmt.Sprintf(" [the item sets differ (%d added, %d removed), so the %d items in common are compared; the full sets: %.1f → %.1f, %s]", p.Added, p.Removed, p.Common, fullBase, fullCur, full)
+}
+
+// removedReason words baseline items missing from the run.
+func removedReason(r *RemovedItems) string {
+	shown := r.IDs[:min(len(r.IDs), 5)]
+	s := fmt.Sprintf("ITEMS REMOVED: %d item(s) of the baseline are missing from this run", r.Count)
+	if len(shown) > 0 {
+		s += ": " + strings.Join(shown, ", ")
+		if r.Count > len(shown) {
+			s += fmt.Sprintf(" and %d more", r.Count-len(shown))
+		}
+	}
+	return s
+}
+
 // dropReason words a drop at or above max-drop.
 func dropReason(dc *DropCheck, base, cur, maxDrop float64) string {
-	s := fmt.Sprintf("aggregate score dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", 100*dc.Drop, base, cur, fmtPct(maxDrop))
+	what := "aggregate score"
+	if dc.Basis == BasisCommon {
+		what = "aggregate score of the items in common with the baseline"
+	}
+	s := fmt.Sprintf("%s dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", what, 100*dc.Drop, base, cur, fmtPct(maxDrop))
 	ci := ""
 	if dc.CI95 != nil {
 		ci = fmt.Sprintf("95%% CI %s … %s", fmtSignedPct(dc.CI95[0]), fmtSignedPct(dc.CI95[1]))
