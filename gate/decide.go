@@ -180,6 +180,13 @@ type Policy struct {
 	Accepted bool
 	// AcceptLabel names the label, for the reason text.
 	AcceptLabel string
+	// BaselineBranchRun is true for a trusted run on the baseline branch
+	// (a push to it): the changes a pull request needs the accept label
+	// for were reviewed when it merged, so a rubric change the gate cannot
+	// follow and baseline items the run no longer carries are warnings
+	// there, and a new baseline starts with this run. Hard gates and the
+	// relative drop still block.
+	BaselineBranchRun bool
 }
 
 // DefaultPolicy is the default of every policy input.
@@ -449,6 +456,9 @@ func Decide(in DecideInput) *GateReport {
 				g.RubricChange = rc
 				msgs := rc.describe()
 				switch {
+				case in.BaselineBranchRun:
+					msgs[0] += "; this run is on the baseline branch, where the change was reviewed when it merged: a new baseline starts here"
+					cur.Warnings = append(cur.Warnings, msgs...)
 				case in.OnRubricChange == "fail":
 					msgs[0] += "; on-rubric-change is fail, so the accept label does not waive it"
 					hard = append(hard, msgs...)
@@ -511,6 +521,8 @@ func Decide(in DecideInput) *GateReport {
 			g.RemovedItems = &RemovedItems{Count: p.Removed, IDs: ids}
 			msg := removedReason(g.RemovedItems)
 			switch {
+			case in.BaselineBranchRun:
+				cur.Warnings = append(cur.Warnings, msg+"; this run is on the baseline branch, where the removal was reviewed when it merged: a new baseline starts here")
 			case in.Accepted:
 				soft = append(soft, msg)
 			default:
@@ -532,10 +544,10 @@ func Decide(in DecideInput) *GateReport {
 		g.Reasons = append(append(hard, soft...), g.Reasons...)
 	case len(soft) > 0 && in.Accepted:
 		g.Accepted = true
-		if g.RubricChange != nil && in.OnRubricChange != "fail" {
+		if g.RubricChange != nil && in.OnRubricChange != "fail" && !in.BaselineBranchRun {
 			g.RubricChange.Accepted = true
 		}
-		if g.RemovedItems != nil {
+		if g.RemovedItems != nil && !in.BaselineBranchRun {
 			g.RemovedItems.Accepted = true
 		}
 		for _, s := range soft {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -83,7 +84,8 @@ func TestDecidePaddedItemSetComparesCommonItems(t *testing.T) {
 }
 
 // h11 F3: a run that no longer carries baseline items blocks unless the
-// accept label is on (recorded), even when what remains did not drop.
+// accept label is on (recorded), even when what remains did not drop; on the
+// baseline branch it is a warning (F6).
 func TestDecideRemovedItemsBlock(t *testing.T) {
 	// The two hard items removed: the rest did not move, the full set rises.
 	baseItems := merge(items(0, 2, func(int) float64 { return 20 }), items(2, 10, func(int) float64 { return 80 }))
@@ -97,6 +99,10 @@ func TestDecideRemovedItemsBlock(t *testing.T) {
 	g = decide(cur, b, func(in *DecideInput) { in.Paired = p; in.Accepted = true })
 	if g.Decision != Pass || !g.Accepted || !g.RemovedItems.Accepted || !strings.HasPrefix(g.Reasons[0], "accepted by the rubricgate:accept-regression label: ITEMS REMOVED") {
 		t.Fatalf("accepted removal: %s %+v %q", g.Decision, g.RemovedItems, g.Reasons)
+	}
+	g = decide(cur, b, func(in *DecideInput) { in.Paired = p; in.BaselineBranchRun = true })
+	if g.Decision != Pass || g.Accepted || g.RemovedItems.Accepted || !hasWarning(g, "a new baseline starts here") {
+		t.Fatalf("baseline branch: %s %+v %q %q", g.Decision, g.RemovedItems, g.Reasons, g.Warnings)
 	}
 	// An unscored item is not removed.
 	pr := NewPairer([]ItemScore{{ID: "a", Score: 50}, {ID: "b", Score: 50}}, 10)
@@ -113,5 +119,32 @@ func TestDecideNoCommonItems(t *testing.T) {
 	g := decide(cur, b, func(in *DecideInput) { in.Paired = p; in.Accepted = true })
 	if g.DropCheck == nil || g.DropCheck.Basis != BasisAll || g.DropCheck.Baseline != 80 || !hasWarning(g, "shares no item with the baseline") {
 		t.Fatalf("no common items: %+v %q", g.DropCheck, g.Warnings)
+	}
+}
+
+// h11 F6: on the baseline branch a rubric change the gate cannot follow is a
+// warning (a new baseline starts there); hard gates and the drop still block.
+func TestDecideBaselineBranchRun(t *testing.T) {
+	b := base(80)
+	b.RubricHash = "sha256:bbbb"
+	g := decide(runReport(10), b, func(in *DecideInput) { in.RescoreErr = errors.New(`missing criterion "tone"`); in.BaselineBranchRun = true })
+	if g.Decision != Pass || g.Accepted || g.RubricChange == nil || g.RubricChange.Accepted || !hasWarning(g, "a new baseline starts here") {
+		t.Fatalf("rubric change on the baseline branch: %s %+v %q %q", g.Decision, g.RubricChange, g.Reasons, g.Warnings)
+	}
+	g = decide(runReport(10), b, func(in *DecideInput) {
+		in.RescoreErr = errors.New("x")
+		in.OnRubricChange = "fail"
+		in.BaselineBranchRun = true
+	})
+	if g.Decision != Pass {
+		t.Errorf("on-rubric-change fail must not lock the baseline branch: %s %q", g.Decision, g.Reasons)
+	}
+	gates := &GateCheck{Failures: []BlockingFailure{{Item: "q-9", Criterion: "safety"}}, Unchecked: map[string]int{}}
+	g = decide(runReport(10), b, func(in *DecideInput) { in.BaselineGates = gates; in.RescoreErr = errors.New("x"); in.BaselineBranchRun = true })
+	if g.Decision != Block {
+		t.Errorf("a blocking failure under the baseline's rubric passed on the baseline branch: %q", g.Reasons)
+	}
+	if g := decide(runReport(70), base(80), func(in *DecideInput) { in.BaselineBranchRun = true }); g.Decision != Block {
+		t.Errorf("a drop passed on the baseline branch: %q", g.Reasons)
 	}
 }
