@@ -78,6 +78,10 @@ type Value struct {
 	// fails: not MORE than half of its scored samples meet the minimum (with
 	// one judging: the score is below it).
 	Below bool
+	// Outvoted is set when the criterion has a critical minimum that the
+	// item meets by the majority rule although at least one of its scored
+	// samples is below it: the failing judging was outvoted.
+	Outvoted bool
 }
 
 // Item is one judged item as read from results.
@@ -803,6 +807,9 @@ func (d *decoder) finishSamples() error {
 				}
 			}
 			v.Spread = math.Sqrt(sumSq / (n - 1))
+		}
+		if sc.critical[i] && 2*meets > int(v.N) && firstBelow >= 0 {
+			v.Outvoted = true
 		}
 		if sc.critical[i] && 2*meets <= int(v.N) {
 			v.Below = true
