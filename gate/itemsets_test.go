@@ -127,7 +127,10 @@ func TestDecideNoCommonItems(t *testing.T) {
 func TestDecideBaselineBranchRun(t *testing.T) {
 	b := base(80)
 	b.RubricHash = "sha256:bbbb"
-	g := decide(runReport(10), b, func(in *DecideInput) { in.RescoreErr = errors.New(`missing criterion "tone"`); in.BaselineBranchRun = true })
+	g := decide(runReport(10), b, func(in *DecideInput) {
+		in.RescoreErr = errors.New(`missing criterion "tone"`)
+		in.BaselineBranchRun = true
+	})
 	if g.Decision != Pass || g.Accepted || g.RubricChange == nil || g.RubricChange.Accepted || !hasWarning(g, "a new baseline starts here") {
 		t.Fatalf("rubric change on the baseline branch: %s %+v %q %q", g.Decision, g.RubricChange, g.Reasons, g.Warnings)
 	}
@@ -140,7 +143,11 @@ func TestDecideBaselineBranchRun(t *testing.T) {
 		t.Errorf("on-rubric-change fail must not lock the baseline branch: %s %q", g.Decision, g.Reasons)
 	}
 	gates := &GateCheck{Failures: []BlockingFailure{{Item: "q-9", Criterion: "safety"}}, Unchecked: map[string]int{}}
-	g = decide(runReport(10), b, func(in *DecideInput) { in.BaselineGates = gates; in.RescoreErr = errors.New("x"); in.BaselineBranchRun = true })
+	g = decide(runReport(10), b, func(in *DecideInput) {
+		in.BaselineGates = gates
+		in.RescoreErr = errors.New("x")
+		in.BaselineBranchRun = true
+	})
 	if g.Decision != Block {
 		t.Errorf("a blocking failure under the baseline's rubric passed on the baseline branch: %q", g.Reasons)
 	}
