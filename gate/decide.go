@@ -500,7 +500,7 @@ func Decide(in DecideInput) *GateReport {
 					soft = append(soft, r)
 				} else if dc.Case == DropNoise {
 					g.Reasons = append(g.Reasons, r)
-					cur.Warnings = append(cur.Warnings, fmt.Sprintf("the drop of %.2f%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", 100*dc.Drop))
+					cur.Warnings = append(cur.Warnings, fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", fmtDrop(dc.Drop, in.MaxDrop)))
 				}
 			} else if basis == BasisCommon {
 				cur.Warnings = append(cur.Warnings, "the baseline score of the items in common is 0: the relative change is undefined and the relative check was skipped")
@@ -561,9 +561,9 @@ func Decide(in DecideInput) *GateReport {
 		switch {
 		case g.DropCheck != nil && g.DropCheck.Basis == BasisCommon:
 			dc := g.DropCheck
-			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score of the %d items in common %s vs the baseline (%.1f → %.1f), within max-drop %s", in.Paired.Common, fmtSignedPct((dc.Current-dc.Baseline)/dc.Baseline), dc.Baseline, dc.Current, fmtPct(in.MaxDrop))+basisNote(dc, b.Score, *g.ComparedScore, in.Paired))
+			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score of the %d items in common %s vs the baseline (%s), within max-drop %s", in.Paired.Common, FormatChange((dc.Current-dc.Baseline)/dc.Baseline, in.MaxDrop), fmtScores(dc.Baseline, dc.Current, in.MaxDrop), fmtPct(in.MaxDrop))+basisNote(dc, b.Score, *g.ComparedScore, in.Paired))
 		case g.RelativeChange != nil:
-			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score %s vs the baseline (%.1f → %.1f), within max-drop %s", fmtSignedPct(*g.RelativeChange), b.Score, *g.ComparedScore, fmtPct(in.MaxDrop)))
+			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score %s vs the baseline (%s), within max-drop %s", FormatChange(*g.RelativeChange, in.MaxDrop), fmtScores(b.Score, *g.ComparedScore, in.MaxDrop), fmtPct(in.MaxDrop)))
 		default:
 			g.Reasons = append(g.Reasons, "no blocking criterion failed")
 		}
@@ -632,7 +632,7 @@ func dropReason(dc *DropCheck, base, cur, maxDrop float64) string {
 	if dc.Basis == BasisCommon {
 		what = "aggregate score of the items in common with the baseline"
 	}
-	s := fmt.Sprintf("%s dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", what, 100*dc.Drop, base, cur, fmtPct(maxDrop))
+	s := fmt.Sprintf("%s dropped %s%% (%s), at or above max-drop %s", what, fmtDrop(dc.Drop, maxDrop), fmtScores(base, cur, maxDrop), fmtPct(maxDrop))
 	ci := ""
 	if dc.CI95 != nil {
 		ci = fmt.Sprintf("95%% CI %s … %s", fmtSignedPct(dc.CI95[0]), fmtSignedPct(dc.CI95[1]))
@@ -833,6 +833,48 @@ func shortHash(h string) string {
 }
 
 func fmtPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
+
+// FormatChange formats a relative change as a signed percentage with the
+// digits needed to tell it from max-drop: two decimals, more when two would
+// round a change that does not reach max-drop onto it, or one that reaches
+// it off it. A passing 1.996% drop prints -1.996%, never -2.00% like the
+// blocking 2.000% one.
+func FormatChange(rel, maxDrop float64) string {
+	return fmt.Sprintf("%+.*f%%", changeDigits(-rel, maxDrop), 100*rel)
+}
+
+// fmtDrop formats a drop (positive) in percent, without the sign and the %
+// sign, with the digits FormatChange would use.
+func fmtDrop(drop, maxDrop float64) string {
+	return strconv.FormatFloat(100*drop, 'f', changeDigits(drop, maxDrop), 64)
+}
+
+// fmtScores formats "base → cur" with one decimal, or as many as the
+// change needed when it needed more than two (50.000 → 49.002, not
+// 50.0 → 49.0).
+func fmtScores(base, cur, maxDrop float64) string {
+	d := 1
+	if base > 0 {
+		if cd := changeDigits((base-cur)/base, maxDrop); cd > 2 {
+			d = cd
+		}
+	}
+	return strconv.FormatFloat(base, 'f', d, 64) + " → " + strconv.FormatFloat(cur, 'f', d, 64)
+}
+
+// changeDigits is the number of decimals of a drop in percent that keeps
+// the printed drop on the same side of maxDrop as the drop itself (as
+// dropBlocks decides it).
+func changeDigits(drop, maxDrop float64) int {
+	reaches := drop >= maxDrop-dropTolerance
+	for d := 2; d < 9; d++ {
+		p, err := strconv.ParseFloat(strconv.FormatFloat(100*drop, 'f', d, 64), 64)
+		if err == nil && (p/100 >= maxDrop-dropTolerance) == reaches {
+			return d
+		}
+	}
+	return 9
+}
 
 func fmtSignedPct(f float64) string {
 	return fmt.Sprintf("%+.2f%%", 100*f)
