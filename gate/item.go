@@ -524,15 +524,58 @@ func IsBlank(b []byte) bool {
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return false
-		}
-		if !unicode.IsSpace(r) && !unicode.In(r, unicode.Cc, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) {
+		if !isBlankRune(r) || r == utf8.RuneError && n == 1 {
 			return false
 		}
 		i += n
 	}
 	return true
+}
+
+// isBlankRune reports whether r shows nothing (see IsBlank).
+func isBlankRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r <= ' ' || r == 0x7f
+	}
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+}
+
+// trimID trims what shows nothing (IsBlank's characters) from both ends of
+// an id and returns the first control or format character (Unicode Cc, Cf:
+// a tab, U+200B zero width space, U+202E right-to-left override, ...) left
+// inside it, or -1. An id containing one would look like another id, or
+// reorder the text shown around it. All-ASCII ids take a byte loop.
+func trimID(b []byte) ([]byte, rune) {
+	ascii := true
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		for len(b) > 0 && (b[0] <= ' ' || b[0] == 0x7f) {
+			b = b[1:]
+		}
+		for len(b) > 0 && (b[len(b)-1] <= ' ' || b[len(b)-1] == 0x7f) {
+			b = b[:len(b)-1]
+		}
+		for _, c := range b {
+			if c < ' ' || c == 0x7f {
+				return b, rune(c)
+			}
+		}
+		return b, -1
+	}
+	b = bytes.TrimFunc(b, isBlankRune)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r >= utf8.RuneSelf && unicode.In(r, unicode.Cc, unicode.Cf) || r < utf8.RuneSelf && (r < ' ' || r == 0x7f) {
+			return b, r
+		}
+		i += n
+	}
+	return b, -1
 }
 
 // decoder turns lines or rows of one input into validated raw items.
@@ -614,11 +657,16 @@ func (d *decoder) finish() error {
 	if !r.hasID {
 		return d.errf(line, `missing "id": every item needs a non-empty id`)
 	}
-	// One rule for JSON lines and review sheets: surrounding white space is
-	// not part of an id ("a" and "a " are one item).
-	r.id = bytes.TrimSpace(r.id)
-	if IsBlank(r.id) {
+	// One rule for JSON lines and review sheets: surrounding white space
+	// and invisible characters are not part of an id ("a", "a " and
+	// "a\u200b" are one item); one inside it is refused (see trimID).
+	id, bad := trimID(r.id)
+	r.id = id
+	if len(id) == 0 {
 		return d.errf(line, `empty "id": every item needs a non-empty id`)
+	}
+	if bad >= 0 {
+		return d.errf(line, `"id" %s contains the invisible character U+%04X (a control or format character: zero width, bidi override, ...): an id must show what it is`, quoteBytes(id), bad)
 	}
 	if r.length < 0 {
 		r.length = r.answerLen
