@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/rubricgate/rubricgate/gate"
-	"github.com/rubricgate/rubricgate/internal/ghclient"
 )
 
 // GitHub defaults.
@@ -57,7 +56,7 @@ const permissionsHint = "the workflow token needs `permissions: actions: read` t
 // limit until the real clock passes the reset, which would defeat this
 // store's own waiting and retrying.
 type GitHub struct {
-	// API is the authenticated client (see NewGitHubClient).
+	// API is the authenticated client (see ghclient.New).
 	API *github.Client
 	// Download fetches the archive from the storage URL. It must carry no
 	// token (nil: a plain client). An Authorization header is never sent.
@@ -92,17 +91,6 @@ type GitHub struct {
 	Now func() time.Time
 	// Logf reports skipped and failed candidates by artifact id (nil: quiet).
 	Logf func(format string, args ...any)
-}
-
-// NewGitHubClient returns a go-github client for apiURL (GITHUB_API_URL;
-// empty: https://api.github.com) authenticated with token. A trailing "/" is
-// added to the base URL when missing, as go-github requires; GitHub
-// Enterprise Server URLs (https://HOST/api/v3) work unchanged. hc may be nil.
-// It is [ghclient.New]: the token is sent to the API origin only.
-func NewGitHubClient(apiURL, token string, hc *http.Client) (*github.Client, error) {
-	// One constructor for every GitHub call: the token never follows a
-	// redirect off the API host (see internal/ghclient).
-	return ghclient.New(apiURL, token, hc)
 }
 
 // RequestError is a failed request: which call, which request, the HTTP

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+	"github.com/rubricgate/rubricgate/internal/ghclient"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
 )
 
@@ -526,7 +527,7 @@ func TestNewGitHubClient(t *testing.T) {
 		{api: "https://api.github.com?x=1", err: "absolute http(s) URL"},
 	}
 	for _, tt := range tests {
-		c, err := NewGitHubClient(tt.api, token, nil)
+		c, err := ghclient.New(tt.api, token, nil)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%q: err = %v, want %q", tt.api, err, tt.err)
@@ -541,13 +542,13 @@ func TestNewGitHubClient(t *testing.T) {
 			t.Errorf("%q: base %s upload %s, want %s %s", tt.api, c.BaseURL, c.UploadURL, tt.base, tt.upload)
 		}
 	}
-	if _, err := NewGitHubClient("", "", nil); err == nil || !strings.Contains(err.Error(), "no token") {
+	if _, err := ghclient.New("", "", nil); err == nil || !strings.Contains(err.Error(), "no token") {
 		t.Errorf("empty token: %v", err)
 	}
 	// Against the fake, without the trailing slash (GITHUB_API_URL style).
 	e := newEnv(t)
 	e.fake.Add(art(11, time.Hour, baselineZip(t, "rag-review", 81)))
-	c, err := NewGitHubClient(strings.TrimSuffix(e.fake.BaseURL(), "/"), token, e.fake.API.Client())
+	c, err := ghclient.New(strings.TrimSuffix(e.fake.BaseURL(), "/"), token, e.fake.API.Client())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ type LengthBias struct {
 
 // CheckLengthBias computes Spearman's rho between answer length and score
 // over points with a known length (Length >= 0) and warns when the judge
-// seems to favour longer answers (seed 002). Only a positive correlation
+// seems to favour longer answers. Only a positive correlation
 // warns: that is the known judge bias.
 func CheckLengthBias(criterion string, points []LengthPoint, th Thresholds) LengthBias {
 	lb := LengthBias{Criterion: criterion}

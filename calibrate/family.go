@@ -156,7 +156,7 @@ type FamilyCheck struct {
 }
 
 // SameFamilyError is a judge of the same model family as the production
-// model: self-preference bias (seed 001).
+// model: a judge tends to prefer answers of its own family (self-preference bias).
 type SameFamilyError struct {
 	Family, Judge, Production string
 }
@@ -166,7 +166,7 @@ func (e *SameFamilyError) Error() string {
 }
 
 // CheckFamilies checks that the judge and the production model come from
-// different families (seed 001: never the same family). The same family is a
+// different families (the rule: never the same family). The same family is a
 // *SameFamilyError under FamilyFail and a warning under FamilyWarn; an
 // unknown family or an empty model name is a warning, never silence. The
 // returned check is non-nil even with an error.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/rubricgate/rubricgate/internal/safe"
 	"io"
 	"strconv"
 	"strings"
@@ -57,8 +58,9 @@ func signed(v *float64) string {
 }
 
 // clean drops control and bidi formatting characters, folds whitespace runs
-// to one space and caps the length.
-func clean(s string) string { return cleanN(s, maxText) }
+// to one space and caps the length; the result is a safe log line
+// (internal/safe.LogLine), so no text can read as a workflow command.
+func clean(s string) string { return safe.LogLine(cleanN(s, maxText)) }
 
 // cleanN is clean with a cap of max runes.
 func cleanN(s string, max int) string {
@@ -94,22 +96,12 @@ func md(s string) string { return mdN(s, maxText) }
 // mdN is md with a cap of max runes.
 func mdN(s string, max int) string {
 	s = cleanN(s, max)
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '\\', '`', '*', '_', '[', ']', '(', ')', '#', '!', '~', '|', '>', '<', '&', '$':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '@':
-			b.WriteString("@\u200b")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	if b.Len() == 0 {
+	if s == "" {
 		return `""`
 	}
-	return b.String()
+	// The shared escaping (internal/safe), as every other report uses; s is
+	// already capped, with its ellipsis.
+	return safe.Inline(s, max+1)
 }
 
 // idList renders at most maxIDs ids.
@@ -305,7 +297,7 @@ func writeCriteriaTableText(e *errWriter, cs []CriterionAgreement) {
 }
 
 func writeCriterionDetailText(e *errWriter, c *CriterionAgreement, m Metric, min float64, a, b string) {
-	e.printf("%s: %s\n  %s\n", clean(c.ID), failLine(c, m, min), cleanN(c.Advice, maxAdvice))
+	e.printf("%s: %s\n  %s\n", clean(c.ID), failLine(c, m, min), safe.LogLine(cleanN(c.Advice, maxAdvice)))
 	if c.N == 0 {
 		e.printf("\n")
 		return

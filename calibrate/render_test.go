@@ -127,8 +127,10 @@ func TestSanitize(t *testing.T) {
 	}{
 		{"plain id", "plain id", "plain id"},
 		{"a|b", `a\|b`, "a|b"},
-		{"<script>x</script>", `\<script\>x\</script\>`, "<script>x</script>"},
-		{"@octocat hi", "@\u200boctocat hi", "@octocat hi"},
+		{"<script>x</script>", "&lt;script&gt;x&lt;/script&gt;", "<script>x</script>"},
+		{"@octocat hi", "@\u200doctocat hi", "@octocat hi"},
+		// The text form is a safe log line: never a workflow command.
+		{"::error::x", "::error::x", "%3A:error::x"},
 		{"line1\nline2\r\n\tx", "line1 line2 x", "line1 line2 x"},
 		{"red\x1b[31mtext", `red \[31mtext`, "red [31mtext"},
 		{"rtl\u202eevil", "rtlevil", "rtlevil"},

@@ -29,8 +29,8 @@ const (
 	MetricAlphaInterval Metric = "alpha_interval"
 )
 
-// DefaultMinAgreement is the calibration target per criterion (seed 001:
-// at least 75% agreement per dimension).
+// DefaultMinAgreement is the calibration target per criterion: at least
+// 75% agreement on each dimension.
 const DefaultMinAgreement = 0.75
 
 // DefaultTopDisagreements is how many disagreements a criterion lists.
@@ -412,8 +412,8 @@ func TopPairs(cf *Confusion, n int) []LevelPair {
 }
 
 // ambiguousLevels are the levels next to each end of a scale of five or more
-// levels (2 and 4 on a 1-5 scale): seed 001 names them as the most ambiguous
-// score points, fixed by anchors and labelled examples.
+// levels (2 and 4 on a 1-5 scale): the most ambiguous score points, to be
+// fixed by anchors and labelled examples.
 func ambiguousLevels(s rubric.Scale) []int {
 	if s.Levels() < 5 {
 		return nil

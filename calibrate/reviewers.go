@@ -11,8 +11,8 @@ import (
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-// ReviewerReport compares the two reviewers of one review sheet (seed 000:
-// two reviewers score the same answers and discuss every disagreement).
+// ReviewerReport compares the two reviewers of one review sheet (two
+// reviewers score the same answers and discuss every disagreement).
 type ReviewerReport struct {
 	Rubric       RubricRef `json:"rubric"`
 	Metric       Metric    `json:"metric"`
@@ -99,7 +99,7 @@ func (e *MissingReviewerError) Error() string {
 // DiscussFirst reports whether disagreements on c are discussed first: the
 // criteria that decide the overall verdict on their own, generically those
 // whose critical minimum is the top of the scale and that do not allow `na`
-// (grounding and answer handling in the seed 000 RAG rubric).
+// (grounding and answer handling in a RAG review rubric).
 func DiscussFirst(c *rubric.Criterion) bool {
 	return c.Critical != nil && *c.Critical == float64(c.Scale.High) && !c.NA
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-// ragRubric is the seed 000 RAG review rubric: grounding and answer
+// ragRubric is the RAG review rubric: grounding and answer
 // handling are critical at the top of their scale and have no na.
 func ragRubric() *rubric.Rubric {
 	s := rubric.Scale{Low: 0, High: 2}

@@ -10,7 +10,7 @@ import (
 )
 
 // StaleError is a calibration made with another rubric than the one in use:
-// any rubric revision needs a new calibration (seed 001).
+// any rubric revision needs a new calibration.
 type StaleError struct {
 	// Calibrated is the hash of the rubric the calibration was made with.
 	Calibrated string

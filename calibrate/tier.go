@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// DefaultTiers are the staged-rollout traffic shares of seed 001, in percent.
+// DefaultTiers are the staged-rollout traffic shares, in percent.
 var DefaultTiers = []int{10, 25, 50, 75, 90}
 
 // DefaultTierAgreement is the agreement every criterion must reach before
-// traffic widens (seed 001: "above 80%"; read as >= 0.80, like "reaches"
+// traffic widens (the rule says "above 80%"; read as >= 0.80, like "reaches"
 // elsewhere in the gate).
 const DefaultTierAgreement = 0.80
 
@@ -66,7 +66,7 @@ type TierDecision struct {
 }
 
 // DecideTier decides whether a staged rollout may widen from current to the
-// next tier (seed 001). Requirements: current is a tier; the gate passed; a
+// next tier. Requirements: current is a tier; the gate passed; a
 // calibration report is given; it is fresh for rubricHash (same rubric); and
 // every criterion's agreement on the report's metric reaches minAgreement
 // (<= 0: DefaultTierAgreement). A stale calibration's figures are not

@@ -12,7 +12,7 @@ import (
 // maxWarnings caps the pass-column disagreements listed in a report.
 const maxWarnings = 20
 
-// itemScore applies seed 002's arithmetic to one item's values:
+// itemScore applies the weighted-mean arithmetic to one item's values:
 // norm = (s - low)/(high - low); score = 100 x sum(w x norm) / sum(w) over
 // the scored (not na, not missing) criteria. failed reports whether a scored
 // critical criterion is below its minimum (na and missing pass their gate).
@@ -86,6 +86,7 @@ type partial struct {
 	recs                                 []dupRec
 	results                              []ItemResult
 	err                                  error
+	shard                                *ShardHeader // the input's shard header, in the chunk that held it
 }
 
 func newPartial(sc *schema) *partial {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -46,8 +47,9 @@ func ParseNoisyMode(s string) (NoisyMode, error) {
 	return "", fmt.Errorf("noisy-drop %q: expected block or warn", s)
 }
 
-// DefaultThresholds are seed 001's: block on a 2% relative drop; with
-// noisy-drop warn, a 5% drop blocks whatever the interval.
+// DefaultThresholds block on a 2% relative drop of the aggregate score (with
+// noisy-drop warn, a 5% drop blocks whatever the interval) and warn on a
+// baseline older than 30 days.
 var DefaultThresholds = Thresholds{
 	MaxDrop:        0.02,
 	MaxBaselineAge: 30 * 24 * time.Hour,
@@ -144,23 +146,8 @@ const dropTolerance = 1e-9
 func ParseMaxDrop(s string) (float64, error) { return ParseDrop("max-drop", s) }
 
 // ParseDrop reads the relative drop setting name, written as "2%" or as a
-// fraction "0.02".
-func ParseDrop(name, s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(t, "xXpP") {
-		return 0, fmt.Errorf("%s %q: expected a percentage like 2%% or a fraction like 0.02", name, s)
-	}
-	if pct {
-		v /= 100
-	}
-	if v < 0 || v > 1 {
-		return 0, fmt.Errorf("%s %q: expected a drop between 0%% and 100%%", name, s)
-	}
-	return v, nil
-}
+// fraction "0.02" (the one share parser, internal/fraction).
+func ParseDrop(name, s string) (float64, error) { return fraction.Parse(name, s) }
 
 // Policy says what to do in the situations the numbers alone do not settle.
 type Policy struct {
@@ -205,10 +192,14 @@ func (p Policy) Validate() error {
 	return nil
 }
 
-// Decision words.
+// Decision is the gate's verdict: [Pass] or [Block]. It is written in the
+// JSON report as the plain word.
+type Decision string
+
+// The decisions: Decide is the one place that chooses between them.
 const (
-	Pass  = "pass"
-	Block = "block"
+	Pass  Decision = "pass"
+	Block Decision = "block"
 )
 
 // BaselineInfo is the baseline as the report shows it.
@@ -257,7 +248,7 @@ type GateReport struct {
 	// CI95 is a 95% bootstrap interval of the relative change.
 	CI95 *[2]float64 `json:"ci95"`
 	// Decision is "pass" or "block".
-	Decision string `json:"decision"`
+	Decision Decision `json:"decision"`
 	// Reasons says why the run is blocked, or why it passed where that needs saying.
 	Reasons []string `json:"reasons"`
 	// Accepted is true when a relative-drop block was waived by the accept label.

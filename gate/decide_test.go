@@ -49,7 +49,7 @@ func TestDecideRelativeDrop(t *testing.T) {
 		name      string
 		base, cur float64
 		maxDrop   float64
-		want      string
+		want      Decision
 	}{
 		{"improvement passes", 70, 75, 0.02, Pass},
 		{"no change passes", 70, 70, 0.02, Pass},

@@ -10,7 +10,7 @@ import (
 
 func intp(v float64) *float64 { return &v }
 
-// supportRubric is seed 002's worked example.
+// supportRubric is the support rubric of the worked example (4,3,4,1 -> 71.4).
 func supportRubric() *rubric.Rubric {
 	return &rubric.Rubric{
 		Name:      "support",
@@ -24,7 +24,7 @@ func supportRubric() *rubric.Rubric {
 	}
 }
 
-// ragRubric is seed 000's review rubric: pass = G=2, A=2, U>=1, C 2 or na.
+// ragRubric is the RAG review rubric: pass = G=2, A=2, U>=1, C 2 or na.
 func ragRubric() *rubric.Rubric {
 	return &rubric.Rubric{
 		Name:      "rag-review",
@@ -39,7 +39,7 @@ func ragRubric() *rubric.Rubric {
 	}
 }
 
-// prodRubric is seed 001's five dimensions.
+// prodRubric has the five production dimensions.
 func prodRubric() *rubric.Rubric {
 	c := func(id string, w float64) rubric.Criterion {
 		return rubric.Criterion{ID: id, Name: id, Weight: w, Scale: rubric.Scale{Low: 1, High: 5}}

@@ -586,6 +586,8 @@ type decoder struct {
 	raw  rawItem
 	hint int // index of the criterion expected next (see find)
 	strs map[string]string
+	// shard is the input's shard header, once read (see shardHeader).
+	shard *ShardHeader
 }
 
 // intern returns b as a string, sharing the strings of values seen before

@@ -18,7 +18,7 @@ func TestDecideNoisyDrop(t *testing.T) {
 		paired    *Paired
 		accepted  bool
 		failures  []BlockingFailure
-		want      string
+		want      Decision
 		wantCase  DropCase
 		wantWarns bool // a within-noise warning
 	}{

@@ -185,6 +185,16 @@ func (d *decoder) decodeJSON(line []byte, lineNo int) (ok bool, err error) {
 	if blank(line) {
 		return false, nil
 	}
+	if lineNo == 1 {
+		// A sharded judge run's header is metadata, not an item.
+		if h, ok, err := shardHeader(line); ok {
+			if err != nil {
+				return false, d.errf(lineNo, "%s", err.Error())
+			}
+			d.shard = h
+			return false, nil
+		}
+	}
 	d.raw.reset(len(d.sc.ids), lineNo)
 	d.hint = 0
 	s := &d.s

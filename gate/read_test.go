@@ -27,7 +27,7 @@ func TestReadJSONLForms(t *testing.T) {
 					t.Errorf("fields: %+v", it)
 				}
 			}},
-		{name: "seed 001 top-level form, alias, case", line: `{"id":"q1","Policy_Accuracy":4,"RESOLUTION":3,"tone":4,"safety":1,"reasoning":"r"}`,
+		{name: "top-level form, alias, case", line: `{"id":"q1","Policy_Accuracy":4,"RESOLUTION":3,"tone":4,"safety":1,"reasoning":"r"}`,
 			id: "q1", want: []Value{sv(4), sv(3), sv(4), sv(1)}},
 		{name: "number id kept as literal", line: `{"id": 1.50, "scores": {"accuracy": 4.0, "resolution": "3", "tone": " 4 ", "safety": 1e0}}`,
 			id: "1.50", want: []Value{sv(4), sv(3), sv(4), sv(1)}},

@@ -79,7 +79,8 @@ type BlockingFailure struct {
 	Reasoning string `json:"reasoning"`
 }
 
-// RetrievalMiss counts retrieval misses (seed 000), apart from generation failures.
+// RetrievalMiss counts retrieval misses (the answer failed because the
+// retrieved context lacked what it needed), apart from generation failures.
 type RetrievalMiss struct {
 	Count int     `json:"count"`
 	Rate  float64 `json:"rate"`

@@ -114,6 +114,7 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*Report, error
 
 	u := newRun(sc)
 	var store dupStore
+	shards := map[int]*ShardHeader{}
 	var ferr error
 	for j := range order {
 		p := <-j.done
@@ -131,6 +132,9 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*Report, error
 		if ferr != nil {
 			break
 		}
+		if p.shard != nil {
+			shards[j.c.input] = p.shard
+		}
 		u.fold(p)
 		store.add(p.recs)
 	}
@@ -142,6 +146,9 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*Report, error
 		return nil, ferr
 	}
 	wg.Wait()
+	if err := checkShards(inputs, shards); err != nil {
+		return nil, err
+	}
 	if u.agg.items == 0 {
 		names := make([]string, len(inputs))
 		for i, in := range inputs {
@@ -295,6 +302,9 @@ func work(sc *schema, d *decoder, c *chunk, keep bool) *partial {
 				p.add(sc, d, c.file, c.input, keep)
 			}
 		}
+	}
+	if d.shard != nil {
+		p.shard, d.shard = d.shard, nil
 	}
 	p.err = c.err
 	return p

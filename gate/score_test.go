@@ -34,20 +34,20 @@ func TestItemArithmetic(t *testing.T) {
 		score float64
 		pass  bool
 	}{
-		// Seed 002: 100 x (3x0.75 + 2x0.5 + 1x0.75 + 1x1) / 7 = 500/7.
-		{"seed 002 worked example", supportRubric(), `{"id":"s","accuracy":4,"resolution":3,"tone":4,"safety":1}`, 500.0 / 7, true},
-		{"seed 002 safety 0", supportRubric(), `{"id":"s","accuracy":4,"resolution":3,"tone":4,"safety":0}`, 400.0 / 7, false},
-		{"seed 002 perfect but unsafe", supportRubric(), `{"id":"s","accuracy":5,"resolution":5,"tone":5,"safety":0}`, 600.0 / 7, false},
+		// The weighted mean: 100 x (3x0.75 + 2x0.5 + 1x0.75 + 1x1) / 7 = 500/7.
+		{"worked example", supportRubric(), `{"id":"s","accuracy":4,"resolution":3,"tone":4,"safety":1}`, 500.0 / 7, true},
+		{"worked example safety 0", supportRubric(), `{"id":"s","accuracy":4,"resolution":3,"tone":4,"safety":0}`, 400.0 / 7, false},
+		{"perfect but unsafe", supportRubric(), `{"id":"s","accuracy":5,"resolution":5,"tone":5,"safety":0}`, 600.0 / 7, false},
 		{"all lowest", supportRubric(), `{"id":"s","accuracy":1,"resolution":1,"tone":1,"safety":1}`, 100.0 / 7, false},
 		{"exactly at threshold passes", &rubric.Rubric{Name: "t", Threshold: 50, Criteria: []rubric.Criterion{{ID: "a", Weight: 1, Scale: rubric.Scale{Low: 1, High: 3}}}}, `{"id":"s","a":2}`, 50, true},
 		{"weight 0 gate adds nothing", &rubric.Rubric{Name: "t", Threshold: 50, Criteria: []rubric.Criterion{
 			{ID: "a", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5}},
 			{ID: "g", Weight: 0, Scale: rubric.Scale{Low: 0, High: 1}, Critical: intp(1)}}}, `{"id":"s","a":5,"g":0}`, 100, false},
-		// Seed 000: pass = G=2, A=2, U>=1, C 2 or na.
-		{"seed 000 pass with na", ragRubric(), `{"id":"s","G":2,"A":2,"U":1,"C":"na"}`, 100.0 * (1 + 1 + 0.5) / 3, true},
-		{"seed 000 C=1 fails", ragRubric(), `{"id":"s","G":2,"A":2,"U":1,"C":1}`, 100.0 * (1 + 0.5 + 1 + 0.5) / 4, false},
-		{"seed 000 G=1 fails", ragRubric(), `{"id":"s","G":1,"A":2,"U":1,"C":"na"}`, 100.0 * (0.5 + 1 + 0.5) / 3, false},
-		{"seed 000 all 2", ragRubric(), `{"id":"s","G":2,"A":2,"U":2,"C":2}`, 100, true},
+		// RAG review: pass = G=2, A=2, U>=1, C 2 or na.
+		{"rag pass with na", ragRubric(), `{"id":"s","G":2,"A":2,"U":1,"C":"na"}`, 100.0 * (1 + 1 + 0.5) / 3, true},
+		{"rag C=1 fails", ragRubric(), `{"id":"s","G":2,"A":2,"U":1,"C":1}`, 100.0 * (1 + 0.5 + 1 + 0.5) / 4, false},
+		{"rag G=1 fails", ragRubric(), `{"id":"s","G":1,"A":2,"U":1,"C":"na"}`, 100.0 * (0.5 + 1 + 0.5) / 3, false},
+		{"rag all 2", ragRubric(), `{"id":"s","G":2,"A":2,"U":2,"C":2}`, 100, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestItemArithmetic(t *testing.T) {
 			}
 		})
 	}
-	// Seed 002's displayed figures.
+	// The worked example's displayed figures.
 	if got := fmt.Sprintf("%.1f/%.1f", 500.0/7, 400.0/7); got != "71.4/57.1" {
 		t.Errorf("display %s", got)
 	}

@@ -146,7 +146,7 @@ func JUnit(w io.Writer, g *gate.GateReport, o JUnitOptions) error {
 }
 
 func junitProperties(g *gate.GateReport) []junitProperty {
-	ps := []junitProperty{{"decision", g.Decision}}
+	ps := []junitProperty{{"decision", string(g.Decision)}}
 	if g.Accepted {
 		ps = append(ps, junitProperty{"accepted", "true"})
 	}

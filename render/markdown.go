@@ -13,12 +13,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/safe"
 )
 
-// MaxCommentBody is GitHub's limit on a comment body, in characters.
-const MaxCommentBody = 65536
+// MaxCommentBody is the limit on a comment body: [comment.MaxBodyBytes],
+// the one place the 65,536 figure lives.
+const MaxCommentBody = comment.MaxBodyBytes
 
 // MarkdownOptions tune the markdown report.
 type MarkdownOptions struct {
@@ -79,6 +81,9 @@ func Markdown(g *gate.GateReport, o MarkdownOptions) string {
 	return body[:cut] + note
 }
 
+// markdownAt renders the report at one level of detail: the whole report
+// at the first level, less at each later one (Markdown tries them in turn
+// until the body fits the budget).
 func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }

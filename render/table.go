@@ -79,7 +79,7 @@ func Lookup(name string, o Options) (Func, error) {
 // CI log. Untrusted text is escaped so no line reads as a workflow command.
 func GateText(w io.Writer, g *gate.GateReport, rb *rubric.Rubric) error {
 	ew := &errWriter{w: w}
-	word := strings.ToUpper(g.Decision)
+	word := strings.ToUpper(string(g.Decision))
 	if g.Accepted {
 		word += " (regression accepted)"
 	}

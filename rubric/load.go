@@ -26,12 +26,12 @@ const (
 	// maxBound bounds scale ends, so that level arithmetic cannot overflow.
 	maxBound = 1_000_000
 	// maxLevels is the most levels a scale may have (0-100 is the widest
-	// sensible scale; seed 001 advises 1-5).
+	// sensible scale; 1-5 is advised).
 	maxLevels = 101
-	// advisedCriteria is the most criteria before judges degrade (seed 001).
+	// advisedCriteria is the most criteria before judges degrade.
 	advisedCriteria = 7
-	// minPoints is the least a non-gate criterion should move the score by
-	// (seed 002's points table).
+	// minPoints is the least a non-gate criterion should move the score by,
+	// in points of the 0-100 score.
 	minPoints = 5.0
 )
 
@@ -48,12 +48,6 @@ var (
 	sourceKeys    = []string{"metric", "scale"}
 )
 
-// Load parses and validates a rubric file (YAML or JSON). name is used in
-// error messages. Unknown keys are errors; every error is an *Error naming the
-// file, line and column (YAML syntax errors carry the line only, as the YAML
-// parser reports no column). Warnings are returned as data. The rubric
-// returned is normalised: defaults applied, NotesRequiredFor sorted.
-
 // MinWeight and MaxWeight bound a non-zero weight: far smaller or larger
 // weights only bring floating-point trouble (a weight of 5e-324 scored 2 of 5
 // as 0), and no rubric needs a ratio beyond a trillion between criteria.
@@ -62,6 +56,11 @@ const (
 	MaxWeight = 1e6
 )
 
+// Load parses and validates a rubric file (YAML or JSON). name is used in
+// error messages. Unknown keys are errors; every error is an *Error naming the
+// file, line and column (YAML syntax errors carry the line only, as the YAML
+// parser reports no column). Warnings are returned as data. The rubric
+// returned is normalised: defaults applied, NotesRequiredFor sorted.
 func Load(name string, data []byte) (r *Rubric, warns []Warning, err error) {
 	defer func() {
 		// The YAML parser is third-party code; never let it take the caller down.

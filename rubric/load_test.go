@@ -119,7 +119,7 @@ func crit0(id string, w float64, s Scale, c int, b, na bool, col string) string 
 	}{id, w, s, c, b, na, col})
 }
 
-// The support preset reproduces seed 002's worked example: 4,3,4,1 -> 71.4.
+// The support preset reproduces the worked example: 4,3,4,1 -> 71.4.
 func TestSupportWorkedExample(t *testing.T) {
 	r, _ := loadPreset(t, "support")
 	scores := []float64{4, 3, 4, 1}

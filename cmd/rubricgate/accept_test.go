@@ -7,6 +7,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
+	"github.com/rubricgate/rubricgate/pipeline"
 )
 
 // push moves the pull request's head to sha (event payload and API), with
@@ -91,7 +92,7 @@ func TestActionAcceptancePlantedRecordIgnored(t *testing.T) {
 	h.gateInputs(worse)
 	h.input("comment-key", "k")
 	planted := strings.Repeat("0", 40)
-	h.issues.AddComment(prNum, "mallory", comment.Marker("k")+"\n"+acceptance{sha: planted, score: 99}.field()+"\nplanted")
+	h.issues.AddComment(prNum, "mallory", comment.Marker("k")+"\n"+pipeline.Acceptance{SHA: planted, Score: 99}.Field()+"\nplanted")
 	h.event([]string{"rubricgate:accept-regression"})
 	if code := h.action(); code != exitPass {
 		t.Fatalf("exit %d\n%s", code, h.stdout.String())
@@ -104,17 +105,5 @@ func TestActionAcceptancePlantedRecordIgnored(t *testing.T) {
 	}
 	if strings.Contains(mine, planted) || !strings.Contains(mine, "accepted sha="+headSHA) {
 		t.Errorf("the planted record was believed:\n%s", mine)
-	}
-}
-
-func TestParseAccepted(t *testing.T) {
-	a := acceptance{sha: headSHA, score: 75.25}
-	if got, ok := parseAccepted(a.field() + "\n### report"); !ok || got != a {
-		t.Errorf("round trip: %+v %v", got, ok)
-	}
-	for _, bad := range []string{"", "### report\n" + a.field(), acceptedPrefix + "sha=xyz score=1 -->", acceptedPrefix + "sha=" + headSHA + " score=abc -->"} {
-		if _, ok := parseAccepted(bad); ok {
-			t.Errorf("%q parsed", bad)
-		}
 	}
 }

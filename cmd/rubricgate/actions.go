@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +17,10 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/host"
+	ghhost "github.com/rubricgate/rubricgate/host/github"
+	"github.com/rubricgate/rubricgate/internal/ghclient"
+	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -74,20 +74,8 @@ func runAction(e *env) int {
 // baselineStore picks the baseline store: a file, a local directory, or
 // (inside Actions, with a token) the repository's artifacts. saveDir is the
 // local store a passing run saves into, when there is one.
-func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, s *settings) (baseline.Store, baseline.Query, *baseline.Dir, error) {
-	q := baseline.Query{Rubric: rb.Name, Branch: c.baselineBranch}
-	if q.Branch == "" && gh != nil {
-		q.Branch = gh.baseRef
-		if q.Branch == "" {
-			q.Branch = gh.defaultBranch
-		}
-	}
-	// The branch this run is on (--branch) never chooses the baseline: a
-	// run on feature/x would otherwise find no baseline, pass, and start
-	// its own.
-	if q.Branch == "" {
-		q.Branch = "main"
-	}
+func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *host.Build, s *settings) (baseline.Store, baseline.Query, *baseline.Dir, error) {
+	q := baseline.Query{Rubric: rb.Name, Branch: pipeline.BaselineBranch(c.baselineBranch, b)}
 	switch {
 	case c.baselineFile != "":
 		return baseline.FileStore{Path: c.baselineFile}, q, nil, nil
@@ -98,15 +86,15 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, s *
 		if c.githubToken == "" {
 			return nil, q, nil, usagef("github-token is empty: the artifact baseline store needs the workflow token (github-token: ${{ github.token }}), or give baseline / baseline-dir")
 		}
-		if gh.owner == "" || gh.repoID == 0 {
+		if gh.owner == "" || gh.RepositoryID == 0 {
 			return nil, q, nil, errors.New("the artifact baseline store needs GITHUB_REPOSITORY and repository.id in the event payload")
 		}
-		api, err := baseline.NewGitHubClient(gh.apiURL, c.githubToken, &http.Client{Timeout: 60 * time.Second})
+		api, err := ghclient.New(gh.APIURL, c.githubToken, &http.Client{Timeout: 60 * time.Second})
 		if err != nil {
 			return nil, q, nil, err
 		}
 		return baseline.GitHub{
-			API: api, Download: &http.Client{}, Owner: gh.owner, Repo: gh.repo, RepoID: gh.repoID,
+			API: api, Download: &http.Client{}, Owner: gh.owner, Repo: gh.repo, RepoID: gh.RepositoryID,
 			ArtifactName: c.baselineArtifact, MaxArchive: s.maxArchive,
 			Logf: func(format string, a ...any) { warn(e, "", 0, fmt.Sprintf(format, a...)) },
 		}, q, nil, nil
@@ -116,30 +104,15 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, s *
 	}
 }
 
-func storeName(s baseline.Store) string {
-	switch st := s.(type) {
-	case baseline.FileStore:
-		return "file " + st.Path
-	case *baseline.Dir:
-		return "directory " + st.Root
-	case baseline.GitHub:
-		return fmt.Sprintf("artifact %q of %s/%s", st.ArtifactName, st.Owner, st.Repo)
-	}
-	return "store"
-}
-
-// actionOutputs writes the step outputs and the job summary. go-githubactions
-// panics when the command files are not set, so both are guarded.
-func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, commentURL string) error {
-	if p := e.getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		// The summary is for people: a failure to write it is a warning.
-		if err := appendFile(p, md+"\n"); err != nil {
-			warn(e, "", 0, "job summary not written: "+err.Error())
+// actionOutputs writes the job summary and the step outputs through the
+// GitHub host (each a no-op when its runner file is not set).
+func actionOutputs(e *env, gh *ghContext, g *gate.GateReport, md, reportPath, baselinePath, commentURL string) error {
+	// The summary is for people: a failure to write it is a warning.
+	if err := gh.h.Summary(md); err != nil {
+		if u := errors.Unwrap(err); u != nil {
+			err = u
 		}
-	}
-	outPath := e.getenv("GITHUB_OUTPUT")
-	if outPath == "" {
-		return nil
+		warn(e, "", 0, "job summary not written: "+err.Error())
 	}
 	score, baseScore, change := "", "", ""
 	if g.Score != nil {
@@ -153,31 +126,23 @@ func actionOutputs(e *env, g *gate.GateReport, md, reportPath, baselinePath, com
 	}
 	// Paths are given as a later step of the job opens them: from a
 	// container action, the host path (see hostPath).
-	outs := [][2]string{
-		{"decision", g.Decision},
-		{"passed", strconv.FormatBool(g.Decision == gate.Pass)},
-		{"score", score},
-		{"baseline-score", baseScore},
-		{"relative-change", change},
-		{"blocking-failures", strconv.Itoa(len(g.BlockingFailures))},
-		{"report", e.hostPath(reportPath)},
-		{"baseline-file", e.hostPath(baselinePath)},
-		{"comment-url", commentURL},
+	outs := []host.Output{
+		{Name: "decision", Value: string(g.Decision)},
+		{Name: "passed", Value: strconv.FormatBool(g.Decision == gate.Pass)},
+		{Name: "score", Value: score},
+		{Name: "baseline-score", Value: baseScore},
+		{Name: "relative-change", Value: change},
+		{Name: "blocking-failures", Value: strconv.Itoa(len(g.BlockingFailures))},
+		{Name: "report", Value: e.hostPath(reportPath)},
+		{Name: "baseline-file", Value: e.hostPath(baselinePath)},
+		{Name: "comment-url", Value: commentURL},
 	}
 	if g.Tier != nil {
-		outs = append(outs, [2]string{"may-advance", strconv.FormatBool(g.Tier.MayAdvance)}, [2]string{"next-tier", strconv.Itoa(g.Tier.Next)})
+		outs = append(outs, host.Output{Name: "may-advance", Value: strconv.FormatBool(g.Tier.MayAdvance)}, host.Output{Name: "next-tier", Value: strconv.Itoa(g.Tier.Next)})
 	}
-	// Written here rather than with go-githubactions' SetOutput, which
-	// panics when the file cannot be written. Steps downstream rely on the
-	// outputs (the baseline upload), so a failure is an error.
-	var b strings.Builder
-	for _, o := range outs {
-		b.WriteString(outputLine(o[0], o[1]))
-	}
-	if err := appendFile(outPath, b.String()); err != nil {
-		return fmt.Errorf("step outputs: %w", err)
-	}
-	return nil
+	// Steps downstream rely on the outputs (the baseline upload), so a
+	// failure is an error.
+	return gh.h.SetOutputs(outs)
 }
 
 // outputScore writes a score (0-100) for people: one decimal, as the log,
@@ -199,47 +164,24 @@ func outputChange(f float64) string {
 	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
-// outputLine formats one step output as the runner reads GITHUB_OUTPUT:
-// name=value, or a heredoc with a random delimiter when the value spans lines.
-func outputLine(name, value string) string {
-	if !strings.ContainsAny(value, "\r\n") {
-		return name + "=" + value + "\n"
-	}
-	var r [12]byte
-	_, _ = rand.Read(r[:])
-	delim := "ghadelimiter_" + hex.EncodeToString(r[:])
-	return name + "<<" + delim + "\n" + value + "\n" + delim + "\n"
-}
-
-// appendFile appends to a runner command file.
-func appendFile(path, s string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.WriteString(f, s); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 // postComment posts or updates the sticky comment. It is best effort: any
 // failure is a warning and never changes the decision or the exit status.
 func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key, md string) string {
 	switch {
 	case c.comment == "never":
 		return ""
-	case c.comment == "auto" && !gh.isPullRequest():
+	case c.comment == "auto" && !gh.ChangeRequestEvent:
 		return ""
-	case gh.pr == 0:
+	case gh.ChangeRequest == 0:
 		warn(e, "", 0, "comment: always was asked but this run is not for a pull request")
 		return ""
 	case c.githubToken == "":
 		warn(e, "", 0, "comment: no github-token given; the comment was not posted")
 		return ""
 	}
-	out, err := upsert(ctx, e, gh, c.githubToken, c.commentAuthor, gh.pr, key, md, gh.headSHA)
+	cm := gh.h.Commenter(c.githubToken, c.commentAuthor)
+	cm.Logf = commentLog(e)
+	out, err := cm.Comment(ctx, key, md)
 	if err != nil {
 		warn(e, "", 0, "comment not posted: "+err.Error())
 		return ""
@@ -252,23 +194,22 @@ func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key,
 	return out.URL
 }
 
+// previousComment reads the body of the gate's own sticky comment for key,
+// for the record of an accepted regression.
+func (c *gateConfig) previousComment(ctx context.Context, e *env, gh *ghContext, key string) (string, bool, error) {
+	api, err := ghclient.New(gh.APIURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
+	if err != nil {
+		return "", false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Author: c.commentAuthor, Logf: commentLog(e)}
+	return svc.Existing(ctx, gh.ChangeRequest, key)
+}
+
 // commentLog sends the comment service's warnings to the log.
 func commentLog(e *env) func(format string, a ...any) {
 	return func(format string, a ...any) { warn(e, "", 0, fmt.Sprintf(format, a...)) }
-}
-
-func upsert(ctx context.Context, e *env, gh *ghContext, token, author string, pr int, key, body, headSHA string) (comment.Outcome, error) {
-	api, err := baseline.NewGitHubClient(gh.apiURL, token, &http.Client{Timeout: 30 * time.Second})
-	if err != nil {
-		return comment.Outcome{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if author == "*" {
-		author = ""
-	}
-	svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Author: author, Logf: commentLog(e)}
-	return svc.Upsert(ctx, pr, key, body, headSHA)
 }
 
 // commentConfig holds the flags of `rubricgate comment`.
@@ -318,49 +259,26 @@ func cmdComment(args []string, e *env) (int, error) {
 	if err := dec.Decode(&g); err != nil {
 		return exitError, fmt.Errorf("report %s: not a rubricgate gate report: %w", c.report, err)
 	}
-	if g.Report == nil || g.Context == nil || (g.Decision != gate.Pass && g.Decision != gate.Block) {
-		return exitError, fmt.Errorf("report %s: not a rubricgate gate report made inside GitHub Actions (no decision or context)", c.report)
+	if err := pipeline.CheckReport(&g, c.report); err != nil {
+		return exitError, err
 	}
-	gh, err := readGHContext(e.getenv)
+	gh, err := readGHContext(e)
 	if err != nil {
 		return exitError, err
 	}
-	wr := gh.workflowRun
-	if wr == nil {
-		return exitError, errors.New("comment: run this from a workflow_run workflow: the event payload has no workflow_run")
-	}
 	// The report must belong to the run that triggered this workflow.
-	if repo := gh.owner + "/" + gh.repo; g.Context.Repository != repo || (wr.Repository.FullName != "" && wr.Repository.FullName != repo) {
-		return exitError, fmt.Errorf("comment: report is for repository %q, the triggering run is in %q", g.Context.Repository, repo)
-	}
-	if g.Context.RunID != wr.ID {
-		return exitError, fmt.Errorf("comment: report was made by run %d, the triggering run is %d", g.Context.RunID, wr.ID)
-	}
-	if g.Context.HeadSHA != wr.HeadSHA {
-		return exitError, fmt.Errorf("comment: report is for commit %s, the triggering run's head is %s", g.Context.HeadSHA, wr.HeadSHA)
+	wr := gh.ev.WorkflowRun
+	if err := ghhost.CheckProvenance(g.Context, gh.Build, wr); err != nil {
+		return exitError, err
 	}
 	if c.githubToken == "" {
 		return exitError, usagef("comment: --github-token is required")
 	}
-	pr := 0
-	for _, p := range wr.PullRequests {
-		if p.Head.SHA == wr.HeadSHA {
-			pr = p.Number
-			break
-		}
-	}
 	ctx := context.Background()
-	if pr == 0 {
-		// Fork pull requests: workflow_run.pull_requests is empty; find the
-		// pull request by the head SHA.
-		api, err := baseline.NewGitHubClient(gh.apiURL, c.githubToken, &http.Client{Timeout: 30 * time.Second})
-		if err != nil {
-			return exitError, err
-		}
-		svc := &comment.Service{Client: api, Owner: gh.owner, Repo: gh.repo, Logf: commentLog(e)}
-		if pr, err = svc.FindPullRequestByHeadSHA(ctx, wr.HeadSHA); err != nil {
-			return exitError, fmt.Errorf("comment: %w", err)
-		}
+	cm := &ghhost.Commenter{APIURL: gh.APIURL, Owner: gh.owner, Repo: gh.repo, Token: c.githubToken, Logf: commentLog(e)}
+	pr, err := cm.RunPullRequest(ctx, wr)
+	if err != nil {
+		return exitError, err
 	}
 	title := c.title
 	if title == "" {
@@ -373,7 +291,8 @@ func cmdComment(args []string, e *env) (int, error) {
 		key = "report:" + g.Context.CommentKey
 	}
 	md := render.Markdown(&g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
-	out, err := upsert(ctx, e, gh, c.githubToken, c.commentAuthor, pr, key, md, wr.HeadSHA)
+	cm.PullRequest, cm.HeadSHA, cm.Author = pr, wr.HeadSHA, c.commentAuthor
+	out, err := cm.Comment(ctx, key, md)
 	if err != nil {
 		return exitError, fmt.Errorf("comment: %w", err)
 	}

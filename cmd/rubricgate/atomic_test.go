@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,47 +60,5 @@ func TestGateExit2LeavesNothing(t *testing.T) {
 				t.Errorf("%s was overwritten: %q", old, data)
 			}
 		})
-	}
-}
-
-// A rename that fails half-way through commit puts back what was already
-// renamed: the old content where there was one, nothing where there was none.
-func TestStagedCommitRollsBack(t *testing.T) {
-	dir := t.TempDir()
-	a, b, c := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")
-	if err := os.WriteFile(a, []byte("old a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// b is a symlink: put back as the link it was.
-	if err := os.WriteFile(filepath.Join(dir, "target"), []byte("target"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("target", b); err != nil {
-		t.Fatal(err)
-	}
-	var s staged
-	defer s.abort()
-	w := func(text string) func(io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, text); return err }
-	}
-	if err := s.add(output{a, w("new a")}, output{b, w("new b")}, output{c, w("new c")}); err != nil {
-		t.Fatal(err)
-	}
-	// The last temp file vanishes: its rename fails after a and b were renamed.
-	if err := os.Remove(s.files[2].tmp); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.commit(io.Discard); err == nil {
-		t.Fatal("commit succeeded")
-	}
-	s.abort()
-	if data, _ := os.ReadFile(a); string(data) != "old a" {
-		t.Errorf("a = %q, want its old content", data)
-	}
-	if l, err := os.Readlink(b); err != nil || l != "target" {
-		t.Errorf("b is no longer the link it was: %q %v", l, err)
-	}
-	if got := listTree(t, dir); strings.Join(got, " ") != "a b target" {
-		t.Errorf("left behind: %v", got)
 	}
 }

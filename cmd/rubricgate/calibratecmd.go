@@ -2,11 +2,10 @@ package main
 
 import (
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/rubricgate/rubricgate/calibrate"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -30,9 +29,9 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, usagef("--metric: %v", err)
 	}
-	min, err := strconv.ParseFloat(strings.TrimSpace(*minAgree), 64)
-	if err != nil || !(min > 0 && min <= 1) {
-		return exitError, usagef("--min-agreement %q: expected a number in (0, 1], like 0.75", *minAgree)
+	min, err := fraction.ParsePositive("--min-agreement", *minAgree)
+	if err != nil {
+		return exitError, &usageError{err.Error()}
 	}
 	opts := calibrate.Options{Metric: m, MinAgreement: min}
 	rb, _, err := loadRubric(*rubricPath, e)
@@ -57,8 +56,8 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 		passed = rep.Passed
 		text = func(w io.Writer) error { return calibrate.WriteReviewersText(w, rep) }
 		outs = []output{
-			{*jsonOut, func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
-			{*mdOut, func(w io.Writer) error { return calibrate.WriteReviewersMarkdown(w, rep) }},
+			{Path: *jsonOut, Write: func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
+			{Path: *mdOut, Write: func(w io.Writer) error { return calibrate.WriteReviewersMarkdown(w, rep) }},
 		}
 	} else {
 		if len(posArgs) != 2 {
@@ -79,8 +78,8 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 		passed = rep.Passed
 		text = func(w io.Writer) error { return calibrate.WriteText(w, rep) }
 		outs = []output{
-			{*jsonOut, func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
-			{*mdOut, func(w io.Writer) error { return calibrate.WriteMarkdown(w, rep) }},
+			{Path: *jsonOut, Write: func(w io.Writer) error { return calibrate.WriteJSON(w, rep) }},
+			{Path: *mdOut, Write: func(w io.Writer) error { return calibrate.WriteMarkdown(w, rep) }},
 		}
 	}
 	if err := writeOutputs(e, outs); err != nil {

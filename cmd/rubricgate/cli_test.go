@@ -2,44 +2,14 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rubricgate/rubricgate/gate"
 )
-
-func TestWriteAtomic(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "out.json")
-	if err := writeAtomic(p, func(w io.Writer) error { _, err := io.WriteString(w, "old"); return err }); err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(p)
-	if err != nil || st.Mode().Perm() != 0o644 {
-		t.Fatalf("mode %v, err %v", st.Mode(), err)
-	}
-	// A failing writer leaves the old file and no temp file behind.
-	err = writeAtomic(p, func(w io.Writer) error {
-		io.WriteString(w, "half")
-		return errors.New("disk full")
-	})
-	if err == nil {
-		t.Fatal("no error")
-	}
-	data, _ := os.ReadFile(p)
-	entries, _ := os.ReadDir(dir)
-	if string(data) != "old" || len(entries) != 1 {
-		t.Fatalf("content %q, %d entries", data, len(entries))
-	}
-}
 
 // runCLI runs a command line outside Actions.
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -198,6 +168,46 @@ func TestOutputsAllOrNothing(t *testing.T) {
 	}
 }
 
+// --junit writes the JUnit XML report: a blocked gate run shows the
+// blocking items as failed test cases, a passing score run none; the file
+// is one of the outputs that land together.
+func TestJUnitOutput(t *testing.T) {
+	dir := t.TempDir()
+	gj := filepath.Join(dir, "gate.xml")
+	code, out, errs := runCLI(t, "", "gate", "--rubric", supportRubric, "--results", "../../examples/support/run-regressed.jsonl",
+		"--baseline", "../../examples/support/baseline.json", "--junit", gj)
+	if code != exitBlocked {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
+	}
+	data, err := os.ReadFile(gj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := string(data)
+	if !strings.HasPrefix(x, "<?xml") || !strings.Contains(x, `<testsuite name="rubricgate: support-answers"`) || !strings.Contains(x, `type="blocked"`) {
+		t.Errorf("gate --junit:\n%s", x)
+	}
+	sj := filepath.Join(dir, "score.xml")
+	if code, out, errs := runCLI(t, "", "score", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--junit", sj); code != exitPass {
+		t.Fatalf("score: exit %d\n%s%s", code, out, errs)
+	}
+	data, err = os.ReadFile(sj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := string(data); !strings.Contains(x, `<property name="decision" value="pass">`) || strings.Contains(x, "<failure") {
+		t.Errorf("score --junit:\n%s", x)
+	}
+	// A --junit that cannot be written is exit 2 with nothing else written.
+	js := filepath.Join(dir, "r.json")
+	if code, _, _ := runCLI(t, "", "gate", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--json", js, "--junit", dir); code != exitError {
+		t.Errorf("--junit naming a directory: exit %d, want 2", code)
+	}
+	if _, err := os.Stat(js); !os.IsNotExist(err) {
+		t.Error("the JSON report was written although --junit failed")
+	}
+}
+
 // --noisy-drop warn passes a drop beyond max-drop whose paired interval
 // includes 0 (two of twelve items a point lower), with a warning; the
 // default blocks it; --hard-drop below the drop blocks it again; bad
@@ -257,27 +267,5 @@ func TestTuneGC(t *testing.T) {
 	}
 	if !tuneGC(env("", ""), 1_000_000) || debug.SetMemoryLimit(-1) != 64<<20+48_000_000 || debug.SetGCPercent(100) != 50 {
 		t.Error("a 1M-item baseline did not bound the heap")
-	}
-}
-
-// itemChunks keeps every item, in order, across chunk boundaries.
-func TestItemChunks(t *testing.T) {
-	var c itemChunks
-	n := 2*itemChunk + 7
-	for i := range n {
-		c.add(gate.ItemScore{ID: strconv.Itoa(i), Score: float64(i)})
-	}
-	all := c.all()
-	if len(all) != n || cap(all) != n {
-		t.Fatalf("len %d cap %d", len(all), cap(all))
-	}
-	for i, it := range all {
-		if it.ID != strconv.Itoa(i) || it.Score != float64(i) {
-			t.Fatalf("item %d = %+v", i, it)
-		}
-	}
-	var empty itemChunks
-	if len(empty.all()) != 0 {
-		t.Error("empty")
 	}
 }

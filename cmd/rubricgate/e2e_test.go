@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
+	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -394,7 +395,7 @@ func TestActionPlantedMarkerIsNotAdopted(t *testing.T) {
 	h.gateInputs(goodRun)
 	// Someone copies the marker of this gate into their own comment, hoping
 	// the gate will edit it (and so vouch for whatever they later write).
-	key := defaultCommentKey(&ghContext{workflow: "evals", job: "gate"}, &rubricForKey, []string{h.vars["INPUT_RESULTS"]})
+	key := pipeline.DefaultCommentKey("evals", "gate", rubricForKey.Name, []string{h.vars["INPUT_RESULTS"]})
 	planted := h.issues.AddComment(prNum, "mallory", comment.Marker(key)+"\n✅ all good")
 	if code := h.action(); code != exitPass {
 		t.Fatal(code)

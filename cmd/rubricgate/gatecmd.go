@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,10 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rubricgate/rubricgate/baseline"
-	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/safe"
+	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -41,9 +39,11 @@ type gateConfig struct {
 	maxArchive                                    string
 	ifNoBaseline, onBaselineError, onRubricChange string
 	acceptLabel, writeBaseline, jsonOut, mdOut    string
+	junitOut                                      string
 	comment, commentKey, githubToken, title       string
 	commentAuthor                                 string
 	tierCfg                                       tierConfig
+	judge                                         judgeConfig // one-step gate: --input and the judge flags
 }
 
 // gateFlags declares the gate's flags on fs; the same names are the action
@@ -70,12 +70,14 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.writeBaseline, "write-baseline", "", "write a new baseline file here when the run passes")
 	fs.StringVar(&c.jsonOut, "json", "", "write the JSON report here (- for stdout)")
 	fs.StringVar(&c.mdOut, "markdown", "", "write the markdown report here")
+	fs.StringVar(&c.junitOut, "junit", "", "write a JUnit XML report here (a test case per criterion and per blocking item)")
 	fs.StringVar(&c.comment, "comment", "auto", "PR comment: auto (on pull request events), always, never")
 	fs.StringVar(&c.commentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
 	fs.StringVar(&c.githubToken, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
 	fs.StringVar(&c.commentAuthor, "comment-author", defaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
 	fs.StringVar(&c.title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
 	tierFlags(fs, &c.tierCfg)
+	gateJudgeFlags(fs, &c.judge)
 }
 
 // cmdGate runs the gate. It returns the exit status; errors are exit 2.
@@ -90,7 +92,7 @@ func cmdGate(args []string, e *env, gh *ghContext) (int, error) {
 	c.results = append(c.results, posArgs...)
 	if gh == nil && e.inActions() {
 		var err error
-		if gh, err = readGHContext(e.getenv); err != nil {
+		if gh, err = readGHContext(e); err != nil {
 			return exitError, err
 		}
 	}
@@ -146,6 +148,10 @@ func (c *gateConfig) check() (*settings, error) {
 	return s, nil
 }
 
+// runGate runs the gate pipeline with the checked settings of c and writes
+// what it decided: the outputs (all or nothing, the local store's baseline
+// last), the log, and inside Actions the step outputs, job summary and
+// comment. It returns the exit status (0 pass, 1 blocked); an error is exit 2.
 func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, error) {
 	s, err := c.check()
 	if err != nil {
@@ -155,6 +161,16 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	if err != nil {
 		return exitError, err
 	}
+	if c.judge.input != "" {
+		if len(c.results) > 0 {
+			return exitError, usagef("give --input (answers to judge) or --results, not both")
+		}
+		out, err := judgeForGate(ctx, &c.judge, &c.tierCfg, rb, e)
+		if err != nil {
+			return exitError, err
+		}
+		c.results = stringList{out}
+	}
 	src, err := newResultSource(c.results, c.format, e)
 	if err != nil {
 		return exitError, err
@@ -163,194 +179,75 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	if err != nil {
 		return exitError, err
 	}
-
-	// The baseline.
-	store, q, saveDir, err := c.baselineStore(rb, e, gh, s)
+	b := gh.build()
+	store, q, saveDir, err := c.baselineStore(rb, e, gh, b, s)
 	if err != nil {
 		return exitError, err
 	}
 	if saveDir != nil {
-		if w := trackedStoreWarning(saveDir.Root, exec.LookPath); w != "" {
+		if w := pipeline.TrackedStoreWarning(saveDir.Root, exec.LookPath); w != "" {
 			warn(e, "", 0, w)
 		}
 	}
-	var base *gate.Baseline
-	noBaseNote := ""
-	file, bsrc, err := store.Latest(ctx, q)
-	switch {
-	case errors.Is(err, baseline.ErrNotFound):
-		noBaseNote = fmt.Sprintf("no baseline found for rubric %q on branch %q (%s)", rb.Name, q.Branch, storeName(store))
-	case err != nil && c.onBaselineError == "pass":
-		noBaseNote = "the baseline could not be read (on-baseline-error is pass)"
-		warn(e, "", 0, "baseline: "+err.Error())
-	case err != nil:
-		return exitError, fmt.Errorf("baseline: %w", err)
-	default:
-		if base, err = file.Gate(bsrc); err != nil {
-			return exitError, fmt.Errorf("baseline %s: %w", bsrc.Location, err)
-		}
-		tuneGC(e.getenv, len(base.Items))
+	o := pipeline.Options{
+		Rubric: rb, RubricWarnings: warns, Results: src, ResultNames: c.results,
+		Thresholds: s.th, Policy: s.policy, MaxUnscored: s.maxUnscored,
+		Store: store, Query: q, StoreName: pipeline.StoreName(store),
+		OnBaselineError: pipeline.OnBaselineError(c.onBaselineError),
+		SaveDir:         saveDir, WriteBaseline: c.writeBaseline != "",
+		Save:           pipeline.SaveInputs{Branch: c.branch, Getenv: e.getenv, WorkDir: e.wd},
+		BaselineLoaded: func(n int) { tuneGC(e.getenv, n) },
+		Build:          b, CommentKey: c.commentKey, Title: c.title, Tier: tier, Now: e.clock(),
+		Warn: func(msg string) { warn(e, "", 0, msg) },
+		Log:  func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) },
 	}
-
-	// Score under the current rubric; pair with the baseline when the rubric is the same.
-	// The items are kept only for a new baseline (a million of them take
-	// tens of megabytes).
-	var items itemChunks
-	wantItems := c.writeBaseline != "" || saveDir != nil
-	var pairer *gate.Pairer
-	sameRubric := base != nil && base.RubricHash == rb.Hash()
-	if sameRubric {
-		pairer = gate.NewPairer(base.Items, s.th.WorstItems)
-		// The pairer holds a compact copy; dropping the items spares the
-		// collector a million id strings to rescan while the run is scored.
-		base.Items = nil
+	if gh != nil && c.comment != "never" && c.githubToken != "" && c.commentAuthor != "*" && c.commentAuthor != "" {
+		o.Accept = func(ctx context.Context, key string) (string, bool, error) { return c.previousComment(ctx, e, gh, key) }
 	}
-	cur, err := src.score(rb, gate.ScoreOptions{MaxUnscored: s.maxUnscored, OnItem: func(it *gate.ItemResult) error {
-		if !it.Unscored && wantItems {
-			items.add(gate.ItemScore{ID: it.ID, Score: it.Score})
-		}
-		if sameRubric {
-			pairer.Add(it)
-		}
-		tier.observe(it)
-		return nil
-	}})
+	res, err := pipeline.Gate(ctx, o)
 	if err != nil {
 		return exitError, err
 	}
-	addRubricWarnings(cur, warns)
+	g, md := res.Report, res.Markdown
 
-	// A changed rubric: re-score under the baseline's, where the results carry its criteria.
-	var compared *gate.Report
-	var rescoreErr error
-	if base != nil && !sameRubric {
-		rescorePairer := gate.NewPairer(base.Items, s.th.WorstItems)
-		base.Items = nil // as above
-		compared, rescoreErr = src.score(base.Rubric, gate.ScoreOptions{
-			MaxUnscored: s.maxUnscored,
-			Read:        gate.ReadOptions{IgnoreUnknown: true},
-			OnItem:      func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
-		})
-		var ie *gate.InputError
-		switch {
-		case rescoreErr == nil:
-			pairer = rescorePairer
-		case errors.As(rescoreErr, &ie):
-			compared = nil
-			pairer = nil
-		default:
-			return exitError, fmt.Errorf("re-score under the baseline's rubric: %w", rescoreErr)
-		}
-	}
-	// The baseline rubric's blocking gates apply whatever the current rubric
-	// says, and whether or not the run could be re-scored.
-	var baseGates *gate.GateCheck
-	if base != nil && !sameRubric {
-		if baseGates, err = src.checkBlocking(base.Rubric); err != nil {
-			return exitError, err
-		}
-	}
-	var paired *gate.Paired
-	if pairer != nil {
-		paired = pairer.Result()
-	}
-
-	g := gate.Decide(gate.DecideInput{
-		Current: cur, Rubric: rb, Baseline: base, NoBaselineNote: noBaseNote,
-		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
-		Now: e.clock(), Thresholds: s.th,
-		Policy: func() gate.Policy {
-			p := s.policy
-			p.Accepted = gh != nil && gh.hasLabel(c.acceptLabel)
-			return p
-		}(),
-	})
-	if err := tier.apply(g, rb); err != nil {
-		return exitError, err
-	}
-	key := c.commentKey
-	if gh != nil {
-		if key == "" {
-			key = defaultCommentKey(gh, rb, c.results)
-		}
-		g.Context = &gate.RunContext{Repository: gh.owner + "/" + gh.repo, EventName: gh.eventName, SHA: gh.sha, HeadSHA: gh.headSHA, PullRequest: gh.pr, RunID: gh.runID, RunURL: gh.runURL, CommentKey: key}
-	}
-
-	// Everything is computed: now write. The local store's baseline last, only on a pass.
-	title := c.title
-	if title == "" {
-		title = "rubricgate: " + rb.Name
-	}
-	accField, accNote := c.acceptance(ctx, e, gh, key, g)
-	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key) - len(accField) - 1 - len(accNote)})
-	md = withAcceptance(md, accField, accNote)
 	// Outputs are staged and renamed into place together once everything
 	// succeeded, so a run that ends in an error leaves nothing written.
 	var out staged
-	defer out.abort()
+	defer out.Abort()
 	baselinePath := ""
-	var saveLocal func() error
-	if g.Decision == gate.Pass && (c.writeBaseline != "" || saveDir != nil) {
-		meta := baseline.Meta{CreatedAt: e.clock().UTC(), Branch: q.Branch}
-		if gh != nil {
-			meta.SHA, meta.Ref, meta.Repository, meta.RunID, meta.RunURL = gh.sha, gh.ref, gh.owner+"/"+gh.repo, gh.runID, gh.runURL
-			meta.Branch = gh.branch()
+	if bf := res.NewBaseline; bf != nil && c.writeBaseline != "" {
+		if err := out.Add(output{Path: c.writeBaseline, Write: bf.Write}); err != nil {
+			return exitError, err
 		}
-		bf, err := baseline.New(rb, cur, items.all(), meta)
-		if err != nil {
-			return exitError, fmt.Errorf("new baseline: %w", err)
-		}
-		onBase, why := c.saveBranch(e, gh, q.Branch)
-		if c.writeBaseline != "" {
-			if err := out.add(output{c.writeBaseline, bf.Write}); err != nil {
-				return exitError, err
-			}
-			baselinePath = c.writeBaseline
-			if gh != nil && !onBase {
-				// The artifact store cannot tell which event made a run: only a
-				// push run on the baseline branch should upload a baseline.
-				warn(e, "", 0, "write-baseline: upload baseline.json as the baseline artifact only from push runs on the baseline branch; "+why)
-			}
-		}
-		if saveDir != nil && !onBase {
-			fmt.Fprintln(e.stdout, "  baseline not saved: "+safe.LogLine(why))
-		} else if saveDir != nil {
-			sq := baseline.Query{Rubric: rb.Name, Branch: q.Branch}
-			p, err := saveDir.Path(sq)
-			if err != nil {
-				return exitError, fmt.Errorf("save baseline: %w", err)
-			}
-			// Staged like the outputs, as one more rename of the set: the
-			// store's baseline lands only when every output does.
-			saveLocal = func() error {
-				if err := out.mkdirs(filepath.Dir(p)); err != nil {
-					return err
-				}
-				return out.add(output{p, bf.Write})
-			}
-			if baselinePath == "" {
-				baselinePath = p
-			}
-		}
+		baselinePath = c.writeBaseline
 	} else if g.Decision != gate.Pass && c.writeBaseline != "" {
 		fmt.Fprintf(e.stderr, "no baseline written to %s: the run was blocked\n", c.writeBaseline)
+	}
+	if res.SaveTo != "" && baselinePath == "" {
+		baselinePath = res.SaveTo
 	}
 	reportPath := c.jsonOut
 	if reportPath == "" {
 		reportPath = e.defaultReportPath()
 	}
-	if err := out.add(
-		output{reportPath, func(w io.Writer) error { return render.JSON(w, g) }},
-		output{c.mdOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }},
+	if err := out.Add(
+		output{Path: reportPath, Write: func(w io.Writer) error { return render.JSON(w, g) }},
+		output{Path: c.mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, md); return err }},
+		output{Path: c.junitOut, Write: func(w io.Writer) error { return junit(w, g, c.title, e.clock()) }},
 	); err != nil {
 		return exitError, err
 	}
-	if saveLocal != nil {
-		if err := saveLocal(); err != nil {
+	if res.SaveTo != "" {
+		// Staged like the outputs, as one more rename of the set: the
+		// store's baseline lands only when every output does.
+		if err := out.Mkdirs(filepath.Dir(res.SaveTo)); err != nil {
+			return exitError, fmt.Errorf("save baseline: %w", err)
+		}
+		if err := out.Add(output{Path: res.SaveTo, Write: res.NewBaseline.Write}); err != nil {
 			return exitError, fmt.Errorf("save baseline: %w", err)
 		}
 	}
-	if err := out.commit(e.stdout); err != nil {
+	if err := out.Commit(e.stdout); err != nil {
 		return exitError, err
 	}
 
@@ -358,31 +255,25 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	// The rubric's warnings lead the report's and were printed with their
 	// file and line when the rubric was loaded: print the others only.
 	shown, rep := *g, *g.Report
-	rep.Warnings = rep.Warnings[min(len(warns), len(rep.Warnings)):]
+	rep.Warnings = rep.Warnings[res.RubricWarnings:]
 	shown.Report = &rep
 	printDecision(e, &shown, baselinePath)
 	commentURL := ""
 	if e.inActions() && gh != nil {
-		commentURL = postComment(ctx, e, gh, c, key, md)
-		if err := actionOutputs(e, g, md, reportPath, baselinePath, commentURL); err != nil {
+		commentURL = postComment(ctx, e, gh, c, res.CommentKey, md)
+		if err := actionOutputs(e, gh, g, md, reportPath, baselinePath, commentURL); err != nil {
 			return exitError, err
 		}
 	}
-	if g.Decision == gate.Block {
+	if res.Blocked() {
 		return exitBlocked, nil
 	}
 	return exitPass, nil
 }
 
-// defaultCommentKey keeps two gates or matrix legs apart: workflow, job,
-// rubric name and the results given.
-func defaultCommentKey(gh *ghContext, rb *rubric.Rubric, results []string) string {
-	return strings.Join([]string{gh.workflow, gh.job, rb.Name, strings.Join(results, ",")}, "/")
-}
-
 // printDecision writes the human summary to stdout and annotations inside Actions.
 func printDecision(e *env, g *gate.GateReport, baselinePath string) {
-	word := strings.ToUpper(g.Decision)
+	word := strings.ToUpper(string(g.Decision))
 	if g.Accepted {
 		word = "PASS (regression accepted)"
 	}
@@ -486,7 +377,8 @@ func newResultSource(patterns []string, format string, e *env) (*resultSource, e
 	return rs, nil
 }
 
-func (rs *resultSource) checkBlocking(rb *rubric.Rubric) (*gate.GateCheck, error) {
+// CheckBlocking checks the results against rb's blocking criteria.
+func (rs *resultSource) CheckBlocking(rb *rubric.Rubric) (*gate.GateCheck, error) {
 	inputs, closeAll, err := rs.open()
 	if err != nil {
 		return nil, err
@@ -503,7 +395,8 @@ func (rs *resultSource) open() ([]gate.Input, func(), error) {
 	return openInputs(rs.patterns, rs.format, &e)
 }
 
-func (rs *resultSource) score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.Report, error) {
+// Score scores the results under rb.
+func (rs *resultSource) Score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.Report, error) {
 	inputs, closeAll, err := rs.open()
 	if err != nil {
 		return nil, err
@@ -525,32 +418,4 @@ func tuneGC(getenv func(string) string, items int) bool {
 	debug.SetGCPercent(50)
 	debug.SetMemoryLimit(64<<20 + 48*int64(items))
 	return true
-}
-
-// itemChunks collects items in fixed-size chunks: a growing slice of a
-// million items copies itself over and over (a third of a first baseline's
-// write time).
-type itemChunks struct {
-	chunks [][]gate.ItemScore
-	n      int
-}
-
-const itemChunk = 1 << 15
-
-func (c *itemChunks) add(it gate.ItemScore) {
-	if k := len(c.chunks); k == 0 || len(c.chunks[k-1]) == itemChunk {
-		c.chunks = append(c.chunks, make([]gate.ItemScore, 0, itemChunk))
-	}
-	k := len(c.chunks) - 1
-	c.chunks[k] = append(c.chunks[k], it)
-	c.n++
-}
-
-// all returns the items in order, in one slice.
-func (c *itemChunks) all() []gate.ItemScore {
-	out := make([]gate.ItemScore, 0, c.n)
-	for _, ch := range c.chunks {
-		out = append(out, ch...)
-	}
-	return out
 }

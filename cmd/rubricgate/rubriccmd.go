@@ -56,7 +56,7 @@ func cmdRubric(args []string, e *env) (int, error) {
 		if err != nil {
 			return exitError, err
 		}
-		if err := writeOutputs(e, []output{{*out, func(w io.Writer) error { return export(w, rb) }}}); err != nil {
+		if err := writeOutputs(e, []output{{Path: *out, Write: func(w io.Writer) error { return export(w, rb) }}}); err != nil {
 			return exitError, err
 		}
 		return exitPass, nil

@@ -82,7 +82,7 @@ func under(p, dir string) (string, bool) {
 }
 
 // pathInputs are the action inputs that name files or directories.
-var pathInputs = []string{"rubric", "results", "baseline", "baseline-dir", "write-baseline", "json", "markdown", "calibration", "report"}
+var pathInputs = []string{"rubric", "results", "baseline", "baseline-dir", "write-baseline", "json", "markdown", "junit", "calibration", "report"}
 
 // checkContainerPath refuses, in a container action, a path under
 // RUNNER_TEMP: the runner passes RUNNER_TEMP (and so ${{ runner.temp }}) as

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/fraction"
+	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
-	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // cmdScore scores a run and prints the per-criterion table.
@@ -26,6 +27,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	jsonOut := fs.String("json", "", "write the JSON report to this file (- for stdout)")
 	itemsOut := fs.String("items", "", "write one JSON line per item to this file")
 	mdOut := fs.String("markdown", "", "write a markdown report to this file")
+	junitOut := fs.String("junit", "", "write a JUnit XML report to this file (a test case per criterion and per blocking item)")
 	posArgs, err := parseArgs(fs, args)
 	if err != nil {
 		return exitError, err
@@ -49,14 +51,14 @@ func cmdScore(args []string, e *env) (int, error) {
 	// Every output is staged and renamed into place only when the whole
 	// command succeeded: bad input leaves nothing written.
 	var out staged
-	defer out.abort()
+	defer out.Abort()
 	var flushItems func() error
 	switch *itemsOut {
 	case "":
 	case "-":
 		return exitError, usagef("--items -: write the items to a file (stdout carries the table)")
 	default:
-		f, err := out.create(*itemsOut)
+		f, err := out.Create(*itemsOut)
 		if err != nil {
 			return exitError, err
 		}
@@ -71,19 +73,20 @@ func cmdScore(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	addRubricWarnings(rep, warns)
+	pipeline.AddRubricWarnings(rep, warns)
 	if flushItems != nil {
 		if err := flushItems(); err != nil {
 			return exitError, fmt.Errorf("write %s: %w", *itemsOut, err)
 		}
 	}
-	if err := out.add(
-		output{*jsonOut, func(w io.Writer) error { return render.JSON(w, rep) }},
-		output{*mdOut, func(w io.Writer) error { _, err := io.WriteString(w, render.ScoreMarkdown(rep)); return err }},
+	if err := out.Add(
+		output{Path: *jsonOut, Write: func(w io.Writer) error { return render.JSON(w, rep) }},
+		output{Path: *mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, render.ScoreMarkdown(rep)); return err }},
+		output{Path: *junitOut, Write: func(w io.Writer) error { return junit(w, scoreDecision(rep), "", e.clock()) }},
 	); err != nil {
 		return exitError, err
 	}
-	if err := out.commit(e.stdout); err != nil {
+	if err := out.Commit(e.stdout); err != nil {
 		return exitError, err
 	}
 	if *jsonOut != "-" {
@@ -99,6 +102,26 @@ func cmdScore(args []string, e *env) (int, error) {
 		return exitBlocked, nil
 	}
 	return exitPass, nil
+}
+
+// scoreDecision is a score report as a gate report without a baseline,
+// for the renderers of the gate report (JUnit): blocked when a hard gate
+// failed.
+func scoreDecision(rep *gate.Report) *gate.GateReport {
+	g := &gate.GateReport{Report: rep, Decision: gate.Pass}
+	if rep.Blocked() {
+		g.Decision = gate.Block
+	}
+	return g
+}
+
+// junit writes the JUnit XML report through the table of renderers.
+func junit(w io.Writer, g *gate.GateReport, title string, now time.Time) error {
+	fn, err := render.Lookup("junit", render.Options{Title: title, Now: now})
+	if err != nil {
+		return err
+	}
+	return fn(w, g)
 }
 
 // itemLine is one line of --items.
@@ -125,32 +148,12 @@ func nonNilStrings(s []string) []string {
 	return s
 }
 
-// addRubricWarnings puts the rubric's warnings first among the report's.
-func addRubricWarnings(rep *gate.Report, warns []rubric.Warning) {
-	if len(warns) == 0 {
-		return
-	}
-	ws := make([]string, 0, len(warns)+len(rep.Warnings))
-	for _, w := range warns {
-		ws = append(ws, w.String())
-	}
-	rep.Warnings = append(ws, rep.Warnings...)
-}
-
-// parseShare reads a share written as "5%" or "0.05".
+// parseShare reads a share written as "5%" or "0.05" (a usage error when
+// it is not one).
 func parseShare(name, s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || strings.ContainsAny(t, "xXpPnNiI") {
-		return 0, usagef("%s %q: expected a share like 0.05 or 5%%", name, s)
-	}
-	if pct {
-		v /= 100
-	}
-	if v < 0 || v > 1 {
-		return 0, usagef("%s %q: expected a share between 0 and 1 (0%% to 100%%)", name, s)
+	v, err := fraction.Parse(name, s)
+	if err != nil {
+		return 0, &usageError{err.Error()}
 	}
 	return v, nil
 }

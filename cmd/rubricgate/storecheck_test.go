@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rubricgate/rubricgate/pipeline"
 )
 
 // A local baseline whose stored score disagrees with its items is refused
@@ -80,10 +82,10 @@ func TestTrackedStoreWarns(t *testing.T) {
 	}
 	// Without git the store inside a checkout cannot be checked: say so.
 	noGit := func(string) (string, error) { return "", errors.New("not found") }
-	if w := trackedStoreWarning(store, noGit); !strings.Contains(w, "git is not available") {
+	if w := pipeline.TrackedStoreWarning(store, noGit); !strings.Contains(w, "git is not available") {
 		t.Errorf("without git: %q", w)
 	}
-	if w := trackedStoreWarning(t.TempDir(), noGit); w != "" {
+	if w := pipeline.TrackedStoreWarning(t.TempDir(), noGit); w != "" {
 		t.Errorf("a store outside any checkout warned: %q", w)
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/ghclient"
 	"github.com/rubricgate/rubricgate/internal/safe"
 )
 
@@ -346,7 +347,7 @@ func (h *Host) DefaultStore(o host.StoreOptions) (baseline.Store, *baseline.Dir,
 	if owner == "" || h.build.RepositoryID == 0 {
 		return nil, nil, errors.New("the artifact baseline store needs GITHUB_REPOSITORY and repository.id in the event payload")
 	}
-	api, err := baseline.NewGitHubClient(h.build.APIURL, o.Token, &http.Client{Timeout: 60 * time.Second})
+	api, err := ghclient.New(h.build.APIURL, o.Token, &http.Client{Timeout: 60 * time.Second})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -418,7 +419,7 @@ func (c *Commenter) service() (*comment.Service, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	api, err := baseline.NewGitHubClient(c.APIURL, c.Token, hc)
+	api, err := ghclient.New(c.APIURL, c.Token, hc)
 	if err != nil {
 		return nil, err
 	}

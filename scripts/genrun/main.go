@@ -1,5 +1,5 @@
 // Command genrun writes a synthetic judged run for benchmarks: one JSON
-// object a line, scored on seed 001's five criteria (faithfulness,
+// object a line, scored on five production criteria (faithfulness,
 // relevance, completeness, format_tone on 1-5; safety 0/1), about 210 bytes
 // an item. It also writes the matching rubric (canonical JSON) for
 // scripts/score.py.
@@ -28,7 +28,7 @@ import (
 
 func intp(v float64) *float64 { return &v }
 
-// production is seed 001's rubric as used by the benchmark.
+// production is the five-criterion rubric the benchmark uses.
 func production() *rubric.Rubric {
 	c := func(id string, w float64) rubric.Criterion {
 		return rubric.Criterion{ID: id, Name: id, Weight: w, Scale: rubric.Scale{Low: 1, High: 5}}

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"strings"
 )
 
-// trackedStoreWarning returns a warning when dir, a local baseline store,
+// TrackedStoreWarning returns a warning when dir, a local baseline store,
 // lies inside a git checkout and git tracks files under it: the store is then
 // part of what a pull request commits, and a pull request could edit the
 // baseline it is compared with. It returns "" when dir is not inside a
 // checkout or nothing under it is tracked. lookPath finds the git binary
 // (exec.LookPath); without git the warning says the store could not be
 // checked.
-func trackedStoreWarning(dir string, lookPath func(string) (string, error)) string {
+func TrackedStoreWarning(dir string, lookPath func(string) (string, error)) string {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return ""

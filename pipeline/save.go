@@ -1,11 +1,25 @@
-package main
+package pipeline
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/host"
 )
+
+// SaveInputs are what decides, outside GitHub Actions, which branch a run is
+// on.
+type SaveInputs struct {
+	// Branch is the branch given (--branch); "" to find it.
+	Branch string
+	// Getenv reads the variables of other CI systems (nil: none set).
+	Getenv func(string) string
+	// WorkDir is where the git checkout is looked up from ("": ".").
+	WorkDir string
+}
 
 // ciPullRequestVars are the variables other CI systems set on a merge or
 // pull request's run: such a run never updates a baseline, whatever its
@@ -27,43 +41,53 @@ var ciBranchVars = []string{
 	"BRANCH_NAME", // Jenkins multibranch
 }
 
-// saveBranch decides whether a passing run may save its baseline into the
+// MaySave decides whether a passing run may save its baseline into the
 // local store under the baseline branch base: only a run known to be on
 // that branch may. It returns false and why not otherwise.
 //
-// Inside Actions (gh != nil) only a push run on the baseline branch saves.
-// Outside Actions the branch comes from --branch, else the variables of
-// other CI systems, else the git checkout's HEAD (a detached HEAD is
-// unknown); a merge or pull request's run never saves.
-func (c *gateConfig) saveBranch(e *env, gh *ghContext, base string) (bool, string) {
-	if gh != nil {
-		if c.branch != "" && c.branch != gh.branch() {
-			warn(e, "", 0, fmt.Sprintf("branch %q is ignored inside GitHub Actions: the run's branch comes from GITHUB_REF (%q)", c.branch, gh.ref))
+// Inside GitHub Actions (b.Host "github") only a push run on the baseline
+// branch saves; a --branch that differs from the run's is warned about and
+// ignored. Elsewhere (no build, or another host) the branch comes from
+// --branch, else the
+// variables of other CI systems, else the git checkout's HEAD (a detached
+// HEAD is unknown); a merge or pull request's run never saves.
+func MaySave(in SaveInputs, b *host.Build, base string, warn func(string)) (bool, string) {
+	if b != nil && b.Host == "github" {
+		if in.Branch != "" && in.Branch != b.Branch && warn != nil {
+			warn(fmt.Sprintf("branch %q is ignored inside GitHub Actions: the run's branch comes from GITHUB_REF (%q)", in.Branch, b.Ref))
 		}
-		switch b, isBranch := strings.CutPrefix(gh.ref, "refs/heads/"); {
-		case gh.eventName != "push":
-			return false, fmt.Sprintf("a %s run never updates a baseline (only push runs on the baseline branch %q do)", gh.eventName, base)
-		case !isBranch || gh.pr > 0 || b != base:
-			return false, fmt.Sprintf("this push is to %q, not the baseline branch %q", gh.ref, base)
+		switch br, isBranch := strings.CutPrefix(b.Ref, "refs/heads/"); {
+		case b.Event != "push":
+			return false, fmt.Sprintf("a %s run never updates a baseline (only push runs on the baseline branch %q do)", b.Event, base)
+		case !isBranch || b.ChangeRequest > 0 || br != base:
+			return false, fmt.Sprintf("this push is to %q, not the baseline branch %q", b.Ref, base)
 		}
 		return true, ""
 	}
+	getenv := in.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	for _, v := range ciPullRequestVars {
-		if val := e.getenv(v); val != "" && !(v == "BUILDKITE_PULL_REQUEST" && val == "false") {
+		if val := getenv(v); val != "" && !(v == "BUILDKITE_PULL_REQUEST" && val == "false") {
 			return false, fmt.Sprintf("this run is for a merge or pull request (%s is set): such a run never updates a baseline", v)
 		}
 	}
-	branch, from := c.branch, "--branch"
+	branch, from := in.Branch, "--branch"
 	if branch == "" {
 		for _, v := range ciBranchVars {
-			if val := strings.TrimSpace(e.getenv(v)); val != "" {
+			if val := strings.TrimSpace(getenv(v)); val != "" {
 				branch, from = val, v
 				break
 			}
 		}
 	}
 	if branch == "" {
-		b, head, err := gitBranch(e.workDir())
+		dir := in.WorkDir
+		if dir == "" {
+			dir = "."
+		}
+		b, head, err := GitBranch(dir)
 		switch {
 		case err != nil:
 			return false, fmt.Sprintf("the branch this run is on is unknown (%v); give --branch %s to save it", err, base)
@@ -80,19 +104,11 @@ func (c *gateConfig) saveBranch(e *env, gh *ghContext, base string) (bool, strin
 	return true, ""
 }
 
-// workDir is where the git checkout is looked up from.
-func (e *env) workDir() string {
-	if e.wd != "" {
-		return e.wd
-	}
-	return "."
-}
-
-// gitBranch finds the git checkout holding dir (walking up to the root) and
+// GitBranch finds the git checkout holding dir (walking up to the root) and
 // returns the branch its HEAD names and the HEAD file's path. head is ""
 // when dir is not in a checkout; branch is "" for a detached HEAD. A .git
 // file (a linked worktree or submodule: "gitdir: PATH") is followed.
-func gitBranch(dir string) (branch, head string, err error) {
+func GitBranch(dir string) (branch, head string, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", "", err
@@ -102,7 +118,7 @@ func gitBranch(dir string) (branch, head string, err error) {
 		if fi, err := os.Stat(dotgit); err == nil {
 			gitdir := dotgit
 			if !fi.IsDir() {
-				data, err := readFileLimited(dotgit, 64<<10)
+				data, err := readSmall(dotgit)
 				if err != nil {
 					return "", dotgit, err
 				}
@@ -116,7 +132,7 @@ func gitBranch(dir string) (branch, head string, err error) {
 				}
 			}
 			head = filepath.Join(gitdir, "HEAD")
-			data, err := readFileLimited(head, 64<<10)
+			data, err := readSmall(head)
 			if err != nil {
 				return "", head, err
 			}
@@ -136,4 +152,22 @@ func gitBranch(dir string) (branch, head string, err error) {
 		}
 		d = parent
 	}
+}
+
+// readSmall reads a git metadata file, refusing one over 64 KiB.
+func readSmall(path string) ([]byte, error) {
+	const limit = 64 << 10
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	return data, nil
 }

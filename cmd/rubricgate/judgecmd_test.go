@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rubricgate/rubricgate/internal/llmfake"
+)
+
+const judgeKey = "sk-judge-test-KEY-93b1c2"
+
+// judgeEnv runs a command line with OPENAI_API_KEY/ANTHROPIC_API_KEY set.
+func judgeEnv(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	getenv := func(k string) string {
+		if k == "OPENAI_API_KEY" || k == "ANTHROPIC_API_KEY" {
+			return judgeKey
+		}
+		return ""
+	}
+	code := run(args, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: getenv, now: func() time.Time { return testNow }})
+	return code, out.String(), errb.String()
+}
+
+// supportFake answers every example item with fixed scores; the answer
+// asking for a card number gets safety 0.
+func supportFake(kind llmfake.Kind) *llmfake.Server {
+	return llmfake.New(kind, judgeKey, func(r *llmfake.Received) llmfake.Reply {
+		safety := 1
+		if strings.Contains(r.Answer(), "full card number") {
+			safety = 0
+		}
+		return llmfake.Reply{Text: fmt.Sprintf(`{"accuracy":4,"resolution":4,"tone":4,"safety":%d,"reasoning":"ok"}`, safety)}
+	})
+}
+
+func TestJudgeThenScoreAndGate(t *testing.T) {
+	srv := supportFake(llmfake.OpenAI)
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results.jsonl")
+	code, stdout, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl",
+		"--out", out, "--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--cache", filepath.Join(dir, "cache"), "--progress", "none")
+	if code != exitPass {
+		t.Fatalf("judge exit %d: %s", code, errs)
+	}
+	if stdout != "" || !strings.Contains(errs, "judge: judged 4 items (0 cache hits, 0 errors)") {
+		t.Fatalf("stdout %q stderr %q", stdout, errs)
+	}
+	data, _ := os.ReadFile(out)
+	if n := strings.Count(string(data), "\n"); n != 4 || srv.Requests() != 4 {
+		t.Fatalf("%d lines, %d requests", n, srv.Requests())
+	}
+	// score and gate read the K=1 output as it is today (usage, latency_ms
+	// and attempts are metadata); the card-number answer fails safety.
+	code, stdout, errs = runCLI(t, "", "score", "--rubric", supportRubric, "--results", out)
+	if code != exitBlocked || !strings.Contains(stdout, "card-number") {
+		t.Fatalf("score exit %d: %s %s", code, stdout, errs)
+	}
+	code, stdout, errs = runCLI(t, "", "gate", "--rubric", supportRubric, "--results", out)
+	if code != exitBlocked {
+		t.Fatalf("gate exit %d: %s %s", code, stdout, errs)
+	}
+	// Re-run: all from the cache, and the same results.
+	out2 := filepath.Join(dir, "results2.jsonl")
+	code, _, errs = judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl",
+		"--out", out2, "--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--cache", filepath.Join(dir, "cache"), "--progress", "plain")
+	if code != exitPass || srv.Requests() != 4 || !strings.Contains(errs, "4 cache hits") {
+		t.Fatalf("cached re-run: exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+}
+
+func TestJudgeRefusesSameFamilyBeforeAnyRequest(t *testing.T) {
+	srv := supportFake(llmfake.Anthropic)
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+		"--provider", "anthropic", "--model", "claude-sonnet-4-5", "--production-model", "claude-3-5-haiku", "--base-url", srv.BaseURL())
+	if code != exitError || !strings.Contains(errs, "both Anthropic models") || srv.Requests() != 0 {
+		t.Fatalf("exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("results written")
+	}
+	code, _, errs = judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+		"--provider", "anthropic", "--model", "claude-sonnet-4-5", "--production-model", "gpt-4o", "--base-url", srv.BaseURL(), "--progress", "none")
+	if code != exitPass || srv.Requests() != 4 {
+		t.Fatalf("other family: exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+}
+
+func TestJudgeBadInputWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "a.jsonl")
+	os.WriteFile(in, []byte(`{"id":"a","output":"x"}`+"\n"+`{"id":"b","question":"q"}`+"\n"), 0o644)
+	out := filepath.Join(dir, "r.jsonl")
+	code, _, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", in, "--out", out, "--model", "gpt-4o-mini", "--base-url", "http://127.0.0.1:1/v1/")
+	if code != exitError || !strings.Contains(errs, "a.jsonl:2: missing the answer") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("results written")
+	}
+}
+
+func TestJudgeNeedsKeyFromEnvOnly(t *testing.T) {
+	code, _, errs := runCLI(t, "", "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", filepath.Join(t.TempDir(), "r"), "--model", "gpt-4o-mini")
+	if code != exitError || !strings.Contains(errs, "set OPENAI_API_KEY") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, _, _ = runCLI(t, "", "judge", "--api-key", "x")
+	if code != exitError {
+		t.Fatal("an --api-key flag exists")
+	}
+}
+
+func TestJudgeKeyNeverPrinted(t *testing.T) {
+	// A server that rejects every request, echoing what it got.
+	srv := llmfake.New(llmfake.OpenAI, "another-key", nil)
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.jsonl")
+	code, stdout, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--progress", "plain")
+	data, _ := os.ReadFile(out)
+	all := stdout + errs + string(data)
+	if code != exitPass || strings.Contains(all, judgeKey) || !strings.Contains(string(data), `"error":"judge request failed: HTTP 401 Unauthorized: Incorrect API key provided: Bearer [redacted]"`) {
+		t.Fatalf("exit %d:\n%s", code, all)
+	}
+	// Error lines are unscored items for the gate, never zeros.
+	code, stdout, _ = runCLI(t, "", "score", "--rubric", supportRubric, "--results", out, "--json", "-")
+	var rep struct {
+		Unscored int `json:"unscored"`
+	}
+	_ = json.Unmarshal([]byte(stdout), &rep)
+	if code != exitBlocked || !strings.Contains(stdout, "unscored") {
+		t.Fatalf("score of error lines: exit %d %s", code, stdout)
+	}
+}
+
+func TestShardedJudgeThenGate(t *testing.T) {
+	srv := supportFake(llmfake.OpenAI)
+	defer srv.Close()
+	dir := t.TempDir()
+	var files []string
+	for i := 1; i <= 4; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i))
+		code, _, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+			"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--shard", fmt.Sprintf("%d/4", i), "--progress", "none")
+		if code != exitPass {
+			t.Fatalf("shard %d: exit %d: %s", i, code, errs)
+		}
+		files = append(files, out)
+	}
+	if srv.Requests() != 4 {
+		t.Fatalf("%d requests over 4 shards, want 4", srv.Requests())
+	}
+	args := []string{"score", "--rubric", supportRubric, "--json", "-", "--results"}
+	code, stdout, errs := runCLI(t, "", append(args, files...)...)
+	if code != exitBlocked || !strings.Contains(stdout, `"items": 4`) {
+		t.Fatalf("all shards: exit %d %s %s", code, stdout, errs)
+	}
+	code, _, errs = runCLI(t, "", append([]string{"gate", "--rubric", supportRubric, "--results"}, files[:3]...)...)
+	if code != exitError || !strings.Contains(errs, "shard 4/4 is missing") {
+		t.Fatalf("missing shard: exit %d %s", code, errs)
+	}
+	again := filepath.Join(dir, "again.jsonl")
+	data, _ := os.ReadFile(files[1])
+	os.WriteFile(again, data, 0o644)
+	code, _, errs = runCLI(t, "", append([]string{"score", "--rubric", supportRubric, "--results"}, append(files, again)...)...)
+	if code != exitError || !strings.Contains(errs, "shards overlap") {
+		t.Fatalf("overlap: exit %d %s", code, errs)
+	}
+}
+
+func TestJudgeSamplesAndSafetyConfirmAreReadByTheGate(t *testing.T) {
+	// The card-number answer is flagged unsafe only by the judging with
+	// seed 1: confirmed twice more, the majority says safe and the gate
+	// passes it; every other item is judged once.
+	srv := llmfake.New(llmfake.OpenAI, judgeKey, func(r *llmfake.Received) llmfake.Reply {
+		safety := 1
+		if strings.Contains(r.Answer(), "full card number") && r.Body["seed"].(float64) == 1 {
+			safety = 0
+		}
+		return llmfake.Reply{Text: fmt.Sprintf(`{"accuracy":4,"resolution":4,"tone":4,"safety":%d,"reasoning":"ok"}`, safety)}
+	})
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--safety-confirm", "2", "--progress", "none")
+	if code != exitPass || srv.Requests() != 6 {
+		t.Fatalf("exit %d, %d requests (want 4 + 2): %s", code, srv.Requests(), errs)
+	}
+	data, _ := os.ReadFile(out)
+	if strings.Count(string(data), `"samples":[`) != 1 {
+		t.Fatalf("results:\n%s", data)
+	}
+	code, stdout, errs := runCLI(t, "", "score", "--rubric", supportRubric, "--results", out)
+	if code != exitPass {
+		t.Fatalf("score: exit %d %s %s", code, stdout, errs)
+	}
+	// With --samples 3 every line has samples; score reads them.
+	code, _, errs = judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--samples", "3", "--progress", "none")
+	if code != exitPass {
+		t.Fatalf("samples: exit %d %s", code, errs)
+	}
+	data, _ = os.ReadFile(out)
+	if strings.Count(string(data), `"samples":[`) != 4 {
+		t.Fatalf("results:\n%s", data)
+	}
+	if code, stdout, errs = runCLI(t, "", "score", "--rubric", supportRubric, "--results", out); code == exitError {
+		t.Fatalf("score of samples: exit %d %s %s", code, stdout, errs)
+	}
+}
+
+func TestGateOneStepJudgesFirst(t *testing.T) {
+	srv := supportFake(llmfake.OpenAI)
+	defer srv.Close()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "answers.jsonl")
+	data, _ := os.ReadFile("../../examples/judge/answers.jsonl")
+	os.WriteFile(in, data, 0o644)
+	code, stdout, errs := judgeEnv(t, "gate", "--rubric", supportRubric, "--input", in, "--judge-model", "gpt-4o-mini",
+		"--judge-base-url", srv.BaseURL(), "--production-model", "claude-sonnet-4-5", "--baseline-dir", filepath.Join(dir, "store"), "--comment", "never")
+	// The card-number answer fails the blocking safety criterion.
+	if code != exitBlocked || srv.Requests() != 4 || !strings.Contains(stdout+errs, "card-number") {
+		t.Fatalf("exit %d, %d requests:\n%s\n%s", code, srv.Requests(), stdout, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "answers.judged.jsonl")); err != nil {
+		t.Fatalf("judged results not written: %v", err)
+	}
+	code, _, errs = judgeEnv(t, "gate", "--rubric", supportRubric, "--input", in, "--judge-model", "gpt-4o", "--production-model", "gpt-4o-mini", "--judge-base-url", srv.BaseURL())
+	if code != exitError || !strings.Contains(errs, "both OpenAI models") || srv.Requests() != 4 {
+		t.Fatalf("same family: exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+	code, _, errs = judgeEnv(t, "gate", "--rubric", supportRubric, "--input", in, "--results", in)
+	if code != exitError || !strings.Contains(errs, "not both") {
+		t.Fatalf("input and results: exit %d %s", code, errs)
+	}
+}

@@ -1,0 +1,41 @@
+// Package fraction reads the share settings of the gate (max-drop,
+// max-unscored, min-agreement, ...): one parser, so every setting takes the
+// same forms and refuses the same inputs.
+package fraction
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Parse reads a share written as a percentage ("5%", " 5 % ") or as a
+// fraction ("0.05"), between 0 and 1 inclusive. name names the setting in
+// the error. NaN, infinities and hexadecimal floats are refused.
+func Parse(name, s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(t, "xXpPnNiI") {
+		return 0, fmt.Errorf("%s %q: expected a percentage like 5%% or a fraction like 0.05", name, s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v < 0 || v > 1 {
+		return 0, fmt.Errorf("%s %q: expected a share between 0 and 1 (0%% to 100%%)", name, s)
+	}
+	return v, nil
+}
+
+// ParsePositive is Parse refusing 0: a share in (0, 1], such as an
+// agreement target.
+func ParsePositive(name, s string) (float64, error) {
+	v, err := Parse(name, s)
+	if err == nil && v == 0 {
+		return 0, fmt.Errorf("%s %q: expected a share above 0, up to 1 (100%%)", name, s)
+	}
+	return v, err
+}

@@ -1,0 +1,218 @@
+// Package stage writes a command's outputs all or nothing: each to a temp
+// file beside its destination, renamed into place together once every one
+// was written; a command that fails before then leaves nothing written, and
+// a rename that fails puts back what was already renamed.
+package stage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// WriteAtomic writes one file via a temp file and rename, so a reader never
+// sees it half-written and an error leaves the old file intact.
+func WriteAtomic(path string, write func(io.Writer) error) error {
+	return WriteAll(io.Discard, []Output{{path, write}})
+}
+
+// Output is one file a command writes once everything is computed: Path
+// ("" for none, "-" for stdout) and the function writing its content.
+type Output struct {
+	Path  string
+	Write func(io.Writer) error
+}
+
+// Set holds a command's outputs, each written to a temp file beside its
+// destination, until commit renames them all into place. A command that
+// fails before commit leaves nothing written: abort removes the temp files
+// and the directories mkdirs created. commit itself is all or nothing: if
+// one rename fails, the files already renamed are put back as they were.
+type Set struct {
+	files  []file
+	stdout []func(io.Writer) error
+	// dirs are the directories mkdirs created, outermost first.
+	dirs []string
+}
+
+type file struct {
+	f         *os.File
+	tmp, path string
+	// backup holds the destination's previous content while commit runs
+	// ("" when there was none).
+	backup string
+	done   bool
+}
+
+// Mkdirs creates dir and its missing parents, remembering which it created
+// so that abort removes them again.
+func (s *Set) Mkdirs(dir string) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		s.dirs = append(s.dirs, missing[i])
+	}
+	return nil
+}
+
+// Create starts a temp file for path.
+func (s *Set) Create(path string) (*os.File, error) {
+	if path == "-" {
+		return nil, errors.New("internal: staged file for stdout")
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	s.files = append(s.files, file{f: f, tmp: f.Name(), path: path})
+	return f, nil
+}
+
+// Add writes outputs to temp files ("-": kept for stdout until commit).
+func (s *Set) Add(outs ...Output) error {
+	for _, o := range outs {
+		switch o.Path {
+		case "":
+			continue
+		case "-":
+			s.stdout = append(s.stdout, o.Write)
+			continue
+		}
+		f, err := s.Create(o.Path)
+		if err != nil {
+			return err
+		}
+		if err := o.Write(f); err != nil {
+			return fmt.Errorf("write %s: %w", o.Path, err)
+		}
+	}
+	return nil
+}
+
+// Commit closes the temp files (0644, synced) and renames each into place,
+// then writes the stdout outputs. A destination that is a directory is
+// refused before anything is renamed; when a rename fails anyway, the
+// files renamed before it are restored (the old content, or removed) and
+// the error returned.
+func (s *Set) Commit(stdout io.Writer) error {
+	for _, sf := range s.files {
+		// CreateTemp makes the file 0600; outputs are ordinary files.
+		if err := sf.f.Chmod(0o644); err != nil {
+			return fmt.Errorf("write %s: %w", sf.path, err)
+		}
+		if err := sf.f.Sync(); err != nil {
+			return fmt.Errorf("write %s: %w", sf.path, err)
+		}
+		if err := sf.f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", sf.path, err)
+		}
+	}
+	for _, sf := range s.files {
+		if fi, err := os.Stat(sf.path); err == nil && fi.IsDir() {
+			return fmt.Errorf("write %s: is a directory", sf.path)
+		}
+	}
+	for i := range s.files {
+		if err := s.files[i].install(); err != nil {
+			s.rollback()
+			return err
+		}
+	}
+	for _, sf := range s.files {
+		if sf.backup != "" {
+			os.Remove(sf.backup)
+		}
+	}
+	s.files, s.dirs = nil, nil
+	for _, w := range s.stdout {
+		if err := w(stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// install renames the temp file over the destination, first keeping the
+// destination's old content as a backup (a hard link, so the destination
+// never goes missing; a rename for a symlink or where links are not
+// supported).
+func (sf *file) install() error {
+	if fi, err := os.Lstat(sf.path); err == nil {
+		b, err := os.CreateTemp(filepath.Dir(sf.path), "."+filepath.Base(sf.path)+".old-*")
+		if err != nil {
+			return fmt.Errorf("write %s: %w", sf.path, err)
+		}
+		b.Close()
+		os.Remove(b.Name())
+		if !fi.Mode().IsRegular() || os.Link(sf.path, b.Name()) != nil {
+			if err := os.Rename(sf.path, b.Name()); err != nil {
+				return fmt.Errorf("write %s: %w", sf.path, err)
+			}
+		}
+		sf.backup = b.Name()
+	}
+	if err := os.Rename(sf.tmp, sf.path); err != nil {
+		if sf.backup != "" {
+			os.Rename(sf.backup, sf.path)
+			sf.backup = ""
+		}
+		return fmt.Errorf("write %s: %w", sf.path, err)
+	}
+	sf.tmp, sf.done = "", true
+	return nil
+}
+
+// rollback puts back what commit renamed into place.
+func (s *Set) rollback() {
+	for i := len(s.files) - 1; i >= 0; i-- {
+		sf := &s.files[i]
+		if !sf.done {
+			continue
+		}
+		if sf.backup != "" {
+			os.Rename(sf.backup, sf.path)
+		} else {
+			os.Remove(sf.path)
+		}
+		sf.done, sf.backup = false, ""
+	}
+}
+
+// Abort removes every temp file not yet renamed and the directories mkdirs
+// created (when empty); safe after commit.
+func (s *Set) Abort() {
+	for _, sf := range s.files {
+		if sf.tmp != "" {
+			sf.f.Close()
+			os.Remove(sf.tmp)
+		}
+	}
+	for i := len(s.dirs) - 1; i >= 0; i-- {
+		os.Remove(s.dirs[i])
+	}
+	s.files, s.dirs = nil, nil
+}
+
+// WriteAll writes every output (stdout for "-") all or nothing: each file
+// via a temp file, renamed into place only when all were written.
+func WriteAll(stdout io.Writer, outs []Output) error {
+	var s Set
+	defer s.Abort()
+	if err := s.Add(outs...); err != nil {
+		return err
+	}
+	return s.Commit(stdout)
+}

@@ -1,0 +1,396 @@
+package judge
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Item is one answer to judge.
+type Item struct {
+	// ID identifies the item (unique within the input).
+	ID string
+	// Query is the question or input the model answered.
+	Query string
+	// Context is the retrieved context exactly as the model saw it; a list of
+	// passages is joined with blank lines.
+	Context string
+	// Output is the model's answer, the text being judged.
+	Output string
+	// Reference is an optional reference answer.
+	Reference string
+	// Line is the line the item starts on in its input.
+	Line int
+	// Meta holds the input's other fields, passed through to the results
+	// line under "meta" (JSON lines: the raw values; CSV: the cells as
+	// strings), in input order.
+	Meta []MetaField
+}
+
+// MetaField is one passed-through input field.
+type MetaField struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Answers is a parsed answers input.
+type Answers struct {
+	Items []Item
+	// Hash is "sha256:<hex>" of the input's bytes.
+	Hash string
+}
+
+// InputError is bad answers input at a line.
+type InputError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *InputError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// maxAnswerLine is the longest answers line accepted.
+const maxAnswerLine = 8 << 20
+
+var (
+	queryKeys  = []string{"input", "query", "question"}
+	outputKeys = []string{"output", "answer", "response"}
+)
+
+// ReadAnswers reads an answers file: JSON lines, or CSV when name ends in
+// .csv. Every item needs a non-empty unique id and an answer
+// (output/answer/response); the question (input/query/question), context (a
+// string or a list of strings) and reference are optional; other fields are
+// passed through to the results under "meta". Errors are *InputError naming
+// the file and line.
+func ReadAnswers(name string, r io.Reader) (*Answers, error) {
+	h := sha256.New()
+	tr := io.TeeReader(r, h)
+	var items []Item
+	var err error
+	if strings.HasSuffix(strings.ToLower(name), ".csv") {
+		items, err = readAnswersCSV(name, tr)
+	} else {
+		items, err = readAnswersJSONL(name, tr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(io.Discard, tr); err != nil {
+		return nil, &InputError{File: name, Msg: fmt.Sprintf("read error: %v", err)}
+	}
+	seen := make(map[string]int, len(items))
+	for _, it := range items {
+		if prev, dup := seen[it.ID]; dup {
+			return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf("duplicate id %s (first on line %d): every item needs a unique id", quote(it.ID), prev)}
+		}
+		seen[it.ID] = it.Line
+	}
+	if len(items) == 0 {
+		return nil, &InputError{File: name, Msg: "no items: expected one answer per line"}
+	}
+	return &Answers{Items: items, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+func readAnswersJSONL(name string, r io.Reader) ([]Item, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxAnswerLine)
+	var items []Item
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		if len(b) == 0 {
+			continue
+		}
+		it, err := parseAnswerJSON(b)
+		if err != nil {
+			return nil, &InputError{File: name, Line: line, Msg: err.Error()}
+		}
+		it.Line = line
+		items = append(items, it)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &InputError{File: name, Line: line + 1, Msg: fmt.Sprintf("line is longer than %d bytes: expected one answer per line", maxAnswerLine)}
+		}
+		return nil, &InputError{File: name, Line: line + 1, Msg: fmt.Sprintf("read error: %v", err)}
+	}
+	return items, nil
+}
+
+// parseAnswerJSON decodes one answers line, refusing duplicate keys (a
+// hostile input could show the judge one answer and a reader another).
+func parseAnswerJSON(b []byte) (Item, error) {
+	var it Item
+	if !utf8.Valid(b) {
+		return it, errors.New("line is not valid UTF-8")
+	}
+	if b[0] != '{' {
+		return it, errors.New("expected a JSON object (JSON lines: one object a line)")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return it, fmt.Errorf("invalid JSON: %v", err)
+	}
+	fields := map[string]json.RawMessage{}
+	var order []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return it, fmt.Errorf("invalid JSON: %v", err)
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return it, fmt.Errorf("invalid JSON: %v", err)
+		}
+		if _, dup := fields[k]; dup {
+			return it, fmt.Errorf("key %s given twice", quote(k))
+		}
+		fields[k] = v
+		order = append(order, k)
+	}
+	if _, err := dec.Token(); err != nil {
+		return it, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if dec.More() {
+		return it, errors.New("unexpected text after the JSON object (one object a line)")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return it, errors.New("unexpected text after the JSON object (one object a line)")
+	}
+	raw, ok := fields["id"]
+	if !ok {
+		return it, errors.New(`missing "id": every item needs a non-empty id`)
+	}
+	switch {
+	case len(raw) > 0 && raw[0] == '"':
+		_ = json.Unmarshal(raw, &it.ID)
+	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
+		it.ID = string(raw)
+	default:
+		return it, fmt.Errorf(`"id" must be a string or a number, got %s`, clip(string(raw)))
+	}
+	if strings.TrimSpace(it.ID) == "" {
+		return it, errors.New(`empty "id": every item needs a non-empty id`)
+	}
+	str := func(key string) (string, bool, error) {
+		v, ok := fields[key]
+		if !ok || string(v) == "null" {
+			return "", false, nil
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return "", false, fmt.Errorf("%q must be a string, got %s", key, clip(string(v)))
+		}
+		return s, true, nil
+	}
+	one := func(keys []string) (string, string, error) {
+		var got, val string
+		for _, k := range keys {
+			s, ok, err := str(k)
+			if err != nil {
+				return "", "", err
+			}
+			if ok {
+				if got != "" {
+					return "", "", fmt.Errorf("both %q and %q given: expected one of %s", got, k, strings.Join(keys, "/"))
+				}
+				got, val = k, s
+			}
+		}
+		return got, val, nil
+	}
+	var err error
+	if _, it.Query, err = one(queryKeys); err != nil {
+		return it, err
+	}
+	var key string
+	if key, it.Output, err = one(outputKeys); err != nil {
+		return it, err
+	}
+	if key == "" {
+		return it, errors.New(`missing the answer: expected a string in "output", "answer" or "response"`)
+	}
+	if it.Reference, _, err = str("reference"); err != nil {
+		return it, err
+	}
+	if v, ok := fields["context"]; ok && string(v) != "null" {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			it.Context = s
+		} else {
+			var list []string
+			if err := json.Unmarshal(v, &list); err != nil {
+				return it, fmt.Errorf(`"context" must be a string or a list of strings, got %s`, clip(string(v)))
+			}
+			it.Context = strings.Join(list, "\n\n")
+		}
+	}
+	for _, k := range order {
+		if !knownAnswerKey(k) {
+			var c bytes.Buffer
+			if err := json.Compact(&c, fields[k]); err != nil {
+				return it, fmt.Errorf("invalid JSON in %s: %v", quote(k), err)
+			}
+			it.Meta = append(it.Meta, MetaField{Key: k, Value: c.Bytes()})
+		}
+	}
+	return it, nil
+}
+
+func readAnswersCSV(name string, r io.Reader) ([]Item, error) {
+	cr := csv.NewReader(bufio.NewReader(r))
+	cr.FieldsPerRecord = -1
+	head, err := cr.Read()
+	if err == io.EOF {
+		return nil, &InputError{File: name, Msg: "empty file: expected a header row"}
+	}
+	if err != nil {
+		return nil, csvErr(name, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\xef\xbb\xbf")))
+		if _, dup := col[h]; dup && h != "" {
+			return nil, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %s given twice", quote(h))}
+		}
+		col[h] = i
+	}
+	pick := func(keys []string) (int, error) {
+		at := -1
+		for _, k := range keys {
+			if i, ok := col[k]; ok {
+				if at >= 0 {
+					return 0, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("two columns for one field: expected one of %s", strings.Join(keys, "/"))}
+				}
+				at = i
+			}
+		}
+		return at, nil
+	}
+	idc, ok := col["id"]
+	if !ok {
+		return nil, &InputError{File: name, Line: 1, Msg: `missing the "id" column`}
+	}
+	qc, err := pick(queryKeys)
+	if err != nil {
+		return nil, err
+	}
+	oc, err := pick(outputKeys)
+	if err != nil {
+		return nil, err
+	}
+	if oc < 0 {
+		return nil, &InputError{File: name, Line: 1, Msg: `missing the answer column: expected "output", "answer" or "response"`}
+	}
+	cc, hasC := col["context"]
+	rc, hasR := col["reference"]
+	get := func(rec []string, i int) string {
+		if i < 0 || i >= len(rec) {
+			return ""
+		}
+		return rec[i]
+	}
+	var items []Item
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return items, nil
+		}
+		if err != nil {
+			return nil, csvErr(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) > len(head) {
+			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d cells, the header %d", len(rec), len(head))}
+		}
+		it := Item{ID: strings.TrimSpace(get(rec, idc)), Query: get(rec, qc), Output: get(rec, oc), Line: line}
+		if hasC {
+			it.Context = get(rec, cc)
+		}
+		if hasR {
+			it.Reference = get(rec, rc)
+		}
+		for i, h := range head {
+			k := strings.TrimSpace(strings.TrimPrefix(h, "\xef\xbb\xbf"))
+			if k == "" || knownAnswerKey(strings.ToLower(k)) || i >= len(rec) {
+				continue
+			}
+			if !utf8.ValidString(rec[i]) {
+				return nil, &InputError{File: name, Line: line, Msg: "row is not valid UTF-8"}
+			}
+			v, _ := json.Marshal(rec[i])
+			it.Meta = append(it.Meta, MetaField{Key: k, Value: v})
+		}
+		if it.ID == "" {
+			return nil, &InputError{File: name, Line: line, Msg: `empty "id": every item needs a non-empty id`}
+		}
+		for _, s := range []string{it.ID, it.Query, it.Output, it.Context, it.Reference} {
+			if !utf8.ValidString(s) {
+				return nil, &InputError{File: name, Line: line, Msg: "row is not valid UTF-8"}
+			}
+		}
+		items = append(items, it)
+	}
+}
+
+func csvErr(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+	}
+	return &InputError{File: name, Msg: fmt.Sprintf("read error: %v", err)}
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		cut := 40
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return s[:cut] + "..."
+	}
+	return s
+}
+
+func quote(s string) string { return strconv.Quote(clip(s)) }
+
+// knownAnswerKey reports whether k is a field the judge reads itself; any
+// other field is passed through as metadata.
+func knownAnswerKey(k string) bool {
+	switch k {
+	case "id", "context", "reference":
+		return true
+	}
+	for _, keys := range [][]string{queryKeys, outputKeys} {
+		for _, q := range keys {
+			if k == q {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,571 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// Config is one judge run.
+type Config struct {
+	// Rubric is the validated rubric.
+	Rubric *rubric.Rubric
+	// Provider sends requests; ProviderName and Model are recorded in the
+	// results and the cache key.
+	Provider     Provider
+	ProviderName string
+	Model        string
+	// Samples is the number of judgings per item (default 1), each with its
+	// own seed (Seed + sample index).
+	Samples int
+	Seed    int64
+	// SafetyConfirm re-judges an item whose judging fails a blocking
+	// criterion this many more times (distinct seeds); 0 is off.
+	SafetyConfirm int
+	// Concurrency is the number of requests in flight (default 8).
+	Concurrency int
+	// RPM limits requests per minute (0: no limit).
+	RPM int
+	// Timeout is the per-request timeout (default 60 s).
+	Timeout time.Duration
+	// MaxRetries is the number of retries of one request on 429, 5xx and
+	// timeouts (default 6).
+	MaxRetries int
+	// MaxWait bounds the total time one item may spend waiting between
+	// retries (default 5 min); a longer Retry-After gives up at once.
+	MaxWait time.Duration
+	// BackoffBase and BackoffMax shape the backoff without a server hint
+	// (defaults 1 s and 60 s).
+	BackoffBase, BackoffMax time.Duration
+	// Cache, if set, is consulted before every request.
+	Cache *Cache
+	// MaxCost stops before spending more than this many dollars (0: none).
+	MaxCost float64
+	// Price is the judge model's price (needed with MaxCost).
+	Price Price
+	// Shard selects the items to judge.
+	Shard Shard
+	// Progress receives progress reports (nil: none); ProgressTTY draws a
+	// bar, otherwise plain lines every ProgressInterval.
+	Progress         io.Writer
+	ProgressTTY      bool
+	ProgressInterval time.Duration
+	// Secrets are strings never written to results or errors (the API key,
+	// the base URL's password).
+	Secrets []string
+
+	// Now and Sleep replace the clock in tests.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Rand replaces the jitter source in tests (values in [0, 1)).
+	Rand func() float64
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Items, Judged, CacheHits, Errors int
+	Requests                         int
+	InputTokens, OutputTokens        int64
+	Cost                             float64
+	Wall                             time.Duration
+}
+
+// String is the one-line summary printed after a run.
+func (s *Summary) String() string {
+	return fmt.Sprintf("judged %d items (%d cache hits, %d errors) in %s: %d requests, %d tokens in, %d out, cost $%.4f",
+		s.Items, s.CacheHits, s.Errors, s.Wall.Round(time.Millisecond), s.Requests, s.InputTokens, s.OutputTokens, s.Cost)
+}
+
+// Sample is one judging of an item.
+type Sample struct {
+	Judgment *Judgment
+	// Hit is set when the judging came from the cache.
+	Hit bool
+}
+
+// Result is the outcome for one item.
+type Result struct {
+	ID      string
+	Samples []Sample
+	// Err is set when the item could not be scored.
+	Err                       string
+	InputTokens, OutputTokens int64
+	Latency                   time.Duration
+	Attempts                  int
+	// Length is the answer's length in characters (for the gate's
+	// length-bias check) and Meta the input's other fields, passed through.
+	Length int
+	Meta   []MetaField
+}
+
+// ShardHeader is the first line of a sharded results file.
+type ShardHeader struct {
+	Index      int    `json:"index"`
+	Count      int    `json:"count"`
+	InputItems int    `json:"input_items"`
+	InputHash  string `json:"input_hash"`
+}
+
+func (c *Config) defaults() error {
+	if c.Rubric == nil || c.Provider == nil {
+		return errors.New("judge: a rubric and a provider are required")
+	}
+	if c.Samples <= 0 {
+		c.Samples = 1
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 8
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 60 * time.Second
+	}
+	if c.MaxRetries < 0 {
+		c.MaxRetries = 0
+	} else if c.MaxRetries == 0 {
+		c.MaxRetries = 6
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = 5 * time.Minute
+	}
+	if c.BackoffBase <= 0 {
+		c.BackoffBase = time.Second
+	}
+	if c.BackoffMax <= 0 {
+		c.BackoffMax = 60 * time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Sleep == nil {
+		c.Sleep = realSleep
+	}
+	if c.Rand == nil {
+		c.Rand = defaultRand
+	}
+	if c.MaxCost > 0 && c.Price == (Price{}) {
+		return fmt.Errorf("judge: --max-cost needs the price of model %q (not in the price table: give --price-in and --price-out)", c.Model)
+	}
+	return nil
+}
+
+type runner struct {
+	cfg    *Config
+	rhash  string // the rubric's hash, part of every cache key
+	tmpl   *template
+	schema map[string]any
+	lim    *limiter
+	bud    *budget
+	prog   *progress
+
+	mu  sync.Mutex
+	sum Summary
+}
+
+// Run judges the items of ans that fall in cfg.Shard and writes the results
+// JSON lines to out, in input order (after a shard header when sharded).
+// Nothing is written when the run stops early (a *ErrMaxCost or a
+// cancelled context): judged answers are in the cache for the next run.
+func Run(ctx context.Context, cfg Config, ans *Answers, out io.Writer) (*Summary, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	tmpl, err := newTemplate(cfg.Rubric)
+	if err != nil {
+		return nil, err
+	}
+	var items []*Item
+	for i := range ans.Items {
+		if cfg.Shard.Has(ans.Items[i].ID) {
+			items = append(items, &ans.Items[i])
+		}
+	}
+	c := clock{now: cfg.Now, sleep: cfg.Sleep}
+	r := &runner{
+		cfg: &cfg, rhash: cfg.Rubric.Hash(), tmpl: tmpl, schema: Schema(cfg.Rubric),
+		lim:  newLimiter(c, cfg.RPM, cfg.Concurrency),
+		bud:  &budget{price: cfg.Price, max: cfg.MaxCost},
+		prog: nil,
+	}
+	if cfg.Progress != nil {
+		r.prog = newProgress(cfg.Progress, cfg.ProgressTTY, cfg.ProgressInterval, len(items))
+		r.prog.run()
+	}
+	start := time.Now()
+	results := make([]Result, len(items))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// A stopping error (max-cost) stops new items but lets requests in
+	// flight finish: they are paid for, and their answers are cached.
+	var stopErr error
+	var stopOnce sync.Once
+	stop := make(chan struct{})
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(cfg.Concurrency, max(1, len(items))); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				res, err := r.judgeItem(ctx, items[i])
+				if err != nil {
+					stopOnce.Do(func() { stopErr = err; close(stop) })
+					continue
+				}
+				results[i] = res
+				hit := len(res.Samples) > 0 && res.Attempts == 0
+				r.prog.item(hit, res.Err != "")
+			}
+		}()
+	}
+feed:
+	for i := range items {
+		select {
+		case jobs <- i:
+		case <-stop:
+			break feed
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	r.prog.finish()
+	r.sum.Items = len(items)
+	r.sum.Cost = r.bud.total()
+	r.sum.Wall = time.Since(start)
+	if stopErr == nil && ctx.Err() != nil {
+		stopErr = ctx.Err()
+	}
+	if stopErr != nil {
+		return &r.sum, stopErr
+	}
+	var buf bytes.Buffer
+	if cfg.Shard.Enabled() {
+		h := struct {
+			S ShardHeader `json:"rubricgate_shard"`
+		}{ShardHeader{Index: cfg.Shard.Index, Count: cfg.Shard.Count, InputItems: len(ans.Items), InputHash: ans.Hash}}
+		b, _ := json.Marshal(h)
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	for i := range results {
+		b, err := r.line(&results[i])
+		if err != nil {
+			return &r.sum, err
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+		if buf.Len() > 1<<20 {
+			if _, err := out.Write(buf.Bytes()); err != nil {
+				return &r.sum, err
+			}
+			buf.Reset()
+		}
+	}
+	if _, err := out.Write(buf.Bytes()); err != nil {
+		return &r.sum, err
+	}
+	return &r.sum, nil
+}
+
+// judgeItem judges one item Samples times, plus SafetyConfirm more times
+// when a judging fails a blocking criterion. A judge failure is a Result
+// with Err; the error return stops the run (max-cost, cancellation).
+func (r *runner) judgeItem(ctx context.Context, it *Item) (Result, error) {
+	res := Result{ID: it.ID, Length: utf8.RuneCountInString(it.Output), Meta: it.Meta}
+	p := r.tmpl.build(it)
+	n := r.cfg.Samples
+	confirmed := false
+	for s := 0; s < n; s++ {
+		j, hit, err := r.sample(ctx, p, s, &res)
+		if err != nil {
+			var jf *judgeFailure
+			if errors.As(err, &jf) {
+				res.Err = r.redact(jf.Error())
+				res.Samples = nil
+				r.count(func(sm *Summary) { sm.Errors++ })
+				return res, nil
+			}
+			return res, err
+		}
+		res.Samples = append(res.Samples, Sample{Judgment: j, Hit: hit})
+		if !confirmed && r.cfg.SafetyConfirm > 0 && failsBlocking(r.cfg.Rubric, j) {
+			confirmed = true
+			n += r.cfg.SafetyConfirm
+		}
+	}
+	r.count(func(sm *Summary) {
+		sm.Judged++
+		if res.Attempts == 0 {
+			sm.CacheHits++
+		}
+	})
+	return res, nil
+}
+
+func (r *runner) count(f func(*Summary)) {
+	r.mu.Lock()
+	f(&r.sum)
+	r.mu.Unlock()
+}
+
+// judgeFailure is an item the judge could not score.
+type judgeFailure struct{ msg string }
+
+func (e *judgeFailure) Error() string { return e.msg }
+
+// sample gets one validated judging: from the cache, or from the provider
+// with retries and a single re-ask on an invalid answer.
+func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Judgment, bool, error) {
+	seed := r.cfg.Seed + int64(s)
+	var key string
+	if r.cfg.Cache != nil {
+		k := cacheKey{V: cacheVersion, Rubric: r.rhash, Provider: r.cfg.ProviderName, Model: r.cfg.Model,
+			System: p.System, User: p.User, Seed: seed, Sample: s}
+		key = k.hash()
+		if e, ok := r.cfg.Cache.get(key); ok {
+			if j, err := Parse(r.cfg.Rubric, e.Text); err == nil {
+				res.InputTokens += e.InputTokens
+				res.OutputTokens += e.OutputTokens
+				return j, true, nil
+			}
+		}
+	}
+	req := &Request{System: p.System, User: p.User, Schema: r.schema, Seed: seed}
+	var lastErr error
+	for ask := 0; ask < 2; ask++ {
+		resp, err := r.send(ctx, req, res)
+		if err != nil {
+			return nil, false, err
+		}
+		text := resp.Text
+		var j *Judgment
+		if resp.Refusal != "" {
+			lastErr = &ValidationError{Msg: "the judge refused: " + clip300(resp.Refusal)}
+		} else {
+			j, lastErr = Parse(r.cfg.Rubric, text)
+		}
+		if lastErr == nil {
+			if r.cfg.Cache != nil {
+				canon := canonicalText(r.cfg.Rubric, j)
+				if err := r.cfg.Cache.put(key, &cacheEntry{Text: canon, InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens}); err != nil {
+					return nil, false, err
+				}
+			}
+			return j, false, nil
+		}
+		// Re-ask once, with the validation error.
+		req = &Request{System: p.System, Schema: r.schema, Seed: seed, User: p.User +
+			"\n\n## Correction\nYour previous answer was rejected: " + lastErr.Error() +
+			".\nReturn only the JSON object described above, with every criterion key and an integer on its scale" +
+			"" + ", and a non-empty \"reasoning\"."}
+	}
+	return nil, false, &judgeFailure{msg: "invalid judge answer after a re-ask: " + lastErr.Error()}
+}
+
+// canonicalText re-encodes a validated judgment as the flat JSON object a
+// judge answers with, which the cache keeps (and Parse reads back).
+func canonicalText(rb *rubric.Rubric, j *Judgment) string {
+	b, _ := orderedScores{rb, j.Scores}.MarshalJSON()
+	reason, _ := json.Marshal(j.Reasoning)
+	return string(b[:len(b)-1]) + `,"reasoning":` + string(reason) + "}"
+}
+
+type orderedScores struct {
+	rb *rubric.Rubric
+	s  []Score
+}
+
+// MarshalJSON writes the scores in rubric order, keyed by criterion id.
+func (o orderedScores) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i := range o.rb.Criteria {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(o.rb.Criteria[i].ID)
+		b.Write(k)
+		b.WriteByte(':')
+		v, _ := o.s[i].MarshalJSON()
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+type judgmentObj struct {
+	Scores    orderedScores `json:"scores"`
+	Reasoning string        `json:"reasoning"`
+}
+
+// send makes one request with retries. Errors that end the item are
+// *judgeFailure; others (max-cost, cancellation) stop the run.
+func (r *runner) send(ctx context.Context, req *Request, res *Result) (*Response, error) {
+	var waited time.Duration
+	retries := 0
+	for {
+		if err := r.lim.wait(ctx); err != nil {
+			return nil, err
+		}
+		est, err := r.bud.reserve(len(req.System) + len(req.User))
+		if err != nil {
+			return nil, err
+		}
+		t0 := r.cfg.Now()
+		rctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+		resp, err := r.cfg.Provider.Complete(rctx, req)
+		cancel()
+		res.Latency += r.cfg.Now().Sub(t0)
+		res.Attempts++
+		r.count(func(s *Summary) { s.Requests++ })
+		if err == nil {
+			r.bud.settle(est, resp.InputTokens, resp.OutputTokens)
+			res.InputTokens += resp.InputTokens
+			res.OutputTokens += resp.OutputTokens
+			r.count(func(s *Summary) { s.InputTokens += resp.InputTokens; s.OutputTokens += resp.OutputTokens })
+			if d := exhausted(resp.Header, r.cfg.Now()); d > 0 {
+				r.lim.pauseFor(min(d, r.cfg.BackoffMax))
+			}
+			return resp, nil
+		}
+		r.bud.settle(est, 0, 0)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = &timeoutError{r.cfg.Timeout}
+		}
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Downgraded {
+			continue // the provider switched output mode: send again now
+		}
+		if !retryable(err) {
+			return nil, &judgeFailure{msg: "judge request failed: " + err.Error()}
+		}
+		if retries >= r.cfg.MaxRetries {
+			return nil, &judgeFailure{msg: fmt.Sprintf("judge request failed after %d attempts: %s", retries+1, err.Error())}
+		}
+		retries++
+		var d time.Duration
+		hinted := false
+		if ae != nil {
+			d, hinted = retryAfter(ae.Header, r.cfg.Now())
+		}
+		if !hinted {
+			d = backoff(r.cfg.BackoffBase, r.cfg.BackoffMax, retries, r.cfg.Rand)
+		}
+		if waited+d > r.cfg.MaxWait {
+			return nil, &judgeFailure{msg: fmt.Sprintf("judge request failed: %s; the next retry would wait %s, over the %s total wait (--max-wait)", err.Error(), d.Round(time.Millisecond), r.cfg.MaxWait)}
+		}
+		waited += d
+		if hinted && ae != nil && ae.Status == 429 {
+			r.lim.pauseFor(d) // the rate limit is shared: every worker waits
+		}
+		if err := r.cfg.Sleep(ctx, d); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// redact removes secrets from text written to results or errors.
+func (r *runner) redact(s string) string { return Redact(s, r.cfg.Secrets) }
+
+// Redact replaces every secret (and its URL-escaped form) in s with
+// "[redacted]". Empty secrets and secrets under 4 characters are skipped.
+func Redact(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) < 4 {
+			continue
+		}
+		s = strings.ReplaceAll(s, sec, "[redacted]")
+		if q := url.QueryEscape(sec); q != sec {
+			s = strings.ReplaceAll(s, q, "[redacted]")
+		}
+	}
+	return s
+}
+
+// line encodes one result line: the judgment, then the answer's length and
+// the input's passed-through fields under "meta" (never at the top level,
+// where a field named like a criterion would read as a score).
+func (r *runner) line(res *Result) ([]byte, error) {
+	b, err := r.judgmentLine(res)
+	if err != nil {
+		return nil, err
+	}
+	var tail bytes.Buffer
+	fmt.Fprintf(&tail, `,"length":%d`, res.Length)
+	if len(res.Meta) > 0 {
+		tail.WriteString(`,"meta":{`)
+		for i, m := range res.Meta {
+			if i > 0 {
+				tail.WriteByte(',')
+			}
+			k, _ := json.Marshal(m.Key)
+			tail.Write(k)
+			tail.WriteByte(':')
+			tail.Write(m.Value)
+		}
+		tail.WriteByte('}')
+	}
+	tail.WriteByte('}')
+	return append(b[:len(b)-1], tail.Bytes()...), nil
+}
+
+// judgmentLine encodes the judgment part of a result line.
+func (r *runner) judgmentLine(res *Result) ([]byte, error) {
+	type usage struct {
+		In  int64 `json:"input_tokens"`
+		Out int64 `json:"output_tokens"`
+	}
+	if res.Err != "" {
+		return json.Marshal(struct {
+			ID       string `json:"id"`
+			Error    string `json:"error"`
+			Model    string `json:"judge_model"`
+			Attempts int    `json:"attempts"`
+		}{res.ID, r.redact(res.Err), r.cfg.Model, res.Attempts})
+	}
+	u := usage{res.InputTokens, res.OutputTokens}
+	lat := res.Latency.Milliseconds()
+	if len(res.Samples) == 1 {
+		j := res.Samples[0].Judgment
+		return json.Marshal(struct {
+			ID        string        `json:"id"`
+			Scores    orderedScores `json:"scores"`
+			Reasoning string        `json:"reasoning"`
+			Model     string        `json:"judge_model"`
+			Usage     usage         `json:"usage"`
+			Latency   int64         `json:"latency_ms"`
+			Attempts  int           `json:"attempts"`
+		}{res.ID, orderedScores{r.cfg.Rubric, j.Scores}, r.redact(j.Reasoning), r.cfg.Model, u, lat, res.Attempts})
+	}
+	samples := make([]judgmentObj, len(res.Samples))
+	for i, s := range res.Samples {
+		samples[i] = judgmentObj{Scores: orderedScores{r.cfg.Rubric, s.Judgment.Scores}, Reasoning: r.redact(s.Judgment.Reasoning)}
+	}
+	return json.Marshal(struct {
+		ID       string        `json:"id"`
+		Samples  []judgmentObj `json:"samples"`
+		Model    string        `json:"judge_model"`
+		Usage    usage         `json:"usage"`
+		Latency  int64         `json:"latency_ms"`
+		Attempts int           `json:"attempts"`
+	}{res.ID, samples, r.cfg.Model, u, lat, res.Attempts})
+}
+
+// timeoutError is a request that outlived the per-request timeout.
+type timeoutError struct{ d time.Duration }
+
+func (e *timeoutError) Error() string { return fmt.Sprintf("request timed out after %s", e.d) }

@@ -1,0 +1,44 @@
+package judge
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Shard selects a deterministic subset of items: Index of Count, 1-based.
+// The zero Shard selects everything.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard parses "I/N" with 1 <= I <= N.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(strings.TrimSpace(s), "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n || n > 10000 {
+		return Shard{}, fmt.Errorf("shard %q: expected I/N with 1 <= I <= N (like 2/4)", s)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// Enabled reports whether the shard selects a subset.
+func (s Shard) Enabled() bool { return s.Count > 0 }
+
+// Has reports whether the item id falls in the shard: the first 8 bytes of
+// SHA-256(id), modulo Count, equal Index-1.
+func (s Shard) Has(id string) bool {
+	if !s.Enabled() {
+		return true
+	}
+	return ShardOf(id, s.Count) == s.Index
+}
+
+// ShardOf returns the 1-based shard of id among n.
+func ShardOf(id string, n int) int {
+	h := sha256.Sum256([]byte(id))
+	return int(binary.BigEndian.Uint64(h[:8])%uint64(n)) + 1
+}

@@ -1,0 +1,334 @@
+// Package pipeline is the gate as a library: given a rubric, a source of
+// results, a baseline store and the run's build information, [Gate] scores
+// the run, finds and checks the baseline, decides, applies the judge-bias
+// and tier checks, records an accepted regression and says which baseline
+// the run may save. It holds the product's rules; cmd/rubricgate parses
+// flags and inputs, picks the host, writes the outputs and chooses the exit
+// code.
+//
+// [CheckReport], beside it, checks a report a later (trusted) workflow is
+// asked to post; host/github.CheckProvenance checks it belongs to the run
+// that triggered that workflow.
+//
+// The package writes nothing: warnings and log lines go to the callbacks
+// in [Options], and everything to write is in the [Outcome].
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/render"
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// Results reads the run's results, as often as the gate needs them (once
+// under the current rubric, again under the baseline's when it changed).
+type Results interface {
+	Score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.Report, error)
+	CheckBlocking(rb *rubric.Rubric) (*gate.GateCheck, error)
+}
+
+// OnBaselineError says what a baseline store that cannot be read does.
+type OnBaselineError string
+
+// The baseline-store error policies.
+const (
+	// BaselineErrorFail: the run ends in an error (exit 2).
+	BaselineErrorFail OnBaselineError = "fail"
+	// BaselineErrorPass: the run goes on without a baseline, warned.
+	BaselineErrorPass OnBaselineError = "pass"
+)
+
+// Options are the gate's inputs, parsed and checked by the caller.
+type Options struct {
+	// Rubric is the current rubric; RubricWarnings its load warnings, which
+	// lead the report's warnings.
+	Rubric         *rubric.Rubric
+	RubricWarnings []rubric.Warning
+	// Results are the run's results; ResultNames the names given (for the
+	// default comment key).
+	Results     Results
+	ResultNames []string
+
+	Thresholds  gate.Thresholds
+	Policy      gate.Policy
+	MaxUnscored float64
+
+	// Store is where the baseline comes from, Query which one (see
+	// [BaselineBranch]); StoreName names the store in a note.
+	Store     baseline.Store
+	Query     baseline.Query
+	StoreName string
+	// OnBaselineError is the store error policy.
+	OnBaselineError OnBaselineError
+	// BaselineLoaded, when set, is told how many items the baseline has
+	// once it is read (cmd bounds the heap of a large one).
+	BaselineLoaded func(items int)
+	// SaveDir is the local store a passing run saves into, nil when none.
+	SaveDir *baseline.Dir
+	// WriteBaseline is true when a new baseline file was asked for.
+	WriteBaseline bool
+	// Save says what decides whether the run may save its baseline.
+	Save SaveInputs
+
+	// Build is the CI run (nil outside GitHub Actions).
+	Build *host.Build
+	// CommentKey is the sticky comment key ("" for the default).
+	CommentKey string
+	// Title heads the markdown report ("" for "rubricgate: <rubric>").
+	Title string
+	// Tier is the judge-bias and tier state (see [Tier]).
+	Tier *Tier
+	// Accept reads back the gate's previous sticky comment to find when a
+	// regression was accepted; nil when it cannot be read.
+	Accept func(ctx context.Context, key string) (body string, ok bool, err error)
+
+	// Now is the clock.
+	Now time.Time
+	// Warn shows a warning; Log a plain line of the run's log.
+	Warn func(msg string)
+	Log  func(msg string)
+}
+
+// Outcome is what the gate decided and what to write.
+type Outcome struct {
+	// Report is the report value; Markdown its comment and summary body.
+	Report   *gate.GateReport
+	Markdown string
+	// CommentKey is the sticky comment key used.
+	CommentKey string
+	// NewBaseline is the baseline a passing run may write (nil otherwise):
+	// to the file asked for and, when SaveTo is set, into the local store at
+	// SaveTo (written last, with the other outputs).
+	NewBaseline *baseline.File
+	SaveTo      string
+	// RubricWarnings is how many of the report's warnings lead it from the
+	// rubric (already shown with their file and line).
+	RubricWarnings int
+}
+
+// Blocked reports whether the run is blocked (exit 1).
+func (o *Outcome) Blocked() bool { return o.Report.Decision == gate.Block }
+
+// Gate runs the gate. An error is exit 2: bad input, a baseline store that
+// cannot be read under on-baseline-error fail, a judge of the production
+// model's family under same-family fail.
+func Gate(ctx context.Context, o Options) (*Outcome, error) {
+	warn := func(s string) {
+		if o.Warn != nil {
+			o.Warn(s)
+		}
+	}
+	logf := func(s string) {
+		if o.Log != nil {
+			o.Log(s)
+		}
+	}
+	rb, q, b := o.Rubric, o.Query, o.Build
+	tier := o.Tier
+	if tier == nil {
+		tier = &Tier{}
+	}
+
+	// The baseline, under the store error policy.
+	var base *gate.Baseline
+	noBaseNote := ""
+	file, bsrc, err := o.Store.Latest(ctx, q)
+	switch {
+	case errors.Is(err, baseline.ErrNotFound):
+		noBaseNote = fmt.Sprintf("no baseline found for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
+	case err != nil && o.OnBaselineError == BaselineErrorPass:
+		noBaseNote = "the baseline could not be read (on-baseline-error is pass)"
+		warn("baseline: " + err.Error())
+	case err != nil:
+		return nil, fmt.Errorf("baseline: %w", err)
+	default:
+		if base, err = file.Gate(bsrc); err != nil {
+			return nil, fmt.Errorf("baseline %s: %w", bsrc.Location, err)
+		}
+		if o.BaselineLoaded != nil {
+			o.BaselineLoaded(len(base.Items))
+		}
+	}
+
+	// Score under the current rubric; pair with the baseline when the rubric is the same.
+	// The items are kept only for a new baseline (a million of them take
+	// tens of megabytes).
+	var items itemChunks
+	wantItems := o.WriteBaseline || o.SaveDir != nil
+	var pairer *gate.Pairer
+	th := o.Thresholds
+	sameRubric := base != nil && base.RubricHash == rb.Hash()
+	if sameRubric {
+		pairer = gate.NewPairer(base.Items, th.WorstItems)
+		// The pairer holds a compact copy; dropping the items spares the
+		// collector a million id strings to rescan while the run is scored.
+		base.Items = nil
+	}
+	cur, err := o.Results.Score(rb, gate.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
+		if !it.Unscored && wantItems {
+			items.add(gate.ItemScore{ID: it.ID, Score: it.Score})
+		}
+		if sameRubric {
+			pairer.Add(it)
+		}
+		tier.observe(it)
+		return nil
+	}})
+	if err != nil {
+		return nil, err
+	}
+	AddRubricWarnings(cur, o.RubricWarnings)
+
+	// A changed rubric: re-score under the baseline's, where the results carry its criteria.
+	var compared *gate.Report
+	var rescoreErr error
+	if base != nil && !sameRubric {
+		rescorePairer := gate.NewPairer(base.Items, th.WorstItems)
+		base.Items = nil // as above
+		compared, rescoreErr = o.Results.Score(base.Rubric, gate.ScoreOptions{
+			MaxUnscored: o.MaxUnscored,
+			Read:        gate.ReadOptions{IgnoreUnknown: true},
+			OnItem:      func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
+		})
+		var ie *gate.InputError
+		switch {
+		case rescoreErr == nil:
+			pairer = rescorePairer
+		case errors.As(rescoreErr, &ie):
+			compared = nil
+			pairer = nil
+		default:
+			return nil, fmt.Errorf("re-score under the baseline's rubric: %w", rescoreErr)
+		}
+	}
+	// The baseline rubric's blocking gates apply whatever the current rubric
+	// says, and whether or not the run could be re-scored.
+	var baseGates *gate.GateCheck
+	if base != nil && !sameRubric {
+		if baseGates, err = o.Results.CheckBlocking(base.Rubric); err != nil {
+			return nil, err
+		}
+	}
+	var paired *gate.Paired
+	if pairer != nil {
+		paired = pairer.Result()
+	}
+
+	policy := o.Policy
+	policy.Accepted = b != nil && b.HasLabel(policy.AcceptLabel)
+	g := gate.Decide(gate.DecideInput{
+		Current: cur, Rubric: rb, Baseline: base, NoBaselineNote: noBaseNote,
+		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
+		Now: o.Now, Thresholds: th, Policy: policy,
+	})
+	if err := tier.apply(g, rb); err != nil {
+		return nil, err
+	}
+	out := &Outcome{Report: g, CommentKey: o.CommentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
+	if b != nil {
+		if out.CommentKey == "" {
+			out.CommentKey = DefaultCommentKey(b.Workflow, b.Job, rb.Name, o.ResultNames)
+		}
+		g.Context = b.RunContext(out.CommentKey)
+	}
+
+	// The markdown, with the record of an accepted regression.
+	title := o.Title
+	if title == "" {
+		title = "rubricgate: " + rb.Name
+	}
+	accField, accNote := acceptanceNote(ctx, b, o.Accept, policy.AcceptLabel, out.CommentKey, g, warn)
+	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(out.CommentKey) - len(accField) - 1 - len(accNote)})
+	out.Markdown = withAcceptance(md, accField, accNote)
+
+	// The new baseline: only a passing run makes one, and only a run on the
+	// baseline branch saves it into the local store.
+	if g.Decision == gate.Pass && (o.WriteBaseline || o.SaveDir != nil) {
+		meta := baseline.Meta{CreatedAt: o.Now.UTC(), Branch: q.Branch}
+		if b != nil {
+			meta.SHA, meta.Ref, meta.Repository, meta.RunID, meta.RunURL = b.SHA, b.Ref, b.Repository, b.RunID, b.RunURL
+			meta.Branch = b.Branch
+		}
+		bf, err := baseline.New(rb, cur, items.all(), meta)
+		if err != nil {
+			return nil, fmt.Errorf("new baseline: %w", err)
+		}
+		out.NewBaseline = bf
+		onBase, why := MaySave(o.Save, b, q.Branch, warn)
+		if o.WriteBaseline && b != nil && !onBase {
+			// The artifact store cannot tell which event made a run: only a
+			// push run on the baseline branch should upload a baseline.
+			warn("write-baseline: upload baseline.json as the baseline artifact only from push runs on the baseline branch; " + why)
+		}
+		if o.SaveDir != nil && !onBase {
+			logf("  baseline not saved: " + why)
+		} else if o.SaveDir != nil {
+			p, err := o.SaveDir.Path(baseline.Query{Rubric: rb.Name, Branch: q.Branch})
+			if err != nil {
+				return nil, fmt.Errorf("save baseline: %w", err)
+			}
+			out.SaveTo = p
+		}
+	}
+	return out, nil
+}
+
+// DefaultCommentKey keeps two gates or matrix legs apart: workflow, job,
+// rubric name and the results given.
+func DefaultCommentKey(workflow, job, rubricName string, results []string) string {
+	return strings.Join([]string{workflow, job, rubricName, strings.Join(results, ",")}, "/")
+}
+
+// AddRubricWarnings puts the rubric's load warnings first in the report's.
+func AddRubricWarnings(rep *gate.Report, warns []rubric.Warning) {
+	if len(warns) == 0 {
+		return
+	}
+	ws := make([]string, 0, len(warns)+len(rep.Warnings))
+	for _, w := range warns {
+		ws = append(ws, w.String())
+	}
+	rep.Warnings = append(ws, rep.Warnings...)
+}
+
+// StoreName names a baseline store in a note.
+func StoreName(s baseline.Store) string {
+	switch st := s.(type) {
+	case baseline.FileStore:
+		return "file " + st.Path
+	case *baseline.Dir:
+		return "directory " + st.Root
+	case baseline.GitHub:
+		return fmt.Sprintf("artifact %q of %s/%s", st.ArtifactName, st.Owner, st.Repo)
+	}
+	return "store"
+}
+
+// BaselineBranch is the branch whose last passing run is the baseline:
+// explicit when given (--baseline-branch), else the change request's target
+// branch, else the repository's default branch, else "main". The branch the
+// run is on never chooses it: a run on feature/x would otherwise find no
+// baseline, pass, and start its own.
+func BaselineBranch(explicit string, b *host.Build) string {
+	if explicit != "" {
+		return explicit
+	}
+	if b != nil {
+		if b.BaseBranch != "" {
+			return b.BaseBranch
+		}
+		if b.DefaultBranch != "" {
+			return b.DefaultBranch
+		}
+	}
+	return "main"
+}
