@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/internal/fraction"
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -830,42 +831,15 @@ func fmtPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) +
 // round a change that does not reach max-drop onto it, or one that reaches
 // it off it. A passing 1.996% drop prints -1.996%, never -2.00% like the
 // blocking 2.000% one.
-func FormatChange(rel, maxDrop float64) string {
-	return fmt.Sprintf("%+.*f%%", changeDigits(-rel, maxDrop), 100*rel)
-}
+// (One definition: finding.ChangePct, which the findings' texts use.)
+func FormatChange(rel, maxDrop float64) string { return finding.ChangePct(rel, maxDrop) }
 
 // fmtDrop formats a drop (positive) in percent, without the sign and the %
 // sign, with the digits FormatChange would use.
-func fmtDrop(drop, maxDrop float64) string {
-	return strconv.FormatFloat(100*drop, 'f', changeDigits(drop, maxDrop), 64)
-}
+func fmtDrop(drop, maxDrop float64) string { return finding.DropPct(drop, maxDrop) }
 
-// fmtScores formats "base → cur" with one decimal, or as many as the
-// change needed when it needed more than two (50.000 → 49.002, not
-// 50.0 → 49.0).
-func fmtScores(base, cur, maxDrop float64) string {
-	d := 1
-	if base > 0 {
-		if cd := changeDigits((base-cur)/base, maxDrop); cd > 2 {
-			d = cd
-		}
-	}
-	return strconv.FormatFloat(base, 'f', d, 64) + " → " + strconv.FormatFloat(cur, 'f', d, 64)
-}
-
-// changeDigits is the number of decimals of a drop in percent that keeps
-// the printed drop on the same side of maxDrop as the drop itself (as
-// dropBlocks decides it).
-func changeDigits(drop, maxDrop float64) int {
-	reaches := drop >= maxDrop-dropTolerance
-	for d := 2; d < 9; d++ {
-		p, err := strconv.ParseFloat(strconv.FormatFloat(100*drop, 'f', d, 64), 64)
-		if err == nil && (p/100 >= maxDrop-dropTolerance) == reaches {
-			return d
-		}
-	}
-	return 9
-}
+// fmtScores formats "base → cur" (see finding.Scores).
+func fmtScores(base, cur, maxDrop float64) string { return finding.Scores(base, cur, maxDrop) }
 
 func fmtSignedPct(f float64) string {
 	return fmt.Sprintf("%+.2f%%", 100*f)
