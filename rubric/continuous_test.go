@@ -158,6 +158,7 @@ func TestContinuousAndFromErrors(t *testing.T) {
 		{"source scale on integer criterion", crit("    from: {ragas: {metric: x, scale: [0, 1]}}\n"), "5:38", "a source scale needs continuous: true"},
 		{"bad source scale", crit("    continuous: true\n    from: {ragas: {metric: x, scale: [1, 1]}}\n"), "6:38", "criteria[0].from.ragas.scale: expected [lowest, highest] integers with lowest < highest, got [1, 1]"},
 		{"one metric feeds two criteria", crit("    from: {promptfoo: Help}\n  - id: b\n    scale: [0, 1]\n    from: {promptfoo: help}\n"), "8:12", `criteria[1].from.promptfoo: the promptfoo metric "help" already feeds criteria[0].from.promptfoo`},
+		{"the judge's usage key is reserved", "name: t\ncriteria:\n  - id: usage\n    scale: [0, 1]\n", "3:9", `"usage" is a reserved column name`},
 		{"samples is reserved", "name: t\ncriteria:\n  - id: samples\n    scale: [0, 1]\n", "3:9", `"samples" is a reserved column name`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

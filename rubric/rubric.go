@@ -359,13 +359,15 @@ func (c *Criterion) MaxPoints(total float64) float64 {
 var reservedColumns = []string{
 	"id", "question", "answer", "output", "response", "length", "reasoning",
 	"notes", "reviewer", "pass", "retrieval_miss", "error", "judge_model", "scores", "samples",
+	"usage", "latency_ms", "attempts", "meta", "rubricgate_shard",
 }
 
 // Reserved reports whether name (case-insensitively, ignoring surrounding
 // space) is a reserved result key or review-sheet column, which no criterion
 // id or alias may use: id, question, answer, output, response, length,
 // reasoning, notes, reviewer, pass, retrieval_miss, error, judge_model, scores,
-// samples.
+// samples, and the judge's usage, latency_ms, attempts, meta and
+// rubricgate_shard.
 func Reserved(name string) bool {
 	k := strings.TrimSpace(name)
 	for _, r := range reservedColumns {
