@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rubricgate/rubricgate/rubric"
@@ -64,5 +65,45 @@ func TestCheckBlockingFromSourceScale(t *testing.T) {
 		if len(scored) != len(tc.fail) || len(checked) != len(tc.fail) || (len(tc.fail) > 0 && (scored[0] != tc.fail[0] || checked[0] != tc.fail[0])) {
 			t.Errorf("faithfulness %v: scoring fails %v, CheckBlocking fails %v, want %v", tc.faith, scored, checked, tc.fail)
 		}
+	}
+}
+
+// Scoring and CheckBlocking under the same rubric fail the same items, over
+// the shapes a results line takes: one judging, samples (majority met, tie,
+// majority failing), judge errors with values at the top or in samples.
+func TestCheckBlockingAgreesWithScoring(t *testing.T) {
+	text := strings.Join([]string{
+		`{"id":"one-ok","scores":{"accuracy":4,"resolution":4,"tone":4,"safety":1}}`,
+		`{"id":"one-fail","scores":{"accuracy":4,"resolution":4,"tone":4,"safety":0}}`,
+		`{"id":"maj-ok","samples":[{"scores":{"accuracy":4,"resolution":4,"tone":4,"safety":0}},{"scores":{"accuracy":4,"resolution":4,"tone":4,"safety":1}},{"scores":{"accuracy":4,"resolution":4,"tone":4,"safety":1}}]}`,
+		`{"id":"tie","samples":[{"scores":{"accuracy":4,"resolution":4,"tone":4,"safety":0}},{"scores":{"accuracy":4,"resolution":4,"tone":4,"safety":1}}]}`,
+		`{"id":"maj-fail","samples":[{"scores":{"accuracy":4,"resolution":4,"tone":4,"safety":0}},{"scores":{"accuracy":4,"resolution":4,"tone":4,"safety":0}},{"scores":{"accuracy":4,"resolution":4,"tone":4,"safety":1}}]}`,
+		`{"id":"err-top","error":"x","scores":{"safety":0}}`,
+		`{"id":"err-samples","error":"x","samples":[{"scores":{"safety":1}},{"scores":{"safety":0}}]}`,
+		`{"id":"err-ok","error":"x","samples":[{"scores":{"safety":1}}]}`,
+		`{"id":"err-null","error":"x","scores":{"safety":null}}`,
+	}, "\n") + "\n"
+	in := func() []Input { return []Input{{Name: "r.jsonl", R: strings.NewReader(text)}} }
+	rep, err := Score(supportRubric(), in(), ScoreOptions{MaxUnscored: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc, err := CheckBlocking(supportRubric(), in())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(fs []BlockingFailure) string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Item)
+		}
+		return strings.Join(out, ",")
+	}
+	want := "one-fail,tie,maj-fail,err-top,err-samples"
+	if got := ids(rep.BlockingFailures); got != want {
+		t.Errorf("scoring fails %s, want %s", got, want)
+	}
+	if got := ids(gc.Failures); got != want {
+		t.Errorf("CheckBlocking fails %s, want %s", got, want)
 	}
 }
