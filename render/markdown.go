@@ -120,7 +120,7 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 		baseScore = num1(g.Baseline.Score)
 	}
 	if g.RelativeChange != nil {
-		change = signedPct(*g.RelativeChange)
+		change = gate.FormatChange(*g.RelativeChange, g.MaxDrop)
 	}
 	if g.CI95 != nil {
 		ci = fmt.Sprintf("%s … %s", signedPct(g.CI95[0]), signedPct(g.CI95[1]))

@@ -116,8 +116,9 @@ func pctRun(prefix string, scores ...int) string {
 }
 
 func TestActionBlockAtExactlyTwoPercent(t *testing.T) {
-	// The baseline: 99 items at 50 and one at 51, mean 50.01.
-	base := pctRun("b", append(repeat(50, 99), 51)...)
+	// The baseline: the run's 5000 items (the full sets are compared),
+	// 4950 at 50 and 50 at 51, mean 50.01.
+	base := pctRun("b", append(repeat(50, 4950), repeat(51, 50)...)...)
 	for _, tc := range []struct {
 		name  string
 		fifty int // of 5000 items, how many score 50 (the rest 49)

@@ -283,7 +283,7 @@ func printDecision(e *env, g *gate.GateReport, baselinePath string) {
 		fmt.Fprintf(e.stdout, ", baseline %.1f", g.Baseline.Score)
 	}
 	if g.RelativeChange != nil {
-		fmt.Fprintf(e.stdout, ", change %+.2f%%", 100**g.RelativeChange)
+		fmt.Fprintf(e.stdout, ", change %s", gate.FormatChange(*g.RelativeChange, g.MaxDrop))
 	}
 	if g.CI95 != nil {
 		fmt.Fprintf(e.stdout, " (95%% CI %+.2f%% .. %+.2f%%)", 100*g.CI95[0], 100*g.CI95[1])
