@@ -36,6 +36,7 @@ type gateConfig struct {
 	noisyDrop, hardDrop                           string
 	baselineFile, baselineDir                     string
 	baselineArtifact, baselineBranch, branch      string
+	baselineKey                                   string
 	maxArchive                                    string
 	ifNoBaseline, onBaselineError, onRubricChange string
 	acceptLabel, writeBaseline, jsonOut, mdOut    string
@@ -60,6 +61,7 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.baselineFile, "baseline", "", "read the baseline from this file")
 	fs.StringVar(&c.baselineDir, "baseline-dir", "", "local baseline store: DIR/<rubric>/<branch>.json (default outside Actions: "+defaultBaselineDir+")")
 	fs.StringVar(&c.baselineArtifact, "baseline-artifact", "rubricgate-baseline", "GitHub Actions artifact name holding baseline.json")
+	fs.StringVar(&c.baselineKey, "baseline-key", "", "local baseline directory slot: DIR/<key>/<branch>.json instead of the rubric's name, which a pull request can change")
 	fs.StringVar(&c.baselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's base branch, else the default branch, else main)")
 	fs.StringVar(&c.branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
 	fs.StringVar(&c.maxArchive, "max-archive", "100MiB", "largest baseline artifact accepted (compressed and uncompressed)")
