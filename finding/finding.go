@@ -74,7 +74,8 @@ const (
 	SkipDeprecated Kind = "on-rubric-change-skip-deprecated"
 	// AggregateDrop: the aggregate score dropped by max-drop or more.
 	// Change (relative, negative), Baseline, Current, MaxDrop, and Label
-	// when the accept label waived it. When the item sets differ the check
+	// when the accept label waived it; Detail, what the paired interval
+	// and hard-drop say (appended as it is). When the item sets differ the check
 	// compares the items in common: Common (their number; 0 when the full
 	// sets were compared), Added, Removed, FullBaseline, FullCurrent (the
 	// full sets' scores, shown beside).
@@ -305,7 +306,7 @@ func (f Finding) render(e escaper) string {
 		if f.Common > 0 {
 			what = "aggregate score of the items in common with the baseline"
 		}
-		s := fmt.Sprintf("%s dropped %s%% (%s), at or above max-drop %s", what, DropPct(-f.Change, f.MaxDrop), Scores(f.Baseline, f.Current, f.MaxDrop), Pct(f.MaxDrop)) + f.basisNote()
+		s := fmt.Sprintf("%s dropped %s%% (%s), at or above max-drop %s", what, DropPct(-f.Change, f.MaxDrop), Scores(f.Baseline, f.Current, f.MaxDrop), Pct(f.MaxDrop)) + e.text(f.Detail) + f.basisNote()
 		if f.Label != "" {
 			s = "accepted by the " + e.id(f.Label) + " label: " + s
 		}

@@ -285,6 +285,11 @@ type GateReport struct {
 	// Context says which run made the report (inside GitHub Actions), so a
 	// later job can check a report it is asked to post.
 	Context *RunContext `json:"context,omitempty"`
+	// Findings are the typed forms of what Decide found, in order: the
+	// reasons' findings, then the warnings' it added. Reasons and the
+	// warnings Decide adds are their Text (blocking failures joined as
+	// [finding.JoinBlocking] does).
+	Findings []finding.Finding `json:"findings"`
 }
 
 // RunContext identifies the CI run that made a report.
@@ -390,11 +395,17 @@ func Decide(in DecideInput) *GateReport {
 		MaxDrop:  in.MaxDrop,
 		Paired:   in.Paired,
 	}
-	var hard, soft []string
+	// hard: blocks, never waived; soft: blocks unless accepted; pass:
+	// notices that say why a run passed; warns: warnings.
+	var hard, soft, pass, warns []finding.Finding
+	warn := func(f finding.Finding) {
+		f.Severity = finding.Warning
+		warns = append(warns, f)
+	}
 
 	// Hard gates: never waived.
 	if n := len(cur.BlockingFailures); n > 0 {
-		hard = append(hard, blockingReason(cur.BlockingFailures))
+		hard = append(hard, blockingFindings(cur.BlockingFailures, false)...)
 	}
 	if bg := in.BaselineGates; bg != nil {
 		// The baseline's rubric may have blocking gates the current one dropped
@@ -402,32 +413,30 @@ func Decide(in DecideInput) *GateReport {
 		// editing its rubric.
 		extra := missingFailures(cur.BlockingFailures, bg.Failures)
 		if len(extra) > 0 {
-			hard = append(hard, blockingReason(extra)+" (under the baseline's rubric)")
+			hard = append(hard, blockingFindings(extra, true)...)
 			cur.BlockingFailures = append(cur.BlockingFailures, extra...)
 		}
 	}
 	if in.OnRubricChange == "skip" {
-		cur.Warnings = append(cur.Warnings, "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label")
+		warn(finding.Finding{Kind: finding.SkipDeprecated})
 	}
 	g.BlockingCount = len(cur.BlockingFailures)
 	if cur.Scored == 0 {
-		hard = append(hard, fmt.Sprintf("no item was scored: %d of %d items carry a judge error", cur.Unscored.Count, cur.Items))
+		hard = append(hard, finding.Finding{Kind: finding.NoItemScored, Params: finding.Params{Count: cur.Unscored.Count, Total: cur.Items}})
 	} else if cur.Unscored.Exceeded {
-		hard = append(hard, fmt.Sprintf("%d of %d items (%.1f%%) are unscored (judge errors), more than max-unscored allows", cur.Unscored.Count, cur.Items, 100*cur.Unscored.Rate))
+		hard = append(hard, finding.Finding{Kind: finding.TooManyUnscored, Params: finding.Params{Count: cur.Unscored.Count, Total: cur.Items, Rate: cur.Unscored.Rate}})
 	}
 
 	// The relative check.
 	b := in.Baseline
 	switch {
 	case b == nil:
-		note := in.NoBaselineNote
-		if note == "" {
-			note = "no baseline found"
-		}
+		f := finding.Finding{Kind: finding.NoBaseline, Params: finding.Params{Detail: in.NoBaselineNote}}
 		if in.IfNoBaseline == "fail" {
-			hard = append(hard, note+" and if-no-baseline is fail")
+			f.PolicyFail = true
+			hard = append(hard, f)
 		} else {
-			g.Reasons = append(g.Reasons, note+": this run starts the baseline")
+			pass = append(pass, f)
 		}
 	default:
 		g.Baseline = &BaselineInfo{
@@ -440,25 +449,27 @@ func Decide(in DecideInput) *GateReport {
 			if in.Compared != nil && in.Compared.Score != nil {
 				compared = in.Compared
 				g.Rescored = &RescoredInfo{RubricHash: b.RubricHash, Score: *in.Compared.Score, CurrentRubricScore: cur.Score}
-				cur.Warnings = append(cur.Warnings, fmt.Sprintf("the rubric changed (%s → %s): the run was re-scored under the baseline's rubric to compare", shortHash(b.RubricHash), shortHash(cur.Rubric.Hash)))
+				warn(finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{From: b.RubricHash, To: cur.Rubric.Hash}})
 			} else {
 				compared = nil
 			}
 			if rc := rubricChange(in, compared == nil); rc != nil {
 				g.RubricChange = rc
-				msgs := rc.describe()
+				fs := rc.findings()
 				switch {
 				case in.BaselineBranchRun:
-					msgs[0] += "; this run is on the baseline branch, where the change was reviewed when it merged: a new baseline starts here"
-					cur.Warnings = append(cur.Warnings, msgs...)
+					fs[0].NewBaseline = true
+					for _, f := range fs {
+						warn(f)
+					}
 				case in.OnRubricChange == "fail":
-					msgs[0] += "; on-rubric-change is fail, so the accept label does not waive it"
-					hard = append(hard, msgs...)
+					fs[0].PolicyFail = true
+					hard = append(hard, fs...)
 				case in.Accepted:
-					soft = append(soft, msgs...)
+					soft = append(soft, fs...)
 				default:
-					msgs[0] += "; a reviewer who accepts the change adds the " + in.AcceptLabel + " label"
-					soft = append(soft, msgs...)
+					fs[0].AcceptLabel = in.AcceptLabel
+					soft = append(soft, fs...)
 				}
 			}
 		}
@@ -478,7 +489,7 @@ func Decide(in DecideInput) *GateReport {
 				if p.Common > 0 && p.CommonBaseline != nil && p.CommonCurrent != nil {
 					base, now, basis = *p.CommonBaseline, *p.CommonCurrent, BasisCommon
 				} else if p.Common == 0 {
-					cur.Warnings = append(cur.Warnings, "the run shares no item with the baseline: the relative check compares the full sets, which may hold different items")
+					warn(finding.Finding{Kind: finding.NoCommonItems})
 				}
 			}
 			if base > 0 {
@@ -486,39 +497,43 @@ func Decide(in DecideInput) *GateReport {
 				dc.Basis, dc.Baseline, dc.Current = basis, base, now
 				g.DropCheck = dc
 				if dc.Case != DropWithin {
-					dc.Reason = dropReason(dc, base, now, in.MaxDrop) + basisNote(dc, b.Score, c, in.Paired)
-				}
-				if r := dc.Reason; dc.Blocks {
-					soft = append(soft, r)
-				} else if dc.Case == DropNoise {
-					g.Reasons = append(g.Reasons, r)
-					cur.Warnings = append(cur.Warnings, fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", fmtDrop(dc.Drop, in.MaxDrop)))
+					f := dropFinding(dc, base, now, in.MaxDrop, b.Score, c, in.Paired)
+					dc.Reason = f.Text()
+					if dc.Blocks {
+						soft = append(soft, f)
+					} else if dc.Case == DropNoise {
+						pass = append(pass, f)
+						warn(finding.Finding{Kind: finding.Message, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop,
+							Detail: fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", fmtDrop(dc.Drop, in.MaxDrop))}})
+					}
 				}
 			} else if basis == BasisCommon {
-				cur.Warnings = append(cur.Warnings, "the baseline score of the items in common is 0: the relative change is undefined and the relative check was skipped")
+				warn(finding.Finding{Kind: finding.BaselineScoreZero, Params: finding.Params{Common: in.Paired.Common}})
 			} else {
-				cur.Warnings = append(cur.Warnings, "the baseline score is 0: the relative change is undefined and the relative check was skipped")
+				warn(finding.Finding{Kind: finding.BaselineScoreZero})
 			}
 			g.Changes = criterionChanges(compared, b, gateFlags(in.Rubric, b.Rubric))
 		}
 		if in.MaxBaselineAge > 0 && !b.Source.CreatedAt.IsZero() && in.Now.Sub(b.Source.CreatedAt) > in.MaxBaselineAge {
-			cur.Warnings = append(cur.Warnings, fmt.Sprintf("the baseline is %d days old (max-baseline-age %d days)", int(in.Now.Sub(b.Source.CreatedAt).Hours()/24), int(in.MaxBaselineAge.Hours()/24)))
+			warn(finding.Finding{Kind: finding.BaselineOld, Params: finding.Params{Days: int(in.Now.Sub(b.Source.CreatedAt).Hours() / 24), MaxDays: int(in.MaxBaselineAge.Hours() / 24)}})
 		}
 		if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
-			cur.Warnings = append(cur.Warnings, fmt.Sprintf("the item sets differ: %d items added, %d removed since the baseline (%d in common)", p.Added, p.Removed, p.Common))
+			warn(finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: p.Added, Removed: p.Removed, Common: p.Common}})
 		}
 		if p := in.Paired; p != nil && p.Removed > 0 {
 			// A pull request must not remove the items it regressed.
 			ids := append([]string{}, p.RemovedIDs...)
 			g.RemovedItems = &RemovedItems{Count: p.Removed, IDs: ids}
-			msg := removedReason(g.RemovedItems)
+			f := finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: p.Removed, Items: ids[:min(len(ids), 5)]}}
 			switch {
 			case in.BaselineBranchRun:
-				cur.Warnings = append(cur.Warnings, msg+"; this run is on the baseline branch, where the removal was reviewed when it merged: a new baseline starts here")
+				f.NewBaseline = true
+				warn(f)
 			case in.Accepted:
-				soft = append(soft, msg)
+				soft = append(soft, f)
 			default:
-				soft = append(soft, msg+"; a reviewer who accepts the removal adds the "+in.AcceptLabel+" label")
+				f.AcceptLabel = in.AcceptLabel
+				soft = append(soft, f)
 			}
 		}
 		if p := in.Paired; p != nil && p.CI95 != nil {
@@ -530,10 +545,11 @@ func Decide(in DecideInput) *GateReport {
 		g.Changes = criterionChanges(cur, nil, gateFlags(in.Rubric, nil))
 	}
 
+	var reasons []finding.Finding
 	switch {
 	case len(hard) > 0:
 		g.Decision = Block
-		g.Reasons = append(append(hard, soft...), g.Reasons...)
+		reasons = append(append(setSeverity(hard, finding.Error), setSeverity(soft, finding.Error)...), setSeverity(pass, finding.Notice)...)
 	case len(soft) > 0 && in.Accepted:
 		g.Accepted = true
 		if g.RubricChange != nil && in.OnRubricChange != "fail" && !in.BaselineBranchRun {
@@ -542,25 +558,68 @@ func Decide(in DecideInput) *GateReport {
 		if g.RemovedItems != nil && !in.BaselineBranchRun {
 			g.RemovedItems.Accepted = true
 		}
-		for _, s := range soft {
-			g.Reasons = append(g.Reasons, "accepted by the "+in.AcceptLabel+" label: "+s)
+		reasons = setSeverity(pass, finding.Notice)
+		for _, f := range soft {
+			f.Label = in.AcceptLabel
+			f.Severity = finding.Notice
+			reasons = append(reasons, f)
 		}
 	case len(soft) > 0:
 		g.Decision = Block
-		g.Reasons = append(soft, g.Reasons...)
+		reasons = append(setSeverity(soft, finding.Error), setSeverity(pass, finding.Notice)...)
+	default:
+		reasons = setSeverity(pass, finding.Notice)
 	}
-	if g.Decision == Pass && len(g.Reasons) == 0 {
+	if g.Decision == Pass && len(reasons) == 0 {
 		switch {
 		case g.DropCheck != nil && g.DropCheck.Basis == BasisCommon:
 			dc := g.DropCheck
-			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score of the %d items in common %s vs the baseline (%s), within max-drop %s", in.Paired.Common, FormatChange((dc.Current-dc.Baseline)/dc.Baseline, in.MaxDrop), fmtScores(dc.Baseline, dc.Current, in.MaxDrop), fmtPct(in.MaxDrop))+basisNote(dc, b.Score, *g.ComparedScore, in.Paired))
+			p := in.Paired
+			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
+				Change: (dc.Current - dc.Baseline) / dc.Baseline, Baseline: dc.Baseline, Current: dc.Current, MaxDrop: in.MaxDrop,
+				Common: p.Common, Added: p.Added, Removed: p.Removed, FullBaseline: b.Score, FullCurrent: *g.ComparedScore}})
 		case g.RelativeChange != nil:
-			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score %s vs the baseline (%s), within max-drop %s", FormatChange(*g.RelativeChange, in.MaxDrop), fmtScores(b.Score, *g.ComparedScore, in.MaxDrop), fmtPct(in.MaxDrop)))
+			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
+				Change: *g.RelativeChange, Baseline: b.Score, Current: *g.ComparedScore, MaxDrop: in.MaxDrop}})
 		default:
-			g.Reasons = append(g.Reasons, "no blocking criterion failed")
+			reasons = append(reasons, finding.Finding{Kind: finding.NoBlockingFailed, Severity: finding.Notice})
 		}
 	}
+	// The one place the English is derived from the findings.
+	g.Findings = append(reasons, warns...)
+	g.Reasons = Texts(reasons)
+	cur.Warnings = append(cur.Warnings, Texts(warns)...)
 	return g
+}
+
+// Texts renders findings as the report's strings: each finding's Text,
+// consecutive blocking failures (of the same rubric) joined into one
+// reason as [finding.JoinBlocking] does.
+func Texts(fs []finding.Finding) []string {
+	out := make([]string, 0, len(fs))
+	for i := 0; i < len(fs); {
+		f := fs[i]
+		if f.Kind != finding.BlockingFailure {
+			out = append(out, f.Text())
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(fs) && fs[j].Kind == finding.BlockingFailure && fs[j].BaselineRubric == f.BaselineRubric {
+			j++
+		}
+		out = append(out, finding.JoinBlocking(fs[i:j]))
+		i = j
+	}
+	return out
+}
+
+// setSeverity sets the severity of every finding of fs (in place) and returns fs.
+func setSeverity(fs []finding.Finding, s finding.Severity) []finding.Finding {
+	for i := range fs {
+		fs[i].Severity = s
+	}
+	return fs
 }
 
 // checkDrop classifies the change from base to cur (see DropCase).
@@ -593,55 +652,39 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 	return dc
 }
 
-// basisNote says, for a check of the common items, what the full sets did.
-func basisNote(dc *DropCheck, fullBase, fullCur float64, p *Paired) string {
-	if dc.Basis != BasisCommon || p == nil {
-		return ""
+// dropFinding is the finding of a drop at or above max-drop: base → cur
+// compared, fullBase → fullCur the full sets' scores (shown beside when the
+// check compared the common items). Detail carries what the interval says.
+func dropFinding(dc *DropCheck, base, cur, maxDrop, fullBase, fullCur float64, p *Paired) finding.Finding {
+	f := finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{
+		Change: -dc.Drop, Baseline: base, Current: cur, MaxDrop: maxDrop, Detail: dropClause(dc)}}
+	if dc.Basis == BasisCommon && p != nil {
+		f.Common, f.Added, f.Removed = p.Common, p.Added, p.Removed
+		f.FullBaseline, f.FullCurrent = fullBase, fullCur
 	}
-	full := "undefined"
-	if fullBase > 0 {
-		full = fmtSignedPct((fullCur - fullBase) / fullBase)
-	}
-	return fmt.Sprintf(" [the item sets differ (%d added, %d removed), so the %d items in common are compared; the full sets: %.1f → %.1f, %s]", p.Added, p.Removed, p.Common, fullBase, fullCur, full)
+	return f
 }
 
-// removedReason words baseline items missing from the run.
-func removedReason(r *RemovedItems) string {
-	shown := r.IDs[:min(len(r.IDs), 5)]
-	s := fmt.Sprintf("ITEMS REMOVED: %d item(s) of the baseline are missing from this run", r.Count)
-	if len(shown) > 0 {
-		s += ": " + strings.Join(shown, ", ")
-		if r.Count > len(shown) {
-			s += fmt.Sprintf(" and %d more", r.Count-len(shown))
-		}
-	}
-	return s
-}
-
-// dropReason words a drop at or above max-drop.
-func dropReason(dc *DropCheck, base, cur, maxDrop float64) string {
-	what := "aggregate score"
-	if dc.Basis == BasisCommon {
-		what = "aggregate score of the items in common with the baseline"
-	}
-	s := fmt.Sprintf("%s dropped %s%% (%s), at or above max-drop %s", what, fmtDrop(dc.Drop, maxDrop), fmtScores(base, cur, maxDrop), fmtPct(maxDrop))
+// dropClause words what the paired interval and hard-drop say about a drop
+// at or above max-drop ("" when there is nothing to add).
+func dropClause(dc *DropCheck) string {
 	ci := ""
 	if dc.CI95 != nil {
 		ci = fmt.Sprintf("95%% CI %s … %s", fmtSignedPct(dc.CI95[0]), fmtSignedPct(dc.CI95[1]))
 	}
 	switch {
 	case dc.Case == DropReal && dc.BeyondHard && ci != "" && dc.CI95[1] >= 0:
-		return s + fmt.Sprintf(" and hard-drop %s (%s)", fmtPct(dc.HardDrop), ci)
+		return fmt.Sprintf(" and hard-drop %s (%s)", fmtPct(dc.HardDrop), ci)
 	case dc.Case == DropReal && ci != "":
-		return s + "; " + ci + " lies below 0"
+		return "; " + ci + " lies below 0"
 	case dc.Case == DropReal:
-		return s
+		return ""
 	case dc.Blocks && dc.BeyondHard:
-		return s + "; " + ci + " includes 0, but the drop reaches hard-drop " + fmtPct(dc.HardDrop) + ", so noisy-drop warn would block it too"
+		return "; " + ci + " includes 0, but the drop reaches hard-drop " + fmtPct(dc.HardDrop) + ", so noisy-drop warn would block it too"
 	case dc.Blocks:
-		return s + "; " + ci + " includes 0 (noisy-drop is block; with noisy-drop warn it would pass unless it reached hard-drop " + fmtPct(dc.HardDrop) + ")"
+		return "; " + ci + " includes 0 (noisy-drop is block; with noisy-drop warn it would pass unless it reached hard-drop " + fmtPct(dc.HardDrop) + ")"
 	}
-	return s + ", but its " + ci + " includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop " + fmtPct(dc.HardDrop)
+	return ", but its " + ci + " includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop " + fmtPct(dc.HardDrop)
 }
 
 // rubricChange describes a rubric change the gate cannot follow, or returns
@@ -676,16 +719,12 @@ func rubricChange(in DecideInput, notCompared bool) *RubricChange {
 	return rc
 }
 
-// describe says what changed, for the reasons: a headline (hashes and
-// criteria removed), then one line per thing the gate could not do.
-func (rc *RubricChange) describe() []string {
-	head := fmt.Sprintf("RUBRIC CHANGE: the rubric changed (%s → %s) in a way the gate cannot follow", shortHash(rc.From), shortHash(rc.To))
-	if len(rc.Removed) > 0 {
-		head += "; criteria removed: " + strings.Join(rc.Removed, ", ")
-	}
-	parts := []string{head}
+// findings says what changed, for the reasons: a headline (hashes and
+// criteria removed), then one finding per thing the gate could not do.
+func (rc *RubricChange) findings() []finding.Finding {
+	fs := []finding.Finding{{Kind: finding.RubricChange, Params: finding.Params{From: rc.From, To: rc.To, Criteria: rc.Removed}}}
 	if rc.RescoreError != "" {
-		parts = append(parts, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+rc.RescoreError)
+		fs = append(fs, finding.Finding{Kind: finding.NotComparable, Params: finding.Params{Detail: rc.RescoreError}})
 	}
 	ids := make([]string, 0, len(rc.UncheckedGates))
 	for id := range rc.UncheckedGates {
@@ -693,9 +732,9 @@ func (rc *RubricChange) describe() []string {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		parts = append(parts, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", id, rc.UncheckedGates[id]))
+		fs = append(fs, finding.Finding{Kind: finding.UncheckedGate, Criterion: id, Params: finding.Params{Count: rc.UncheckedGates[id]}})
 	}
-	return parts
+	return fs
 }
 
 // dropBlocks reports whether the drop from base to cur reaches maxDrop:
@@ -794,26 +833,21 @@ func missingFailures(have, other []BlockingFailure) []BlockingFailure {
 	return out
 }
 
-func blockingReason(fs []BlockingFailure) string {
-	by := map[string][]string{}
-	var order []string
+// blockingFindings groups blocking failures by criterion: one finding per
+// criterion, its items in the order they failed.
+func blockingFindings(fs []BlockingFailure, baselineRubric bool) []finding.Finding {
+	idx := map[string]int{}
+	var out []finding.Finding
 	for _, f := range fs {
-		if _, ok := by[f.Criterion]; !ok {
-			order = append(order, f.Criterion)
+		k, ok := idx[f.Criterion]
+		if !ok {
+			k = len(out)
+			idx[f.Criterion] = k
+			out = append(out, finding.Finding{Kind: finding.BlockingFailure, Criterion: f.Criterion, Params: finding.Params{BaselineRubric: baselineRubric}})
 		}
-		by[f.Criterion] = append(by[f.Criterion], f.Item)
+		out[k].Items = append(out[k].Items, f.Item)
 	}
-	sort.Strings(order)
-	parts := make([]string, 0, len(order))
-	for _, c := range order {
-		ids := by[c]
-		list := strings.Join(ids[:min(len(ids), 5)], ", ")
-		if len(ids) > 5 {
-			list += fmt.Sprintf(" and %d more", len(ids)-5)
-		}
-		parts = append(parts, fmt.Sprintf("%s on %d item(s): %s", c, len(ids), list))
-	}
-	return "blocking criterion failed: " + strings.Join(parts, "; ")
+	return out
 }
 
 func shortHash(h string) string {
