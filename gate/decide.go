@@ -850,14 +850,6 @@ func blockingFindings(fs []BlockingFailure, baselineRubric bool) []finding.Findi
 	return out
 }
 
-func shortHash(h string) string {
-	h = strings.TrimPrefix(h, "sha256:")
-	if len(h) > 12 {
-		h = h[:12]
-	}
-	return h
-}
-
 func fmtPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
 
 // FormatChange formats a relative change as a signed percentage with the
@@ -872,8 +864,6 @@ func FormatChange(rel, maxDrop float64) string { return finding.ChangePct(rel, m
 // sign, with the digits FormatChange would use.
 func fmtDrop(drop, maxDrop float64) string { return finding.DropPct(drop, maxDrop) }
 
-// fmtScores formats "base → cur" (see finding.Scores).
-func fmtScores(base, cur, maxDrop float64) string { return finding.Scores(base, cur, maxDrop) }
 
 func fmtSignedPct(f float64) string {
 	return fmt.Sprintf("%+.2f%%", 100*f)
