@@ -864,7 +864,6 @@ func FormatChange(rel, maxDrop float64) string { return finding.ChangePct(rel, m
 // sign, with the digits FormatChange would use.
 func fmtDrop(drop, maxDrop float64) string { return finding.DropPct(drop, maxDrop) }
 
-
 func fmtSignedPct(f float64) string {
 	return fmt.Sprintf("%+.2f%%", 100*f)
 }
