@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/finding"
 	"strings"
 	"time"
 
@@ -357,20 +358,33 @@ func BaselineBranch(explicit string, b *host.Build) string {
 func renamedRubric(g *gate.GateReport, e *baseline.OtherRubricsError, p gate.Policy, warn func(string)) {
 	msg := fmt.Sprintf("rubric %q has no baseline on branch %q, but the store holds baselines for %s there: a renamed rubric is a rubric change",
 		e.Rubric, e.Branch, strings.Join(e.Found, ", "))
+	// The reasons and warnings are the findings' texts: keep both in step.
+	note := func(text string) {
+		g.Warnings = append(g.Warnings, text)
+		g.Findings = append(g.Findings, finding.Finding{Kind: finding.Message, Severity: finding.Warning, Params: finding.Params{Detail: text}})
+	}
 	switch {
 	case p.BaselineBranchRun:
-		g.Warnings = append(g.Warnings, msg+"; this run on the baseline branch starts a new baseline")
+		note(msg + "; this run on the baseline branch starts a new baseline")
 	case p.Accepted:
-		g.Warnings = append(g.Warnings, msg+"; accepted by the label "+p.AcceptLabel+": a new baseline starts when this merges")
+		note(msg + "; accepted by the label " + p.AcceptLabel + ": a new baseline starts when this merges")
 	default:
 		g.Decision = gate.Block
-		reasons := []string{msg + " that the gate cannot follow; add the label " + p.AcceptLabel + " to accept it (or pin the slot with baseline-key)"}
+		text := msg + " that the gate cannot follow; add the label " + p.AcceptLabel + " to accept it (or pin the slot with baseline-key)"
+		reasons := []string{text}
 		for _, r := range g.Reasons {
 			if !strings.HasSuffix(r, ": this run starts the baseline") {
 				reasons = append(reasons, r)
 			}
 		}
 		g.Reasons = reasons
+		fs := []finding.Finding{{Kind: finding.Message, Severity: finding.Error, Params: finding.Params{Detail: text}}}
+		for _, f := range g.Findings {
+			if f.Kind != finding.NoBaseline || f.PolicyFail {
+				fs = append(fs, f)
+			}
+		}
+		g.Findings = fs
 	}
 }
 
