@@ -285,10 +285,12 @@ type GateReport struct {
 	// Context says which run made the report (inside GitHub Actions), so a
 	// later job can check a report it is asked to post.
 	Context *RunContext `json:"context,omitempty"`
-	// Findings are the typed forms of what Decide found, in order: the
-	// reasons' findings, then the warnings' it added. Reasons and the
-	// warnings Decide adds are their Text (blocking failures joined as
-	// [finding.JoinBlocking] does).
+	// Findings are the typed forms of what the gate found, in order: the
+	// reasons' findings (Error or Notice), then the warnings' (Warning).
+	// Reasons and the warnings Decide adds are their Text (blocking
+	// failures joined as [finding.JoinBlocking] does). The run report's
+	// own warnings (from reading and scoring) and those the pipeline adds
+	// for tiers stay strings only.
 	Findings []finding.Finding `json:"findings"`
 }
 
