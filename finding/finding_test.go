@@ -237,6 +237,20 @@ func TestTextMatchesDecide(t *testing.T) {
 			},
 		},
 		{
+			// The interval's clause rides in AggregateDrop's Detail; the
+			// noisy-drop warning has no kind of its own (a Message).
+			name: "drop within noise, noisy-drop warn",
+			g: decide(report(78), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.NoisyDrop = gate.NoisyWarn
+				in.Paired = &gate.Paired{Method: "paired", Common: 10, CI95: &[2]float64{-0.05, 0.01}}
+			}),
+			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02,
+				Detail: ", but its 95% CI -5.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%"}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.Message, Params: finding.Params{
+				Detail: "the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more items would tell"}}.Text()},
+		},
+		{
 			name: "nothing scored",
 			g: decide(func() *gate.Report {
 				r := report(80)
