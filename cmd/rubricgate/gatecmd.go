@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/rubricgate/rubricgate/finding"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -294,14 +295,30 @@ func printDecision(e *env, g *gate.GateReport, baselinePath string) {
 	if line := render.ResolutionLine(g.DropCheck); line != "" {
 		fmt.Fprintf(e.stdout, "  %s\n", line)
 	}
+	// A reason or warning that is one finding's text is annotated from the
+	// finding (its level, and file and line when known); the others (joined
+	// blocking failures, the run report's and the tiers' warnings) stay
+	// strings.
+	byText := map[string]finding.Finding{}
+	for _, f := range g.Findings {
+		byText[f.Text()] = f
+	}
 	for _, r := range g.Reasons {
-		if e.inActions() && g.Decision == gate.Block {
-			fmt.Fprintf(e.stdout, "::error title=rubricgate blocked::%s\n", escapeCommand(r))
-		} else {
+		f, ok := byText[r]
+		switch {
+		case !e.inActions() || g.Decision != gate.Block:
 			fmt.Fprintf(e.stdout, "  - %s\n", safe.LogLine(r))
+		case ok && f.Severity != finding.Warning:
+			annotate(e, f.Annotation())
+		default:
+			fmt.Fprintf(e.stdout, "::error title=rubricgate blocked::%s\n", escapeCommand(r))
 		}
 	}
 	for _, w := range g.Warnings {
+		if f, ok := byText[w]; ok && f.Severity == finding.Warning && e.inActions() {
+			annotate(e, f.Annotation())
+			continue
+		}
 		warn(e, "", 0, w)
 	}
 	if baselinePath != "" {
@@ -420,4 +437,13 @@ func tuneGC(getenv func(string) string, items int) bool {
 	debug.SetGCPercent(50)
 	debug.SetMemoryLimit(64<<20 + 48*int64(items))
 	return true
+}
+
+// annotate writes a finding's annotation as a workflow command.
+func annotate(e *env, a finding.Annotation) {
+	props := "title=" + escapeProperty(a.Title)
+	if a.File != "" {
+		props = fmt.Sprintf("file=%s,line=%d,%s", escapeProperty(a.File), a.Line, props)
+	}
+	fmt.Fprintf(e.stdout, "::%s %s::%s\n", a.Level, props, escapeCommand(a.Message))
 }
