@@ -247,23 +247,33 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 			return exitError, fmt.Errorf("save baseline: %w", err)
 		}
 	}
-	if err := out.Commit(e.stdout); err != nil {
+	// Inside Actions the comment is posted first (best effort: it never
+	// changes the exit status) so its address is among the step outputs,
+	// and the step outputs are appended as the last step of the commit:
+	// when GITHUB_OUTPUT cannot be written the files are put back and the
+	// run is an error (exit 2) with nothing saved, since later steps (the
+	// baseline upload) rely on the outputs. The job summary is for people:
+	// a failure to write it is a warning.
+	var last func() error
+	commentLine := ""
+	if e.inActions() && gh != nil {
+		var commentURL string
+		commentURL, commentLine = postComment(ctx, e, gh, c, res.CommentKey, md)
+		last = func() error { return actionOutputs(e, gh, g, md, reportPath, baselinePath, commentURL) }
+	}
+	if err := out.CommitThen(e.stdout, last); err != nil {
 		return exitError, err
 	}
 
-	// The log, the summary, outputs and the comment.
+	// The log.
 	// The rubric's warnings lead the report's and were printed with their
 	// file and line when the rubric was loaded: print the others only.
 	shown, rep := *g, *g.Report
 	rep.Warnings = rep.Warnings[res.RubricWarnings:]
 	shown.Report = &rep
 	printDecision(e, &shown, baselinePath)
-	commentURL := ""
-	if e.inActions() && gh != nil {
-		commentURL = postComment(ctx, e, gh, c, res.CommentKey, md)
-		if err := actionOutputs(e, gh, g, md, reportPath, baselinePath, commentURL); err != nil {
-			return exitError, err
-		}
+	if commentLine != "" {
+		fmt.Fprintln(e.stdout, commentLine)
 	}
 	if res.Blocked() {
 		return exitBlocked, nil
