@@ -63,10 +63,14 @@ type Options struct {
 	MaxUnscored float64
 
 	// Store is where the baseline comes from, Query which one (see
-	// [BaselineBranch]); StoreName names the store in a note.
+	// [ResolveBaselineBranch]); StoreName names the store in a note.
 	Store     baseline.Store
 	Query     baseline.Query
 	StoreName string
+	// BaselineRef is where Query's branch came from and the default
+	// branch, for the warning when a run on the default branch could never
+	// save a baseline (zero: no check).
+	BaselineRef BaselineRef
 	// OnBaselineError is the store error policy.
 	OnBaselineError OnBaselineError
 	// BaselineLoaded, when set, is told how many items the baseline has
@@ -232,6 +236,9 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	})
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
+	}
+	if w := DefaultBranchWarning(o.BaselineRef, o.Save, b); w != "" {
+		g.Warnings = append(g.Warnings, w)
 	}
 	out := &Outcome{Report: g, CommentKey: o.CommentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
 	if b != nil {

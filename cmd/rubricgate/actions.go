@@ -74,8 +74,8 @@ func runAction(e *env) int {
 // baselineStore picks the baseline store: a file, a local directory, or
 // (inside Actions, with a token) the repository's artifacts. saveDir is the
 // local store a passing run saves into, when there is one.
-func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *host.Build, s *settings) (baseline.Store, baseline.Query, *baseline.Dir, error) {
-	q := baseline.Query{Rubric: rb.Name, Branch: pipeline.BaselineBranch(c.baselineBranch, b)}
+func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *host.Build, s *settings, ref pipeline.BaselineRef) (baseline.Store, baseline.Query, *baseline.Dir, error) {
+	q := baseline.Query{Rubric: rb.Name, Branch: ref.Branch}
 	switch {
 	case c.baselineFile != "":
 		return baseline.FileStore{Path: c.baselineFile}, q, nil, nil

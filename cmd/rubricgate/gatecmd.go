@@ -60,7 +60,7 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.baselineFile, "baseline", "", "read the baseline from this file")
 	fs.StringVar(&c.baselineDir, "baseline-dir", "", "local baseline store: DIR/<rubric>/<branch>.json (default outside Actions: "+defaultBaselineDir+")")
 	fs.StringVar(&c.baselineArtifact, "baseline-artifact", "rubricgate-baseline", "GitHub Actions artifact name holding baseline.json")
-	fs.StringVar(&c.baselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's base branch, else the default branch, else main)")
+	fs.StringVar(&c.baselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
 	fs.StringVar(&c.branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
 	fs.StringVar(&c.maxArchive, "max-archive", "100MiB", "largest baseline artifact accepted (compressed and uncompressed)")
 	fs.StringVar(&c.ifNoBaseline, "if-no-baseline", "pass", "no baseline found: pass (this run starts it) or fail")
@@ -180,7 +180,9 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		return exitError, err
 	}
 	b := gh.build()
-	store, q, saveDir, err := c.baselineStore(rb, e, gh, b, s)
+	save := pipeline.SaveInputs{Branch: c.branch, Getenv: e.getenv, WorkDir: e.wd}
+	ref := pipeline.ResolveBaselineBranch(c.baselineBranch, b, save)
+	store, q, saveDir, err := c.baselineStore(rb, e, gh, b, s, ref)
 	if err != nil {
 		return exitError, err
 	}
@@ -195,7 +197,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		Store: store, Query: q, StoreName: pipeline.StoreName(store),
 		OnBaselineError: pipeline.OnBaselineError(c.onBaselineError),
 		SaveDir:         saveDir, WriteBaseline: c.writeBaseline != "",
-		Save:           pipeline.SaveInputs{Branch: c.branch, Getenv: e.getenv, WorkDir: e.wd},
+		Save: save, BaselineRef: ref,
 		BaselineLoaded: func(n int) { tuneGC(e.getenv, n) },
 		Build:          b, CommentKey: c.commentKey, Title: c.title, Tier: tier, Now: e.clock(),
 		Warn: func(msg string) { warn(e, "", 0, msg) },
