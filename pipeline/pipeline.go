@@ -141,6 +141,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if tier == nil {
 		tier = &Tier{}
 	}
+	tier.extra = o.Rubric.ModelFamilies
 
 	// The baseline, under the store error policy.
 	var base *gate.Baseline
