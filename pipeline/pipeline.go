@@ -235,17 +235,21 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
 		Now: o.Now, Thresholds: th, Policy: policy,
 	})
+	// The accept label covers only what it was applied for: a run it does
+	// not cover is blocked again here, before the tier decision.
+	commentKey := o.CommentKey
+	if b != nil && commentKey == "" {
+		commentKey = DefaultCommentKey(b.Workflow, b.Job, rb.Name, o.ResultNames)
+	}
+	accField, accNote := acceptanceNote(ctx, b, o.Accept, policy.AcceptLabel, commentKey, rb.Hash(), th.MaxDrop, g, warn)
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
 	}
 	if w := DefaultBranchWarning(o.BaselineRef, o.Save, b); w != "" {
 		g.Warnings = append(g.Warnings, w)
 	}
-	out := &Outcome{Report: g, CommentKey: o.CommentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
+	out := &Outcome{Report: g, CommentKey: commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
 	if b != nil {
-		if out.CommentKey == "" {
-			out.CommentKey = DefaultCommentKey(b.Workflow, b.Job, rb.Name, o.ResultNames)
-		}
 		g.Context = b.RunContext(out.CommentKey)
 	}
 
@@ -254,7 +258,6 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if title == "" {
 		title = "rubricgate: " + rb.Name
 	}
-	accField, accNote := acceptanceNote(ctx, b, o.Accept, policy.AcceptLabel, out.CommentKey, g, warn)
 	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(out.CommentKey) - len(accField) - 1 - len(accNote)})
 	out.Markdown = withAcceptance(md, accField, accNote)
 
