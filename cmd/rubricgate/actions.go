@@ -108,6 +108,24 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *
 // them) and then the job summary (a warning when it cannot be written)
 // through the GitHub host (each a no-op when its runner file is not set).
 func actionOutputs(e *env, gh *ghContext, g *gate.GateReport, md, reportPath, baselinePath, commentURL string) error {
+	// Steps downstream rely on the outputs (the baseline upload), so a
+	// failure is an error, before anything else is written.
+	if err := gh.h.SetOutputs(stepOutputs(e, g, reportPath, baselinePath, commentURL)); err != nil {
+		return err
+	}
+	// The summary is for people: a failure to write it is a warning.
+	if err := gh.h.Summary(md); err != nil {
+		if u := errors.Unwrap(err); u != nil {
+			err = u
+		}
+		warn(e, "", 0, "job summary not written: "+err.Error())
+	}
+	return nil
+}
+
+// stepOutputs are the values later steps (GitHub) or jobs (GitLab's
+// dotenv report) read.
+func stepOutputs(e *env, g *gate.GateReport, reportPath, baselinePath, commentURL string) []host.Output {
 	score, baseScore, change := "", "", ""
 	if g.Score != nil {
 		score = outputScore(*g.Score)
@@ -134,19 +152,7 @@ func actionOutputs(e *env, gh *ghContext, g *gate.GateReport, md, reportPath, ba
 	if g.Tier != nil {
 		outs = append(outs, host.Output{Name: "may-advance", Value: strconv.FormatBool(g.Tier.MayAdvance)}, host.Output{Name: "next-tier", Value: strconv.Itoa(g.Tier.Next)})
 	}
-	// Steps downstream rely on the outputs (the baseline upload), so a
-	// failure is an error, before anything else is written.
-	if err := gh.h.SetOutputs(outs); err != nil {
-		return err
-	}
-	// The summary is for people: a failure to write it is a warning.
-	if err := gh.h.Summary(md); err != nil {
-		if u := errors.Unwrap(err); u != nil {
-			err = u
-		}
-		warn(e, "", 0, "job summary not written: "+err.Error())
-	}
-	return nil
+	return outs
 }
 
 // outputScore writes a score (0-100) for people: one decimal, as the log,

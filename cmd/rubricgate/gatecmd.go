@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
+	glhost "github.com/rubricgate/rubricgate/host/gitlab"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
@@ -179,7 +180,17 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	if err != nil {
 		return exitError, err
 	}
+	// The host: GitHub Actions, else GitLab CI, else a local run.
 	b := gh.build()
+	gl, err := readGitLab(e)
+	if err != nil {
+		return exitError, err
+	}
+	var notes *glhost.Notes
+	if gl != nil {
+		b = gl.Build()
+		notes = gitlabNotes(e, gl, c)
+	}
 	save := pipeline.SaveInputs{Branch: c.branch, Getenv: e.getenv, WorkDir: e.wd}
 	ref := pipeline.ResolveBaselineBranch(c.baselineBranch, b, save)
 	store, q, saveDir, err := c.baselineStore(rb, e, gh, b, s, ref)
@@ -205,6 +216,11 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	}
 	if gh != nil && c.comment != "never" && c.githubToken != "" && c.commentAuthor != "*" && c.commentAuthor != "" {
 		o.Accept = func(ctx context.Context, key string) (string, bool, error) { return c.previousComment(ctx, e, gh, key) }
+	}
+	// On GitLab the record is read back only from a note of a named author
+	// (comment-author set to the token's username): anyone may post a note.
+	if notes != nil && c.comment != "never" && gitlabAuthor(c) != "" {
+		o.Accept = notes.Existing
 	}
 	res, err := pipeline.Gate(ctx, o)
 	if err != nil {
@@ -258,10 +274,15 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	// a failure to write it is a warning.
 	var last func() error
 	commentLine := ""
-	if e.inActions() && gh != nil {
+	switch {
+	case e.inActions() && gh != nil:
 		var commentURL string
 		commentURL, commentLine = postComment(ctx, e, gh, c, res.CommentKey, md)
 		last = func() error { return actionOutputs(e, gh, g, md, reportPath, baselinePath, commentURL) }
+	case gl != nil:
+		var noteURL string
+		noteURL, commentLine = postNote(ctx, e, b, notes, c, res.CommentKey, md)
+		last = func() error { return gitlabOutputs(e, gl, g, reportPath, baselinePath, noteURL) }
 	}
 	if err := out.CommitThen(e.stdout, last); err != nil {
 		return exitError, err
