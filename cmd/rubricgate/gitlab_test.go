@@ -105,3 +105,19 @@ func TestGateGitLabCI(t *testing.T) {
 		t.Errorf("no word on why nothing was saved:\n%s", out)
 	}
 }
+
+// An unwritable dotenv report is an error (later jobs rely on it) and the
+// push pipeline's baseline is not left saved.
+func TestGateGitLabDotenvUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	vars := map[string]string{"GITLAB_CI": "true", "CI_PROJECT_ID": "42", "CI_DEFAULT_BRANCH": "trunk", "CI_PIPELINE_SOURCE": "push",
+		"CI_COMMIT_BRANCH": "trunk", "RUBRICGATE_DOTENV": dir}
+	code, out, errs := cliEnv(t, vars, dir, "gate", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--baseline-dir", store)
+	if code != exitError || !strings.Contains(errs, "outputs") {
+		t.Fatalf("exit %d, want 2\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(store, "support-answers", "trunk.json")); !os.IsNotExist(err) {
+		t.Errorf("baseline saved on exit 2: %v", err)
+	}
+}
