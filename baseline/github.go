@@ -23,7 +23,7 @@ const (
 	DefaultArtifactName   = "rubricgate-baseline"
 	DefaultMaxArchive     = int64(100 << 20)
 	DefaultMaxCandidates  = 5
-	DefaultMaxPages       = 10
+	DefaultMaxRuns        = 50
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultDeadline       = 2 * time.Minute
 	DefaultMaxRateWait    = 60 * time.Second
@@ -37,18 +37,26 @@ const permissionsHint = "the workflow token needs `permissions: actions: read` t
 
 // GitHub finds the last passing baseline among the repository's GitHub
 // Actions artifacts: the newest unexpired artifact named ArtifactName made by
-// a run of this repository (never a fork's) on the query's branch, whose
-// baseline.json is valid and is for the query's rubric.
+// a successful push run of this repository (never a fork's) on the query's
+// branch whose baseline.json is valid. The baseline may be for another rubric name than
+// the query's: the artifact name is the key (chosen by the workflow), and a
+// different rubric is a rubric change for the gate to judge.
 //
-// Zero fields take the Default* values. The common case costs three HTTP
-// requests: one list page, the archive call answering 302, the storage GET.
+// Candidates are found through workflow runs, not the repository's artifact
+// list, which anyone who can start a run (a fork's pull request) can flood
+// with newer artifacts of the same name: the store lists the branch's
+// successful push runs (GET .../actions/runs?branch=B&event=push&status=success,
+// or .../actions/workflows/{Workflow}/runs), newest first, 20 a page, and
+// reads each run's artifacts named ArtifactName (GET
+// .../actions/runs/{id}/artifacts?name=). Every field the query filters on
+// is checked again client-side, and a run whose head repository is not
+// this repository is refused. Only a push to the branch (write access) makes
+// such a run. Runs without the artifact (other workflows, blocked runs) are
+// skipped; after MaxRuns runs the search stops with a store error.
 //
-// The list order is undocumented (in practice newest first): each page is
-// sorted by created_at, newest first, and the next page is only read when
-// every candidate of the earlier pages failed or none qualified. The
-// artifact API does not say which event made a run, so the caller must only
-// upload baselines from passing runs on the baseline branch (pushes), never
-// from pull_request runs.
+// Zero fields take the Default* values. The common case costs four HTTP
+// requests: the runs page, the run's artifacts, the archive call answering
+// 302, the storage GET.
 //
 // Requests are built with API.NewRequest (so BaseURL, User-Agent and the
 // token's transport apply) but sent through API.Client() and classified with
@@ -73,8 +81,14 @@ type GitHub struct {
 	MaxArchive int64
 	// MaxCandidates is how many qualifying artifacts are tried at most.
 	MaxCandidates int
-	// MaxPages is how many list pages (100 artifacts each) are read at most.
-	MaxPages int
+	// Workflow, when set, is the workflow whose runs upload the baseline
+	// (its file name, such as "baseline.yml", or its id): only its runs
+	// are listed, so other workflows' runs cost no requests.
+	Workflow string
+	// MaxRuns is how many successful push runs of the branch are examined
+	// at most (DefaultMaxRuns). Reaching it without a baseline is a store
+	// error, never ErrNotFound.
+	MaxRuns int
 	// RequestTimeout bounds each request (a download: until its body is read).
 	RequestTimeout time.Duration
 	// Deadline bounds the whole search.
@@ -96,7 +110,8 @@ type GitHub struct {
 // RequestError is a failed request: which call, which request, the HTTP
 // status (0 for network errors) and, for permission errors, a hint.
 type RequestError struct {
-	// Op names the call ("list artifacts", "artifact archive URL", "download archive").
+	// Op names the call ("list workflow runs", "list run artifacts",
+	// "artifact archive URL", "download archive").
 	Op string
 	// Request is "METHOD path" (API paths relative to the base URL; storage
 	// URLs without their signed query).
@@ -197,8 +212,8 @@ func (g GitHub) withDefaults() GitHub {
 	if g.MaxCandidates <= 0 {
 		g.MaxCandidates = DefaultMaxCandidates
 	}
-	if g.MaxPages <= 0 {
-		g.MaxPages = DefaultMaxPages
+	if g.MaxRuns <= 0 {
+		g.MaxRuns = DefaultMaxRuns
 	}
 	if g.RequestTimeout <= 0 {
 		g.RequestTimeout = DefaultRequestTimeout
@@ -287,55 +302,75 @@ func (g GitHub) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource
 func (s *search) run(ctx context.Context, q Query) (*File, gate.BaselineSource, error) {
 	var none gate.BaselineSource
 	var (
-		failures                             []CandidateFailure
-		listed, expired, forks, other, wrong int
+		failures                        []CandidateFailure
+		runs, refused, without, expired int
+		capped                          bool
 	)
 	page := 1
-	for pages := 0; page > 0 && pages < s.g.MaxPages && len(failures) < s.g.MaxCandidates; pages++ {
-		list, next, err := s.listPage(ctx, page)
+	for page > 0 && len(failures) < s.g.MaxCandidates && !capped {
+		list, next, err := s.listRuns(ctx, q.Branch, page)
 		if err != nil {
 			return nil, none, err
 		}
 		page = next
-		var cands []*github.Artifact
-		for _, a := range list {
-			listed++
-			wr := a.GetWorkflowRun()
-			switch {
-			case a.GetName() != s.g.ArtifactName || a.GetID() <= 0:
-				wrong++
-			case a.GetExpired() || (a.ExpiresAt != nil && !a.ExpiresAt.After(s.g.Now())):
-				expired++
-			case wr == nil || wr.GetRepositoryID() != s.g.RepoID || wr.GetHeadRepositoryID() != s.g.RepoID:
-				forks++
-				s.g.Logf("skipping artifact #%d: not made by a run of this repository (head repository id %d, expected %d); artifacts from forks are never used", a.GetID(), wr.GetHeadRepositoryID(), s.g.RepoID)
-			case wr.GetHeadBranch() != q.Branch:
-				other++
-			default:
-				cands = append(cands, a)
-			}
-		}
-		// The list order is undocumented: newest first by created_at, then id.
-		sort.SliceStable(cands, func(i, j int) bool {
-			ti, tj := cands[i].GetCreatedAt().Time, cands[j].GetCreatedAt().Time
+		// Newest first by created_at, then id (documented, but cheap to ensure).
+		sort.SliceStable(list, func(i, j int) bool {
+			ti, tj := list[i].GetCreatedAt().Time, list[j].GetCreatedAt().Time
 			if !ti.Equal(tj) {
 				return ti.After(tj)
 			}
-			return cands[i].GetID() > cands[j].GetID()
+			return list[i].GetID() > list[j].GetID()
 		})
-		for _, a := range cands {
+		for _, r := range list {
 			if len(failures) >= s.g.MaxCandidates {
 				break
+			}
+			if runs >= s.g.MaxRuns {
+				capped = true
+				break
+			}
+			runs++
+			switch {
+			case r.GetID() <= 0 || r.GetEvent() != "push" || r.GetHeadBranch() != q.Branch || r.GetConclusion() != "success":
+				refused++
+				s.g.Logf("skipping workflow run #%d: event %q, branch %q, conclusion %q; only successful push runs of %q are used", r.GetID(), r.GetEvent(), r.GetHeadBranch(), r.GetConclusion(), q.Branch)
+				continue
+			case r.GetRepository().GetID() != s.g.RepoID || r.GetHeadRepository().GetID() != s.g.RepoID:
+				refused++
+				s.g.Logf("skipping workflow run #%d: not a run of this repository (head repository id %d, expected %d); runs from forks are never used", r.GetID(), r.GetHeadRepository().GetID(), s.g.RepoID)
+				continue
+			}
+			arts, err := s.runArtifacts(ctx, r.GetID())
+			if err != nil {
+				return nil, none, err
+			}
+			var a *github.Artifact
+			stale := false
+			for _, x := range arts {
+				switch {
+				case x.GetName() != s.g.ArtifactName || x.GetID() <= 0:
+				case x.WorkflowRun != nil && x.WorkflowRun.GetID() != r.GetID():
+				case x.GetExpired() || (x.ExpiresAt != nil && !x.ExpiresAt.After(s.g.Now())):
+					stale = true
+				case a == nil || x.GetCreatedAt().After(a.GetCreatedAt().Time) || x.GetCreatedAt().Equal(a.GetCreatedAt()) && x.GetID() > a.GetID():
+					a = x
+				}
+			}
+			if a == nil {
+				if stale {
+					expired++
+				} else {
+					without++
+				}
+				continue
 			}
 			f, err := s.fetch(ctx, a, q)
 			if err == nil {
 				src := gate.BaselineSource{
 					Kind:     "github-artifact",
 					Location: fmt.Sprintf("%s/%s artifact #%d", s.g.Owner, s.g.Repo, a.GetID()),
-				}
-				if wr := a.GetWorkflowRun(); wr != nil {
-					src.SHA = wr.GetHeadSHA()
-					src.RunID = wr.GetID()
+					SHA:      r.GetHeadSHA(),
+					RunID:    r.GetID(),
 				}
 				return f, f.source(src), nil
 			}
@@ -350,12 +385,26 @@ func (s *search) run(ctx context.Context, q Query) (*File, gate.BaselineSource, 
 	if len(failures) > 0 {
 		return nil, none, &CandidatesError{Failures: failures}
 	}
-	more := ""
-	if page > 0 {
-		more = fmt.Sprintf("; stopped after %d page(s) (MaxPages)", s.g.MaxPages)
+	counts := fmt.Sprintf("%d successful push run(s) of branch %q examined in %s/%s: %d without an artifact named %q, %d with it expired, %d refused (another event, branch or repository)",
+		runs, q.Branch, s.g.Owner, s.g.Repo, without, s.g.ArtifactName, expired, refused)
+	if capped {
+		// More runs exist: the baseline may be among them. Not "no baseline".
+		return nil, none, &RunsCapError{MaxRuns: s.g.MaxRuns, Detail: counts}
 	}
-	return nil, none, fmt.Errorf("%w for rubric %q on branch %q: %d artifact(s) named %q listed in %s/%s, none qualifies (%d expired, %d from other repositories, %d from other branches, %d misnamed)%s",
-		ErrNotFound, q.Rubric, q.Branch, listed, s.g.ArtifactName, s.g.Owner, s.g.Repo, expired, forks, other, wrong, more)
+	return nil, none, fmt.Errorf("%w for rubric %q on branch %q: %s", ErrNotFound, q.Rubric, q.Branch, counts)
+}
+
+// RunsCapError means the search examined MaxRuns runs without finding a
+// baseline while more runs exist. It is a store error, never ErrNotFound:
+// "no baseline" would let if-no-baseline: pass skip the comparison.
+type RunsCapError struct {
+	MaxRuns int
+	Detail  string
+}
+
+// Error says where the search stopped and what it saw.
+func (e *RunsCapError) Error() string {
+	return fmt.Sprintf("baseline search stopped after %d workflow runs (MaxRuns) with more to list: %s; set the baseline workflow (GitHub.Workflow) so that other workflows' runs are not listed, or raise MaxRuns", e.MaxRuns, e.Detail)
 }
 
 // retry runs fn, retrying transient failures with bounded backoff and
@@ -412,16 +461,44 @@ func (s *search) retry(ctx context.Context, fn func() error) error {
 	}
 }
 
-// listPage reads one page of artifacts named ArtifactName and returns the
-// next page number (0: none).
-func (s *search) listPage(ctx context.Context, page int) ([]*github.Artifact, int, error) {
+// listRuns reads one page of the branch's successful push runs and returns
+// the next page number (0: none).
+func (s *search) listRuns(ctx context.Context, branch string, page int) ([]*github.WorkflowRun, int, error) {
+	v := url.Values{}
+	v.Set("branch", branch)
+	v.Set("event", "push")
+	v.Set("status", "success")
+	v.Set("exclude_pull_requests", "true")
+	v.Set("per_page", strconv.Itoa(runsPerPage))
+	v.Set("page", strconv.Itoa(page))
+	path := "repos/" + url.PathEscape(s.g.Owner) + "/" + url.PathEscape(s.g.Repo) + "/actions/runs?" + v.Encode()
+	if s.g.Workflow != "" {
+		path = "repos/" + url.PathEscape(s.g.Owner) + "/" + url.PathEscape(s.g.Repo) + "/actions/workflows/" + url.PathEscape(s.g.Workflow) + "/runs?" + v.Encode()
+	}
+	var list github.WorkflowRuns
+	next, err := s.getJSON(ctx, "list workflow runs", path, &list)
+	return list.WorkflowRuns, next, err
+}
+
+// runsPerPage is the page size of the runs list: the newest run usually
+// holds the baseline, and a run object is a few KB.
+const runsPerPage = 20
+
+// runArtifacts reads the artifacts named ArtifactName of one run (one page:
+// artifact names are unique within a run).
+func (s *search) runArtifacts(ctx context.Context, runID int64) ([]*github.Artifact, error) {
 	v := url.Values{}
 	v.Set("name", s.g.ArtifactName)
 	v.Set("per_page", "100")
-	v.Set("page", strconv.Itoa(page))
-	path := "repos/" + url.PathEscape(s.g.Owner) + "/" + url.PathEscape(s.g.Repo) + "/actions/artifacts?" + v.Encode()
-	const op = "list artifacts"
+	path := fmt.Sprintf("repos/%s/%s/actions/runs/%d/artifacts?%s", url.PathEscape(s.g.Owner), url.PathEscape(s.g.Repo), runID, v.Encode())
 	var list github.ArtifactList
+	_, err := s.getJSON(ctx, "list run artifacts", path, &list)
+	return list.Artifacts, err
+}
+
+// getJSON GETs an API path into v, with retries, and returns the next
+// page number from the Link header (0: none).
+func (s *search) getJSON(ctx context.Context, op, path string, v any) (int, error) {
 	next := 0
 	err := s.retry(ctx, func() error {
 		rctx, cancel := context.WithTimeout(ctx, s.g.RequestTimeout)
@@ -438,17 +515,16 @@ func (s *search) listPage(ctx context.Context, page int) ([]*github.Artifact, in
 		if resp.StatusCode != http.StatusOK {
 			return s.apiError(op, "GET "+path, resp)
 		}
-		list = github.ArtifactList{}
-		if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil {
+		if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(v); err != nil {
 			if rctx.Err() != nil {
 				return netError(op, "GET "+path, err)
 			}
-			return &RequestError{Op: op, Request: "GET " + path, StatusCode: resp.StatusCode, Err: fmt.Errorf("decode the artifact list: %w", err)}
+			return &RequestError{Op: op, Request: "GET " + path, StatusCode: resp.StatusCode, Err: fmt.Errorf("decode the answer: %w", err)}
 		}
 		next = nextPage(resp.Header.Get("Link"))
 		return nil
 	})
-	return list.Artifacts, next, err
+	return next, err
 }
 
 // fetch downloads and checks one candidate. Failures of the candidate itself
@@ -485,9 +561,10 @@ func (s *search) fetch(ctx context.Context, a *github.Artifact, q Query) (*File,
 	if err != nil {
 		return nil, &candidateErr{err}
 	}
-	if f.Rubric.Name != q.Rubric {
-		return nil, &candidateErr{fmt.Errorf("baseline is for rubric %q, not %q", f.Rubric.Name, q.Rubric)}
-	}
+	// A baseline for another rubric name is returned, not skipped: the name
+	// comes from the rubric file a pull request edits, so a renamed rubric
+	// must meet the old baseline (a rubric change, for the gate to judge),
+	// never an empty store.
 	return f, nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rubricgate/rubricgate/gate"
@@ -21,6 +23,47 @@ type Query struct {
 	// Branch is the baseline branch (chosen by the caller, usually the
 	// default branch).
 	Branch string
+	// Key, when set, names the baseline slot instead of Rubric, so that the
+	// slot is chosen outside the rubric file a pull request edits (the
+	// baseline-key input). Dir keys its sub-directory on it and accepts a
+	// baseline for any rubric name in that slot: a different name is then
+	// a rubric change for the gate to judge. The GitHub store ignores it
+	// (its key is the artifact name, GitHub.ArtifactName).
+	Key string
+}
+
+// slot is the name the baseline is kept under: Key, else Rubric.
+func (q Query) slot() string {
+	if q.Key != "" {
+		return q.Key
+	}
+	return q.Rubric
+}
+
+// OtherRubricsError means the store holds no baseline for the asked rubric
+// name on the branch but does hold baselines under other names there. The
+// rubric name comes from the rubric file, which a pull request controls: a
+// renamed rubric must not find an empty slot and start afresh, so this is
+// not ErrNotFound. The caller should block (a renamed rubric is a rubric
+// change; accepting it starts a new baseline) or pin the slot with
+// Query.Key. Detect it with errors.As.
+type OtherRubricsError struct {
+	// Rubric is the name asked for, Branch the baseline branch.
+	Rubric, Branch string
+	// Found lists the other names holding a baseline on Branch, sorted.
+	Found []string
+	// Dir is the store's root directory.
+	Dir string
+}
+
+// Error names the asked rubric, the branch and the names found.
+func (e *OtherRubricsError) Error() string {
+	q := make([]string, len(e.Found))
+	for i, f := range e.Found {
+		q[i] = strconv.Quote(f)
+	}
+	return fmt.Sprintf("no baseline for rubric %q on branch %q in %s, but the store holds baselines for %s on that branch: a renamed rubric is a rubric change, not a fresh start (accepting the change starts a new baseline; a baseline-key pins the slot)",
+		e.Rubric, e.Branch, e.Dir, strings.Join(q, ", "))
 }
 
 // ErrNotFound means the store holds no baseline for the query. Test for it
@@ -58,7 +101,11 @@ func (d Dir) Path(q Query) (string, error) {
 	if d.Root == "" {
 		return "", errors.New("baseline directory: no root directory given")
 	}
-	r, err := escapeName("rubric name", q.Rubric)
+	what := "rubric name"
+	if q.Key != "" {
+		what = "baseline key"
+	}
+	r, err := escapeName(what, q.slot())
 	if err != nil {
 		return "", err
 	}
@@ -69,7 +116,11 @@ func (d Dir) Path(q Query) (string, error) {
 	return filepath.Join(d.Root, r, b+".json"), nil
 }
 
-// Latest reads Root/<rubric>/<branch>.json. A missing file is ErrNotFound.
+// Latest reads Root/<rubric>/<branch>.json (Root/<key>/<branch>.json when
+// q.Key is set). A missing file is ErrNotFound, unless (without a Key) the
+// branch has baselines under other rubric names: that is an
+// *OtherRubricsError. With a Key, a baseline for another rubric name is
+// returned: the gate sees a rubric change.
 func (d Dir) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, gate.BaselineSource{}, err
@@ -80,15 +131,55 @@ func (d Dir) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource, e
 	}
 	f, err := readPath(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if q.Key == "" {
+			found, oerr := d.others(q)
+			if oerr != nil {
+				return nil, gate.BaselineSource{}, oerr
+			}
+			if len(found) > 0 {
+				return nil, gate.BaselineSource{}, &OtherRubricsError{Rubric: q.Rubric, Branch: q.Branch, Found: found, Dir: d.Root}
+			}
+		}
 		return nil, gate.BaselineSource{}, fmt.Errorf("%w for rubric %q on branch %q: %s does not exist", ErrNotFound, q.Rubric, q.Branch, path)
 	}
 	if err != nil {
 		return nil, gate.BaselineSource{}, err
 	}
-	if f.Rubric.Name != q.Rubric {
+	if q.Key == "" && f.Rubric.Name != q.Rubric {
 		return nil, gate.BaselineSource{}, fmt.Errorf("%s: holds a baseline for rubric %q, not %q", path, f.Rubric.Name, q.Rubric)
 	}
 	return f, f.source(gate.BaselineSource{Kind: "dir", Location: path}), nil
+}
+
+// others lists the rubric names (unescaped directory names) other than
+// q.Rubric that hold a baseline file for q.Branch.
+func (d Dir) others(q Query) ([]string, error) {
+	b, err := escapeName("branch", q.Branch)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(d.Root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("baseline directory: %w", err)
+	}
+	var found []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		name, ok := unescapeName(e.Name())
+		if !ok || name == q.Rubric {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(d.Root, e.Name(), b+".json")); err == nil && st.Mode().IsRegular() {
+			found = append(found, name)
+		}
+	}
+	sort.Strings(found)
+	return found, nil
 }
 
 // Save writes f as the baseline of q, atomically: a temporary file in the
@@ -98,7 +189,7 @@ func (d Dir) Save(q Query, f *File) (err error) {
 	if f == nil {
 		return errors.New("baseline directory: no baseline to save")
 	}
-	if f.Rubric.Name != q.Rubric {
+	if q.Key == "" && f.Rubric.Name != q.Rubric {
 		return fmt.Errorf("baseline directory: the baseline is for rubric %q, not %q", f.Rubric.Name, q.Rubric)
 	}
 	path, err := d.Path(q)
@@ -156,8 +247,9 @@ type FileStore struct {
 	Path string
 }
 
-// Latest reads the file. When q.Rubric is set, the file must be for that
-// rubric.
+// Latest reads the file. A baseline for another rubric name than q.Rubric
+// is returned as is: the user chose the file, and a different rubric is a
+// rubric change for the gate to judge.
 func (s FileStore) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, gate.BaselineSource{}, err
@@ -169,9 +261,6 @@ func (s FileStore) Latest(ctx context.Context, q Query) (*File, gate.BaselineSou
 	if err != nil {
 		return nil, gate.BaselineSource{}, err
 	}
-	if q.Rubric != "" && f.Rubric.Name != q.Rubric {
-		return nil, gate.BaselineSource{}, fmt.Errorf("%s: holds a baseline for rubric %q, not %q", s.Path, f.Rubric.Name, q.Rubric)
-	}
 	return f, f.source(gate.BaselineSource{Kind: "file", Location: s.Path}), nil
 }
 
@@ -182,6 +271,31 @@ func readPath(path string) (*File, error) {
 	}
 	defer fh.Close()
 	return Read(fh, path, DefaultMaxSize) // Read sizes its buffer from the file
+}
+
+// unescapeName reverses escapeName; ok is false for a name escapeName
+// cannot have made.
+func unescapeName(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", false
+		}
+		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			return "", false
+		}
+		b.WriteByte(byte(v))
+		i += 2
+	}
+	if b.Len() == 0 {
+		return "", false
+	}
+	return b.String(), true
 }
 
 // escapeName escapes one path part (see Dir).

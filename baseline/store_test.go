@@ -81,8 +81,8 @@ func TestDirSaveLatest(t *testing.T) {
 	if src.Kind != "dir" || src.Location != want || src.SHA != testMeta.SHA || src.RunID != testMeta.RunID {
 		t.Errorf("source = %+v", src)
 	}
-	// Other branch and other rubric: not found.
-	for _, oq := range []Query{{Rubric: "rag-review", Branch: "main"}, {Rubric: "other", Branch: "release/1.2"}} {
+	// Other branch, and another rubric on a branch no rubric has: not found.
+	for _, oq := range []Query{{Rubric: "rag-review", Branch: "main"}, {Rubric: "other", Branch: "main"}} {
 		if _, _, err := d.Latest(ctx, oq); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Latest(%+v) = %v, want ErrNotFound", oq, err)
 		}
@@ -201,8 +201,10 @@ func TestFileStore(t *testing.T) {
 		Repository: testMeta.Repository, RunID: testMeta.RunID, RunURL: testMeta.RunURL, CreatedAt: testCreated}) {
 		t.Errorf("got %+v %+v", f.Rubric, src)
 	}
-	if _, _, err := (FileStore{Path: path}).Latest(ctx, Query{Rubric: "other"}); err == nil {
-		t.Error("file for another rubric accepted")
+	// A file for another rubric name is returned: the gate sees a rubric
+	// change (re-scores under it or blocks), never "no baseline".
+	if f, _, err := (FileStore{Path: path}).Latest(ctx, Query{Rubric: "other"}); err != nil || f.Rubric.Name != "rag-review" {
+		t.Errorf("file for another rubric name: %v, want it returned", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
@@ -218,5 +220,65 @@ func TestUniqueIDsExact(t *testing.T) {
 	err := uniqueIDsExact([]gate.ItemScore{{ID: "x"}, {ID: "y"}, {ID: "x"}})
 	if err == nil || !strings.Contains(err.Error(), `items.ids[2]": duplicate id "x" (also items.ids[0])`) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A pull request renames its rubric: the slot for the new name is empty, but
+// the branch has a baseline under the old name. That is a typed error the
+// gate blocks on, never ErrNotFound (which if-no-baseline: pass passes).
+func TestDirRenamedRubricIsNotNotFound(t *testing.T) {
+	root := t.TempDir()
+	d := Dir{Root: root}
+	ctx := context.Background()
+	if err := d.Save(Query{Rubric: "rag-review", Branch: "main"}, testFile(t, "rag-review")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Save(Query{Rubric: "a/b%c", Branch: "main"}, testFile(t, "a/b%c")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := d.Latest(ctx, Query{Rubric: "rag-review-v2", Branch: "main"})
+	var oe *OtherRubricsError
+	if !errors.As(err, &oe) || errors.Is(err, ErrNotFound) {
+		t.Fatalf("renamed rubric: %v, want *OtherRubricsError and not ErrNotFound", err)
+	}
+	if oe.Rubric != "rag-review-v2" || oe.Branch != "main" || strings.Join(oe.Found, ",") != "a/b%c,rag-review" {
+		t.Errorf("error fields = %+v", oe)
+	}
+	if !strings.Contains(err.Error(), `"rag-review"`) || !strings.Contains(err.Error(), "rubric change") {
+		t.Errorf("message: %v", err)
+	}
+	// Another branch with no baselines at all is still not found.
+	if _, _, err := d.Latest(ctx, Query{Rubric: "rag-review-v2", Branch: "dev"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("empty branch: %v, want ErrNotFound", err)
+	}
+}
+
+// A Key pins the slot outside the rubric file: a renamed rubric finds the
+// baseline kept under the key (for the old name: a rubric change), and a
+// save under the key takes a baseline of any rubric name.
+func TestDirKey(t *testing.T) {
+	root := t.TempDir()
+	d := Dir{Root: root}
+	ctx := context.Background()
+	kq := Query{Rubric: "rag-review", Branch: "main", Key: "support"}
+	if _, _, err := d.Latest(ctx, kq); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("empty: %v", err)
+	}
+	if err := d.Save(kq, testFile(t, "rag-review")); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := d.Path(kq); p != filepath.Join(root, "support", "main.json") {
+		t.Errorf("Path = %s", p)
+	}
+	renamed := Query{Rubric: "rag-review-v2", Branch: "main", Key: "support"}
+	f, _, err := d.Latest(ctx, renamed)
+	if err != nil || f.Rubric.Name != "rag-review" {
+		t.Fatalf("renamed rubric under a key: %v, want the old baseline", err)
+	}
+	if err := d.Save(renamed, testFile(t, "rag-review-v2")); err != nil {
+		t.Fatalf("save under a key: %v", err)
+	}
+	if f, _, err := d.Latest(ctx, renamed); err != nil || f.Rubric.Name != "rag-review-v2" {
+		t.Fatalf("after save: %v %v", f, err)
 	}
 }

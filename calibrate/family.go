@@ -99,25 +99,28 @@ func matchFamily(name string, table map[string][]string) string {
 // Family returns the model family of a model name, or "" when unknown.
 // Matching is case-insensitive on name prefixes after a provider prefix is
 // stripped ("openai/", "anthropic.", "us.anthropic.", "models/",
-// "accounts/…/models/", "ft:"). Families in extra (family -> prefixes, from
-// rubric.Rubric.ModelFamilies) take precedence over the built-in table; when
-// the bare name matches nothing, a known provider prefix decides.
+// "accounts/…/models/", "ft:"); when the bare name matches nothing, a known
+// provider prefix decides. Families in extra (family -> prefixes, from
+// rubric.Rubric.ModelFamilies) only class models the built-in table does
+// not: the rubric is the pull request's to edit, and must not move a judge
+// out of its built-in family (gpt-4o-mini stays OpenAI whatever the rubric
+// says) to pass the same-family check.
 func Family(model string, extra map[string][]string) string {
 	name, provider := modelName(model)
 	if name == "" {
 		return ""
 	}
+	if f := matchFamily(name, Families); f != "" {
+		return f
+	}
+	if f := providerFamilies[provider]; f != "" {
+		return f
+	}
 	if f := matchFamily(name, extra); f != "" {
 		return f
 	}
 	// Extras may also name the full string ("my-org/house-model").
-	if f := matchFamily(strings.ToLower(strings.TrimSpace(model)), extra); f != "" {
-		return f
-	}
-	if f := matchFamily(name, Families); f != "" {
-		return f
-	}
-	return providerFamilies[provider]
+	return matchFamily(strings.ToLower(strings.TrimSpace(model)), extra)
 }
 
 // FamilyPolicy says what a judge of the production model's family means.
@@ -194,4 +197,105 @@ func CheckFamilies(judge, production string, extra map[string][]string, policy F
 		return fc, nil
 	}
 	return fc, err
+}
+
+// maxUnknownJudges is how many distinct judge models of an unknown family
+// JudgeFamilies keeps by name for its warnings.
+const maxUnknownJudges = 20
+
+// JudgeFamilies collects the families of every judge model seen (per-item
+// judge_model values), in memory bounded by the number of families, not of
+// models: one representative model per family (the least by name), and the
+// names of the first few models of no known family (the rest are counted).
+// Every distinct model is classified, so no value escapes the same-family
+// check however many there are. Create it with NewJudgeFamilies.
+type JudgeFamilies struct {
+	extra     map[string][]string
+	byFamily  map[string]string
+	unknown   map[string]bool
+	unknownN  int // items naming unknown models not kept by name
+	last, fam string
+	lastIsSet bool
+}
+
+// NewJudgeFamilies returns an empty set classifying with the built-in
+// table and extra (rubric.Rubric.ModelFamilies; see Family).
+func NewJudgeFamilies(extra map[string][]string) *JudgeFamilies {
+	return &JudgeFamilies{extra: extra, byFamily: map[string]string{}, unknown: map[string]bool{}}
+}
+
+// Add records one judge model; blank names are ignored. Consecutive equal
+// names (the usual case: one judge for a whole run) cost a comparison.
+func (s *JudgeFamilies) Add(model string) {
+	if s.lastIsSet && model == s.last {
+		return
+	}
+	if strings.TrimSpace(model) == "" {
+		return
+	}
+	s.last, s.lastIsSet = model, true
+	s.fam = Family(model, s.extra)
+	if s.fam == "" {
+		switch {
+		case s.unknown[model]:
+		case len(s.unknown) < maxUnknownJudges:
+			s.unknown[model] = true
+		default:
+			s.unknownN++
+		}
+		return
+	}
+	if cur, ok := s.byFamily[s.fam]; !ok || model < cur {
+		s.byFamily[s.fam] = model
+	}
+}
+
+// Models returns one model per known family, then the unknown models kept
+// by name, each part sorted.
+func (s *JudgeFamilies) Models() []string {
+	var known, unknown []string
+	for _, m := range s.byFamily {
+		known = append(known, m)
+	}
+	for m := range s.unknown {
+		unknown = append(unknown, m)
+	}
+	sort.Strings(known)
+	sort.Strings(unknown)
+	return append(known, unknown...)
+}
+
+// Check runs CheckFamilies for judge (the judge-model input, may be empty)
+// and every family's representative against production, and returns the
+// warnings of all checks and the first same-family error under FamilyFail.
+// With no judge at all it checks "" (a warning that none was given).
+// Unknown models beyond those kept by name add one warning with their count.
+func (s *JudgeFamilies) Check(judge, production string, policy FamilyPolicy) ([]string, error) {
+	warnings := []string{}
+	if strings.TrimSpace(production) == "" {
+		return warnings, nil
+	}
+	judges := []string{}
+	if strings.TrimSpace(judge) != "" {
+		judges = append(judges, judge)
+	}
+	for _, m := range s.Models() {
+		if m != judge {
+			judges = append(judges, m)
+		}
+	}
+	if len(judges) == 0 {
+		judges = append(judges, "")
+	}
+	for _, j := range judges {
+		fc, err := CheckFamilies(j, production, s.extra, policy)
+		if err != nil {
+			return warnings, err
+		}
+		warnings = append(warnings, fc.Warnings...)
+	}
+	if s.unknownN > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d more item(s) name judge models of unknown families beyond the %d listed", s.unknownN, maxUnknownJudges))
+	}
+	return warnings, nil
 }

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -49,10 +50,13 @@ func TestFamily(t *testing.T) {
 		{"my-deployment", nil, ""},
 		{"", nil, ""},
 		{"   ", nil, ""},
-		// Rubric extras add families and take precedence.
+		// Rubric extras add families for models no built-in family matches,
+		// and never re-class one that a built-in family does.
 		{"acme-judge-7", extra, "House"},
 		{"ACME-judge-7", extra, "House"},
-		{"claude-x-1", extra, "Anthropic2"},
+		{"claude-x-1", extra, "Anthropic"},
+		{"gpt-4o-mini", map[string][]string{"acme": {"gpt-4o-mini"}}, "OpenAI"},
+		{"openai/house-model", map[string][]string{"House": {"house-"}}, "OpenAI"},
 		{"claude-3-opus", extra, "Anthropic"},
 		{"my-org/house-model", extra, "Org"},
 		{"acme-judge-7", nil, ""},
@@ -105,6 +109,66 @@ func TestCheckFamilies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The rubric (the pull request's to edit) adding acme: [gpt-4o-mini] must
+// not let a gpt-4o-mini judge pass as another family than a gpt-4o
+// production model.
+func TestCheckFamiliesExtrasCannotReclass(t *testing.T) {
+	extra := map[string][]string{"acme": {"gpt-4o-mini"}}
+	fc, err := CheckFamilies("gpt-4o-mini", "gpt-4o", extra, FamilyFail)
+	var sf *SameFamilyError
+	if !errors.As(err, &sf) || sf.Family != "OpenAI" || !fc.Same {
+		t.Fatalf("judge gpt-4o-mini vs production gpt-4o with rubric acme: [gpt-4o-mini]: err %v, check %+v; want a same-family (OpenAI) error", err, fc)
+	}
+	// An extra family still classes a model the built-ins do not know.
+	fc, err = CheckFamilies("acme-judge", "acme-prod", map[string][]string{"acme": {"acme-"}}, FamilyFail)
+	if !errors.As(err, &sf) || sf.Family != "acme" || !fc.Same {
+		t.Errorf("house models of one extra family: %v %+v", err, fc)
+	}
+}
+
+// Per-item judge_model values were checked only up to 100 distinct ones:
+// 100 decoys of another family hid a same-family judge after them. The set
+// keeps one model per family, so every value is checked in bounded memory.
+func TestJudgeFamiliesChecksEveryValue(t *testing.T) {
+	s := NewJudgeFamilies(nil)
+	for i := range 5000 {
+		s.Add(fmt.Sprintf("claude-decoy-%d", i))
+	}
+	for i := range 50 {
+		s.Add(fmt.Sprintf("house-judge-%d", i))
+	}
+	s.Add("gpt-4o-mini")
+	s.Add("gpt-4o-mini")
+	s.Add("")
+	if got := len(s.byFamily); got != 2 {
+		t.Errorf("%d families kept, want 2 (Anthropic, OpenAI)", got)
+	}
+	if len(s.unknown) != maxUnknownJudges || s.unknownN != 50-maxUnknownJudges {
+		t.Errorf("unknown kept %d, counted %d", len(s.unknown), s.unknownN)
+	}
+	_, err := s.Check("", "gpt-4o", FamilyFail)
+	var sf *SameFamilyError
+	if !errors.As(err, &sf) || sf.Judge != "gpt-4o-mini" {
+		t.Fatalf("err = %v, want the gpt-4o-mini judge refused", err)
+	}
+	warns, err := s.Check("", "gpt-4o", FamilyWarn)
+	if err != nil || !strings.Contains(strings.Join(warns, "\n"), "both OpenAI models") || !strings.Contains(strings.Join(warns, "\n"), "30 more item(s)") {
+		t.Errorf("warn policy: %v %q", err, warns)
+	}
+	// Different families only: no error; the judge-model input is checked too.
+	ok := NewJudgeFamilies(nil)
+	ok.Add("claude-sonnet-4")
+	if _, err := ok.Check("gemini-2.0-flash", "gpt-4o", FamilyFail); err != nil {
+		t.Errorf("different families: %v", err)
+	}
+	if _, err := ok.Check("o3-mini", "gpt-4o", FamilyFail); !errors.As(err, &sf) {
+		t.Errorf("judge-model input of the production family: %v", err)
+	}
+	if w, err := NewJudgeFamilies(nil).Check("", "gpt-4o", FamilyFail); err != nil || len(w) != 1 || !strings.Contains(w[0], "no judge model given") {
+		t.Errorf("no judge: %v %q", err, w)
 	}
 }
 

@@ -28,7 +28,7 @@ func FuzzReadReport(f *testing.F) {
 		if _, err := ReadReport(bytes.NewReader(out), 1<<20); err != nil {
 			t.Fatalf("re-encoded report rejected: %v\n%s", err, out)
 		}
-		_ = DecideTier(DefaultTiers, 10, true, rep, rep.Rubric.Hash, 0)
+		_ = DecideTier(DefaultTiers, 10, true, rep, testRubric(), 0)
 		var b bytes.Buffer
 		if err := WriteMarkdown(&b, rep); err != nil {
 			t.Fatal(err)

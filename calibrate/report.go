@@ -148,7 +148,10 @@ type CriterionAgreement struct {
 	N int `json:"n"`
 	// NAOrMissing counts joined items left out because a side is `na`, has
 	// no value, or is a judge error.
-	NAOrMissing    int      `json:"na_or_missing"`
+	NAOrMissing int `json:"na_or_missing"`
+	// NABoth counts joined items both raters scored `na` (part of
+	// NAOrMissing); NotApplicable is recomputed from it.
+	NABoth         int      `json:"na_both"`
 	Exact          *float64 `json:"exact"`
 	Adjacent       *float64 `json:"adjacent"`
 	Kappa          *float64 `json:"kappa"`
@@ -316,7 +319,7 @@ func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) Cr
 		return ca
 	}
 	ca.Confusion = newConfusion(c.Scale)
-	var sum, naBoth int
+	var naBoth int
 	for _, p := range ps {
 		if p.a.State == gate.NA && p.b.State == gate.NA {
 			naBoth++
@@ -331,11 +334,23 @@ func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) Cr
 		}
 		ca.N++
 		d := b - a
-		sum += d
 		if d != 0 {
 			ca.Disagreements = keepTop(ca.Disagreements, Disagreement{ID: p.id, Human: a, Judge: b, Diff: d}, opts.TopDisagreements)
 		}
 	}
+	ca.NABoth = naBoth
+	setFigures(&ca, opts.Metric, opts.MinAgreement)
+	if !ca.Pass {
+		ca.Advice = advise(c, &ca, opts, names)
+	}
+	return ca
+}
+
+// setFigures computes every figure of a criterion from its confusion
+// matrix and counts (N, NAOrMissing, NABoth): the metrics, the mean
+// difference, NotApplicable and Pass. Compare uses it, and reading a report
+// uses it to check the stored figures.
+func setFigures(ca *CriterionAgreement, m Metric, minAgreement float64) {
 	cf := &ca.Confusion
 	ca.Exact = exactAgreement(cf)
 	ca.Adjacent = adjacentAgreement(cf)
@@ -343,16 +358,19 @@ func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) Cr
 	ca.KappaQuadratic = cohenKappa(cf, quadratic)
 	ca.AlphaOrdinal = alphaPairs(cf, ordinal)
 	ca.AlphaInterval = alphaPairs(cf, interval)
-	if ca.N > 0 {
-		ca.MeanDiff = finite(float64(sum) / float64(ca.N))
+	ca.MeanDiff = nil
+	if n := cf.total(); n > 0 {
+		sum := 0
+		for i, row := range cf.Counts {
+			for j, v := range row {
+				sum += v * (cf.Levels[j] - cf.Levels[i])
+			}
+		}
+		ca.MeanDiff = finite(float64(sum) / float64(n))
 	}
-	v := ca.Value(opts.Metric)
-	ca.NotApplicable = ca.N == 0 && naBoth > 0 && naBoth == ca.NAOrMissing
-	ca.Pass = ca.NotApplicable || (v != nil && *v >= opts.MinAgreement)
-	if !ca.Pass {
-		ca.Advice = advise(c, &ca, opts, names)
-	}
-	return ca
+	v := ca.Value(m)
+	ca.NotApplicable = ca.N == 0 && ca.NABoth > 0 && ca.NABoth == ca.NAOrMissing
+	ca.Pass = ca.NotApplicable || (v != nil && *v >= minAgreement)
 }
 
 // worse orders disagreements: larger |diff| first, then id ascending (ids

@@ -424,7 +424,7 @@ func TestNotApplicableCriterion(t *testing.T) {
 	if !c.NotApplicable || !c.Pass || c.Exact != nil || !rep.Passed {
 		t.Fatalf("both-na criterion: %+v passed=%v", c, rep.Passed)
 	}
-	d := DecideTier(DefaultTiers, 10, true, rep, rep.Rubric.Hash, 0.8)
+	d := DecideTier(DefaultTiers, 10, true, rep, rb, 0.8)
 	if !d.MayAdvance {
 		t.Errorf("a not-applicable criterion held the tier: %v", d.HeldBy)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -168,6 +170,70 @@ func validateReport(rep *Report) error {
 		if total := c.Confusion.total(); total != c.N {
 			return bad("criterion %q: confusion matrix counts %d pairs, n is %d", c.ID, total, c.N)
 		}
+		if c.NABoth < 0 || c.NABoth > c.NAOrMissing {
+			return bad("criteria[%d] (%s): na_both %d is not within 0..na_or_missing (%d)", i, c.ID, c.NABoth, c.NAOrMissing)
+		}
+	}
+	return VerifyFigures(rep)
+}
+
+// VerifyFigures recomputes every figure of rep that a decision reads from
+// the stored confusion matrices and counts (n, na_or_missing, na_both):
+// each criterion's metrics, mean_diff, not_applicable and pass (under the
+// report's metric and min_agreement), and the report's passed. A figure
+// that disagrees is a *ReportError naming the criterion and the JSON field:
+// the file was edited by hand (say, failing criteria marked
+// not_applicable). Criteria skipped as continuous are left alone. It does
+// not make the file evidence: matrix and counts can be forged together.
+func VerifyFigures(rep *Report) error {
+	passed := true
+	for i := range rep.Criteria {
+		c := &rep.Criteria[i]
+		passed = passed && c.Pass
+		if c.Skipped != "" {
+			continue
+		}
+		want := *c
+		setFigures(&want, rep.Metric, rep.MinAgreement)
+		for _, f := range []struct {
+			field     string
+			got, want *float64
+		}{
+			{"exact", c.Exact, want.Exact}, {"adjacent", c.Adjacent, want.Adjacent},
+			{"kappa", c.Kappa, want.Kappa}, {"kappa_quadratic", c.KappaQuadratic, want.KappaQuadratic},
+			{"alpha_ordinal", c.AlphaOrdinal, want.AlphaOrdinal}, {"alpha_interval", c.AlphaInterval, want.AlphaInterval},
+			{"mean_diff", c.MeanDiff, want.MeanDiff},
+		} {
+			if !sameFigure(f.got, f.want) {
+				return &ReportError{Msg: fmt.Sprintf("criteria[%d] (%s): %s is %s, but its confusion matrix gives %s", i, c.ID, f.field, fmtPtr(f.got), fmtPtr(f.want))}
+			}
+		}
+		if c.NotApplicable != want.NotApplicable {
+			return &ReportError{Msg: fmt.Sprintf("criteria[%d] (%s): not_applicable is %v, but its counts give %v (n %d, na_both %d, na_or_missing %d; not applicable means both raters said na on every joined item)",
+				i, c.ID, c.NotApplicable, want.NotApplicable, c.N, c.NABoth, c.NAOrMissing)}
+		}
+		if c.Pass != want.Pass {
+			return &ReportError{Msg: fmt.Sprintf("criteria[%d] (%s): pass is %v, but its %s figure and min_agreement %g give %v", i, c.ID, c.Pass, rep.Metric, rep.MinAgreement, want.Pass)}
+		}
+	}
+	if rep.Passed != passed {
+		return &ReportError{Msg: fmt.Sprintf("passed is %v, but its criteria give %v", rep.Passed, passed)}
 	}
 	return nil
+}
+
+// sameFigure compares two stored figures (nil: undefined), allowing for a
+// tool that wrote fewer digits.
+func sameFigure(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return math.Abs(*a-*b) <= 1e-9*math.Max(1, math.Abs(*b))
+}
+
+func fmtPtr(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
 }

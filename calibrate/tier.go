@@ -2,8 +2,11 @@ package calibrate
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // DefaultTiers are the staged-rollout traffic shares, in percent.
@@ -67,11 +70,16 @@ type TierDecision struct {
 
 // DecideTier decides whether a staged rollout may widen from current to the
 // next tier. Requirements: current is a tier; the gate passed; a
-// calibration report is given; it is fresh for rubricHash (same rubric); and
-// every criterion's agreement on the report's metric reaches minAgreement
-// (<= 0: DefaultTierAgreement). A stale calibration's figures are not
-// checked. Every unmet requirement is listed in HeldBy.
-func DecideTier(tiers []int, current int, gatePassed bool, cal *Report, rubricHash string, minAgreement float64) TierDecision {
+// calibration report is given; it is fresh for rb (made with the same
+// rubric hash); its stored figures agree with its confusion matrices (see
+// VerifyFigures); and every integer criterion of rb, iterated from the
+// rubric and not from the report, is in the report over rb's scale levels
+// and is either not applicable (both raters said na on every item) or
+// reaches minAgreement (<= 0: DefaultTierAgreement) on the report's metric.
+// A criterion missing from the report holds the tier. A stale
+// calibration's figures are not checked. Every unmet requirement is listed
+// in HeldBy.
+func DecideTier(tiers []int, current int, gatePassed bool, cal *Report, rb *rubric.Rubric, minAgreement float64) TierDecision {
 	if minAgreement <= 0 {
 		minAgreement = DefaultTierAgreement
 	}
@@ -90,17 +98,38 @@ func DecideTier(tiers []int, current int, gatePassed bool, cal *Report, rubricHa
 		d.HeldBy = append(d.HeldBy, "gate failed")
 	}
 	switch {
+	case rb == nil:
+		d.HeldBy = append(d.HeldBy, "no rubric given to check the calibration against")
 	case cal == nil:
 		d.HeldBy = append(d.HeldBy, "no calibration given: calibrate the judge against human scores before widening traffic")
-	case CheckFresh(cal, rubricHash) != nil:
-		d.HeldBy = append(d.HeldBy, CheckFresh(cal, rubricHash).Error())
+	case CheckFresh(cal, rb.Hash()) != nil:
+		d.HeldBy = append(d.HeldBy, CheckFresh(cal, rb.Hash()).Error())
+	case VerifyFigures(cal) != nil:
+		d.HeldBy = append(d.HeldBy, VerifyFigures(cal).Error())
 	default:
+		byID := make(map[string]*CriterionAgreement, len(cal.Criteria))
 		for i := range cal.Criteria {
-			c := &cal.Criteria[i]
+			byID[cal.Criteria[i].ID] = &cal.Criteria[i]
+		}
+		for i := range rb.Criteria {
+			rc := &rb.Criteria[i]
+			if rc.Continuous {
+				continue // no levels to agree on: never calibrated
+			}
+			c := byID[rc.ID]
+			if c == nil {
+				d.HeldBy = append(d.HeldBy, fmt.Sprintf("criterion %s of the rubric is not in the calibration", rc.ID))
+				continue
+			}
+			if want := newConfusion(rc.Scale); c.Skipped != "" || !slices.Equal(c.Confusion.Levels, want.Levels) {
+				d.HeldBy = append(d.HeldBy, fmt.Sprintf("criterion %s: the calibration's levels %v are not the rubric's scale %v", rc.ID, c.Confusion.Levels, want.Levels))
+				continue
+			}
 			v := c.Value(cal.Metric)
 			switch {
 			case c.NotApplicable:
-				// na for both raters on every item: nothing to agree on.
+				// na for both raters on every joined item (checked against
+				// the counts): nothing to agree on.
 			case v == nil:
 				d.HeldBy = append(d.HeldBy, fmt.Sprintf("criterion %s agreement is undefined (n=%d) on metric %s", c.ID, c.N, cal.Metric))
 			case *v < minAgreement:

@@ -74,14 +74,27 @@ const (
 	SkipDeprecated Kind = "on-rubric-change-skip-deprecated"
 	// AggregateDrop: the aggregate score dropped by max-drop or more.
 	// Change (relative, negative), Baseline, Current, MaxDrop, and Label
-	// when the accept label waived it.
+	// when the accept label waived it. When the item sets differ the check
+	// compares the items in common: Common (their number; 0 when the full
+	// sets were compared), Added, Removed, FullBaseline, FullCurrent (the
+	// full sets' scores, shown beside).
 	AggregateDrop Kind = "aggregate-drop"
 	// WithinMaxDrop: the aggregate change is within max-drop.
-	// Change, Baseline, Current, MaxDrop.
+	// Change, Baseline, Current, MaxDrop; Common, Added, Removed,
+	// FullBaseline, FullCurrent as for AggregateDrop.
 	WithinMaxDrop Kind = "within-max-drop"
+	// ItemsRemoved: baseline items the run no longer carries (an unscored
+	// item is not removed). Count, Items (the first ids), Label when the
+	// accept label accepted it or AcceptLabel (the label that would),
+	// NewBaseline (a warning on the baseline branch).
+	ItemsRemoved Kind = "items-removed"
+	// NoCommonItems: the run shares no item with the baseline, so the
+	// relative check compares the full sets.
+	NoCommonItems Kind = "no-common-items"
 	// NoBlockingFailed: nothing blocked and there was nothing to compare.
 	NoBlockingFailed Kind = "no-blocking-failed"
-	// BaselineScoreZero: the relative check was skipped.
+	// BaselineScoreZero: the relative check was skipped. Common > 0 when
+	// it was the score of the items in common that was 0.
 	BaselineScoreZero Kind = "baseline-score-zero"
 	// BaselineOld: the baseline is older than max-baseline-age. Days, MaxDays.
 	BaselineOld Kind = "baseline-old"
@@ -151,6 +164,15 @@ type Params struct {
 	// BaselineRubric is true for a blocking failure found only under the
 	// baseline's rubric.
 	BaselineRubric bool `json:"baseline_rubric,omitempty"`
+	// FullBaseline and FullCurrent are the full sets' scores, 0-100, when
+	// the relative check compared the Common items (AggregateDrop,
+	// WithinMaxDrop).
+	FullBaseline float64 `json:"full_baseline,omitempty"`
+	FullCurrent  float64 `json:"full_current,omitempty"`
+	// NewBaseline is true on the baseline branch, where a change a pull
+	// request needs the accept label for is a warning and a new baseline
+	// starts (RubricChange, ItemsRemoved).
+	NewBaseline bool `json:"new_baseline,omitempty"`
 }
 
 // maxListed is how many item ids a BlockingFailure message lists.
@@ -260,6 +282,8 @@ func (f Finding) render(e escaper) string {
 			s += "; criteria removed: " + strings.Join(ids, ", ")
 		}
 		switch {
+		case f.NewBaseline:
+			s += "; this run is on the baseline branch, where the change was reviewed when it merged: a new baseline starts here"
 		case f.PolicyFail:
 			s += "; on-rubric-change is fail, so the accept label does not waive it"
 		case f.Label == "" && f.AcceptLabel != "":
@@ -277,16 +301,48 @@ func (f Finding) render(e escaper) string {
 	case SkipDeprecated:
 		return "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label"
 	case AggregateDrop:
-		s := fmt.Sprintf("aggregate score dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", -100*f.Change, f.Baseline, f.Current, Pct(f.MaxDrop))
+		what := "aggregate score"
+		if f.Common > 0 {
+			what = "aggregate score of the items in common with the baseline"
+		}
+		s := fmt.Sprintf("%s dropped %s%% (%s), at or above max-drop %s", what, DropPct(-f.Change, f.MaxDrop), Scores(f.Baseline, f.Current, f.MaxDrop), Pct(f.MaxDrop)) + f.basisNote()
 		if f.Label != "" {
 			s = "accepted by the " + e.id(f.Label) + " label: " + s
 		}
 		return s
 	case WithinMaxDrop:
-		return fmt.Sprintf("aggregate score %+.2f%% vs the baseline (%.1f → %.1f), within max-drop %s", 100*f.Change, f.Baseline, f.Current, Pct(f.MaxDrop))
+		what := "aggregate score"
+		if f.Common > 0 {
+			what = fmt.Sprintf("aggregate score of the %d items in common", f.Common)
+		}
+		return fmt.Sprintf("%s %s vs the baseline (%s), within max-drop %s", what, ChangePct(f.Change, f.MaxDrop), Scores(f.Baseline, f.Current, f.MaxDrop), Pct(f.MaxDrop)) + f.basisNote()
+	case ItemsRemoved:
+		ids := make([]string, 0, min(len(f.Items), maxListed))
+		for _, id := range f.Items[:min(len(f.Items), maxListed)] {
+			ids = append(ids, e.id(id))
+		}
+		s := fmt.Sprintf("ITEMS REMOVED: %d item(s) of the baseline are missing from this run", f.Count)
+		if len(ids) > 0 {
+			s += ": " + strings.Join(ids, ", ")
+			if f.Count > len(ids) {
+				s += fmt.Sprintf(" and %d more", f.Count-len(ids))
+			}
+		}
+		switch {
+		case f.NewBaseline:
+			s += "; this run is on the baseline branch, where the removal was reviewed when it merged: a new baseline starts here"
+		case f.Label == "" && f.AcceptLabel != "":
+			s += "; a reviewer who accepts the removal adds the " + e.id(f.AcceptLabel) + " label"
+		}
+		return accepted(e, f.Label, s)
+	case NoCommonItems:
+		return "the run shares no item with the baseline: the relative check compares the full sets, which may hold different items"
 	case NoBlockingFailed:
 		return "no blocking criterion failed"
 	case BaselineScoreZero:
+		if f.Common > 0 {
+			return "the baseline score of the items in common is 0: the relative change is undefined and the relative check was skipped"
+		}
 		return "the baseline score is 0: the relative change is undefined and the relative check was skipped"
 	case BaselineOld:
 		return fmt.Sprintf("the baseline is %d days old (max-baseline-age %d days)", f.Days, f.MaxDays)
@@ -349,6 +405,62 @@ func ShortHash(h string) string {
 		h = h[:12]
 	}
 	return h
+}
+
+// basisNote says, for a check of the items in common, what the full sets did.
+func (f Finding) basisNote() string {
+	if f.Common <= 0 {
+		return ""
+	}
+	full := "undefined"
+	if f.FullBaseline > 0 {
+		full = fmt.Sprintf("%+.2f%%", 100*(f.FullCurrent-f.FullBaseline)/f.FullBaseline)
+	}
+	return fmt.Sprintf(" [the item sets differ (%d added, %d removed), so the %d items in common are compared; the full sets: %.1f → %.1f, %s]", f.Added, f.Removed, f.Common, f.FullBaseline, f.FullCurrent, full)
+}
+
+// dropTolerance is gate's slack in the relative check: a drop within 1e-9
+// of max-drop reaches it.
+const dropTolerance = 1e-9
+
+// ChangePct formats a relative change (-0.05 for a 5% drop) as a signed
+// percentage with the digits needed to tell it from max-drop: two decimals,
+// more when two would round a change that does not reach max-drop onto it,
+// or one that reaches it off it. A passing 1.996% drop prints -1.996%,
+// never -2.00% like the blocking 2.000% one.
+func ChangePct(change, maxDrop float64) string {
+	return fmt.Sprintf("%+.*f%%", changeDigits(-change, maxDrop), 100*change)
+}
+
+// DropPct formats a drop (positive for a drop) in percent, without sign or
+// '%', with the digits ChangePct would use.
+func DropPct(drop, maxDrop float64) string {
+	return strconv.FormatFloat(100*drop, 'f', changeDigits(drop, maxDrop), 64)
+}
+
+// Scores formats "base → cur" with one decimal, or as many as the change
+// needed when it needed more than two (50.000 → 49.002, not 50.0 → 49.0).
+func Scores(base, cur, maxDrop float64) string {
+	d := 1
+	if base > 0 {
+		if cd := changeDigits((base-cur)/base, maxDrop); cd > 2 {
+			d = cd
+		}
+	}
+	return strconv.FormatFloat(base, 'f', d, 64) + " → " + strconv.FormatFloat(cur, 'f', d, 64)
+}
+
+// changeDigits is the number of decimals of a drop in percent that keeps
+// the printed drop on the same side of maxDrop as the drop itself.
+func changeDigits(drop, maxDrop float64) int {
+	reaches := drop >= maxDrop-dropTolerance
+	for d := 2; d < 9; d++ {
+		p, err := strconv.ParseFloat(strconv.FormatFloat(100*drop, 'f', d, 64), 64)
+		if err == nil && (p/100 >= maxDrop-dropTolerance) == reaches {
+			return d
+		}
+	}
+	return 9
 }
 
 // Pct writes a fraction as a percentage without trailing zeros: 0.02 is "2%".

@@ -92,10 +92,79 @@ func TestTextMatchesDecide(t *testing.T) {
 			name: "within max-drop; item sets differ",
 			g: decide(report(79.5), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
 				in.MaxBaselineAge = 0
-				in.Paired = &gate.Paired{Added: 2, Removed: 1, Common: 9}
+				in.Paired = &gate.Paired{Added: 2, Common: 9}
 			}),
 			reasons:  []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{Change: (79.5 - 80) / 80, Baseline: 80, Current: 79.5, MaxDrop: 0.02}}.Text()},
-			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: 2, Removed: 1, Common: 9}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: 2, Removed: 0, Common: 9}}.Text()},
+		},
+		{
+			name: "within max-drop with more digits (h11 F14)",
+			g: decide(report(49.002), baseline(50, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+			}),
+			reasons: []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{Change: (49.002 - 50) / 50, Baseline: 50, Current: 49.002, MaxDrop: 0.02}}.Text()},
+		},
+		{
+			name: "common items compared, drop (h11 F3)",
+			g: decide(report(87), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.Paired = &gate.Paired{Added: 10, Common: 10, CommonBaseline: fp(80), CommonCurrent: fp(74)}
+			}),
+			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (74.0 - 80) / 80, Baseline: 80, Current: 74, MaxDrop: 0.02,
+				Common: 10, Added: 10, FullBaseline: 80, FullCurrent: 87}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: 10, Common: 10}}.Text()},
+		},
+		{
+			name: "items removed; common items within (h11 F3)",
+			g: decide(report(80), baseline(68, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.Paired = &gate.Paired{Removed: 2, RemovedIDs: []string{"i00", "i01"}, Common: 8, CommonBaseline: fp(80), CommonCurrent: fp(80)}
+			}),
+			reasons: []string{
+				finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: 2, Items: []string{"i00", "i01"}, AcceptLabel: "rubricgate:accept-regression"}}.Text(),
+			},
+			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Removed: 2, Common: 8}}.Text()},
+		},
+		{
+			name: "items removed, accepted",
+			g: decide(report(80), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.Accepted = true
+				in.Paired = &gate.Paired{Removed: 7, RemovedIDs: []string{"a", "b", "c", "d", "e", "f", "g"}, Common: 3, CommonBaseline: fp(80), CommonCurrent: fp(80)}
+			}),
+			reasons: []string{
+				finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: 7, Items: []string{"a", "b", "c", "d", "e", "f", "g"}, Label: "rubricgate:accept-regression"}}.Text(),
+			},
+			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Removed: 7, Common: 3}}.Text()},
+		},
+		{
+			name: "baseline branch: rubric change and removed items warn (h11 F6)",
+			g: decide(report(80), baseline(80, "sha256:bbbbbbbbbbbbbbbbbb"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.BaselineBranchRun = true
+				in.RescoreErr = errors.New("results.jsonl:3: no score for tone")
+				in.Paired = &gate.Paired{Removed: 1, RemovedIDs: []string{"a"}}
+			}),
+			reasons: []string{finding.Finding{Kind: finding.NoBlockingFailed}.Text()},
+			warnings: []string{
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", NewBaseline: true}}.Text(),
+				finding.Finding{Kind: finding.NotComparable, Params: finding.Params{Detail: "results.jsonl:3: no score for tone"}}.Text(),
+				finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Removed: 1}}.Text(),
+				finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: 1, Items: []string{"a"}, NewBaseline: true}}.Text(),
+			},
+		},
+		{
+			name: "no common items",
+			g: decide(report(80), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+				in.MaxBaselineAge = 0
+				in.Accepted = true
+				in.Paired = &gate.Paired{Added: 5}
+			}),
+			reasons: []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{Baseline: 80, Current: 80, MaxDrop: 0.02}}.Text()},
+			warnings: []string{
+				finding.Finding{Kind: finding.NoCommonItems}.Text(),
+				finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: 5}}.Text(),
+			},
 		},
 		{
 			name: "baseline score zero",

@@ -49,7 +49,14 @@ type critAgg struct {
 	// or more scored samples.
 	spreadSum float64
 	spreadN   int
+	// outvoted counts the items that meet the minimum by the majority rule
+	// with a failing sample; outvotedIDs keeps the first listedOutvoted.
+	outvoted    int
+	outvotedIDs []string
 }
+
+// listedOutvoted caps the item ids an outvoted warning names.
+const listedOutvoted = 5
 
 // bin is the histogram slot of a score: its level (a mean of samples that
 // is not an integer counts at the nearest level, halves up), or its bin on a
@@ -150,6 +157,12 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 				c.spreadSum += v.Spread
 				c.spreadN++
 			}
+			if v.Outvoted {
+				c.outvoted++
+				if len(c.outvotedIDs) < listedOutvoted {
+					c.outvotedIDs = append(c.outvotedIDs, string(r.id))
+				}
+			}
 			if v.Below {
 				c.below++
 				if res != nil {
@@ -227,6 +240,12 @@ func (u *run) fold(p *partial) {
 		c.scored += d.scored
 		c.na += d.na
 		c.below += d.below
+		c.outvoted += d.outvoted
+		for _, id := range d.outvotedIDs {
+			if len(c.outvotedIDs) < listedOutvoted {
+				c.outvotedIDs = append(c.outvotedIDs, id)
+			}
+		}
 		for j := range c.hist {
 			c.hist[j] += d.hist[j]
 		}
@@ -269,7 +288,15 @@ func (u *run) report(opts ScoreOptions) *Report {
 	for i := range sc.ids {
 		c := &a.crit[i]
 		cr := &sc.rb.Criteria[i]
-		st := CriterionStats{ID: cr.ID, Name: cr.Name, Weight: cr.Weight, Scored: c.scored, NA: c.na, BelowMin: c.below, Histogram: make(map[int]int, len(c.hist))}
+		st := CriterionStats{ID: cr.ID, Name: cr.Name, Weight: cr.Weight, Scored: c.scored, NA: c.na, BelowMin: c.below, Outvoted: c.outvoted, Histogram: make(map[int]int, len(c.hist))}
+		if c.outvoted > 0 && sc.blocking[i] {
+			// The majority rule must not hide a failing judging silently.
+			ids := strings.Join(c.outvotedIDs, ", ")
+			if c.outvoted > len(c.outvotedIDs) {
+				ids += fmt.Sprintf(" and %d more", c.outvoted-len(c.outvotedIDs))
+			}
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d item(s) had a failing judging outvoted by the majority (more than half of their judgings met the minimum): %s", cr.ID, c.outvoted, ids))
+		}
 		if cr.Continuous {
 			st.Bins = make([]Bin, len(c.hist))
 			for j, n := range c.hist {

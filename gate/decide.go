@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -94,7 +95,21 @@ type DropCheck struct {
 	Resolution *Resolution `json:"resolution"`
 	// Reason is the reason text of a drop at or above max-drop ("" otherwise).
 	Reason string `json:"reason"`
+	// Basis says which items were compared: "all" (the full sets: they are
+	// the same, or share no item) or "common" (the items of the baseline
+	// that this run scored too, when the sets differ).
+	Basis string `json:"basis"`
+	// Baseline and Current are the scores compared (0-100): the full sets'
+	// or the common items' means.
+	Baseline float64 `json:"baseline"`
+	Current  float64 `json:"current"`
 }
+
+// The bases of the relative check.
+const (
+	BasisAll    = "all"
+	BasisCommon = "common"
+)
 
 // Resolution says how fine a drop the gate can tell from noise: the
 // interval's half-width with this many items, and what it would take to
@@ -153,6 +168,13 @@ type Policy struct {
 	Accepted bool
 	// AcceptLabel names the label, for the reason text.
 	AcceptLabel string
+	// BaselineBranchRun is true for a trusted run on the baseline branch
+	// (a push to it): the changes a pull request needs the accept label
+	// for were reviewed when it merged, so a rubric change the gate cannot
+	// follow and baseline items the run no longer carries are warnings
+	// there, and a new baseline starts with this run. Hard gates and the
+	// relative drop still block.
+	BaselineBranchRun bool
 }
 
 // DefaultPolicy is the default of every policy input.
@@ -232,6 +254,10 @@ type GateReport struct {
 	Reasons []string `json:"reasons"`
 	// Accepted is true when a relative-drop block was waived by the accept label.
 	Accepted bool `json:"accepted"`
+	// RemovedItems is set when baseline items are missing from this run (an
+	// unscored item is not missing): how many, the first ids, and whether
+	// the accept label accepted it.
+	RemovedItems *RemovedItems `json:"removed_items,omitempty"`
 	// Comparable is false when the relative check was skipped (rubric change
 	// that could not be re-scored, or no baseline).
 	Comparable bool `json:"comparable"`
@@ -297,6 +323,16 @@ type RubricChange struct {
 	// RescoreError says why the run could not be re-scored ("" when it was).
 	RescoreError string `json:"rescore_error"`
 	// Accepted is true when the accept label accepted the change.
+	Accepted bool `json:"accepted"`
+}
+
+// RemovedItems records baseline items that the run no longer carries. A
+// pull request must not remove the items it regressed: it blocks unless the
+// accept label is on (a warning on the baseline branch).
+type RemovedItems struct {
+	Count int      `json:"count"`
+	IDs   []string `json:"ids"`
+	// Accepted is true when the accept label accepted the removal.
 	Accepted bool `json:"accepted"`
 }
 
@@ -412,6 +448,9 @@ func Decide(in DecideInput) *GateReport {
 				g.RubricChange = rc
 				msgs := rc.describe()
 				switch {
+				case in.BaselineBranchRun:
+					msgs[0] += "; this run is on the baseline branch, where the change was reviewed when it merged: a new baseline starts here"
+					cur.Warnings = append(cur.Warnings, msgs...)
 				case in.OnRubricChange == "fail":
 					msgs[0] += "; on-rubric-change is fail, so the accept label does not waive it"
 					hard = append(hard, msgs...)
@@ -430,17 +469,33 @@ func Decide(in DecideInput) *GateReport {
 			if b.Score > 0 {
 				rel := (c - b.Score) / b.Score
 				g.RelativeChange = &rel
-				dc := checkDrop(b.Score, c, in.Thresholds, in.Paired)
+			}
+			// When the item sets differ, the check compares the items they
+			// share: added easy items or removed hard ones must not hide a
+			// regression of the others.
+			base, now, basis := b.Score, c, BasisAll
+			if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
+				if p.Common > 0 && p.CommonBaseline != nil && p.CommonCurrent != nil {
+					base, now, basis = *p.CommonBaseline, *p.CommonCurrent, BasisCommon
+				} else if p.Common == 0 {
+					cur.Warnings = append(cur.Warnings, "the run shares no item with the baseline: the relative check compares the full sets, which may hold different items")
+				}
+			}
+			if base > 0 {
+				dc := checkDrop(base, now, in.Thresholds, in.Paired)
+				dc.Basis, dc.Baseline, dc.Current = basis, base, now
 				g.DropCheck = dc
 				if dc.Case != DropWithin {
-					dc.Reason = dropReason(dc, b.Score, c, in.MaxDrop)
+					dc.Reason = dropReason(dc, base, now, in.MaxDrop) + basisNote(dc, b.Score, c, in.Paired)
 				}
 				if r := dc.Reason; dc.Blocks {
 					soft = append(soft, r)
 				} else if dc.Case == DropNoise {
 					g.Reasons = append(g.Reasons, r)
-					cur.Warnings = append(cur.Warnings, fmt.Sprintf("the drop of %.2f%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", 100*dc.Drop))
+					cur.Warnings = append(cur.Warnings, fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", fmtDrop(dc.Drop, in.MaxDrop)))
 				}
+			} else if basis == BasisCommon {
+				cur.Warnings = append(cur.Warnings, "the baseline score of the items in common is 0: the relative change is undefined and the relative check was skipped")
 			} else {
 				cur.Warnings = append(cur.Warnings, "the baseline score is 0: the relative change is undefined and the relative check was skipped")
 			}
@@ -451,6 +506,20 @@ func Decide(in DecideInput) *GateReport {
 		}
 		if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
 			cur.Warnings = append(cur.Warnings, fmt.Sprintf("the item sets differ: %d items added, %d removed since the baseline (%d in common)", p.Added, p.Removed, p.Common))
+		}
+		if p := in.Paired; p != nil && p.Removed > 0 {
+			// A pull request must not remove the items it regressed.
+			ids := append([]string{}, p.RemovedIDs...)
+			g.RemovedItems = &RemovedItems{Count: p.Removed, IDs: ids}
+			msg := removedReason(g.RemovedItems)
+			switch {
+			case in.BaselineBranchRun:
+				cur.Warnings = append(cur.Warnings, msg+"; this run is on the baseline branch, where the removal was reviewed when it merged: a new baseline starts here")
+			case in.Accepted:
+				soft = append(soft, msg)
+			default:
+				soft = append(soft, msg+"; a reviewer who accepts the removal adds the "+in.AcceptLabel+" label")
+			}
 		}
 		if p := in.Paired; p != nil && p.CI95 != nil {
 			ci := *p.CI95
@@ -467,8 +536,11 @@ func Decide(in DecideInput) *GateReport {
 		g.Reasons = append(append(hard, soft...), g.Reasons...)
 	case len(soft) > 0 && in.Accepted:
 		g.Accepted = true
-		if g.RubricChange != nil && in.OnRubricChange != "fail" {
+		if g.RubricChange != nil && in.OnRubricChange != "fail" && !in.BaselineBranchRun {
 			g.RubricChange.Accepted = true
+		}
+		if g.RemovedItems != nil && !in.BaselineBranchRun {
+			g.RemovedItems.Accepted = true
 		}
 		for _, s := range soft {
 			g.Reasons = append(g.Reasons, "accepted by the "+in.AcceptLabel+" label: "+s)
@@ -479,8 +551,11 @@ func Decide(in DecideInput) *GateReport {
 	}
 	if g.Decision == Pass && len(g.Reasons) == 0 {
 		switch {
+		case g.DropCheck != nil && g.DropCheck.Basis == BasisCommon:
+			dc := g.DropCheck
+			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score of the %d items in common %s vs the baseline (%s), within max-drop %s", in.Paired.Common, FormatChange((dc.Current-dc.Baseline)/dc.Baseline, in.MaxDrop), fmtScores(dc.Baseline, dc.Current, in.MaxDrop), fmtPct(in.MaxDrop))+basisNote(dc, b.Score, *g.ComparedScore, in.Paired))
 		case g.RelativeChange != nil:
-			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score %s vs the baseline (%.1f → %.1f), within max-drop %s", fmtSignedPct(*g.RelativeChange), b.Score, *g.ComparedScore, fmtPct(in.MaxDrop)))
+			g.Reasons = append(g.Reasons, fmt.Sprintf("aggregate score %s vs the baseline (%s), within max-drop %s", FormatChange(*g.RelativeChange, in.MaxDrop), fmtScores(b.Score, *g.ComparedScore, in.MaxDrop), fmtPct(in.MaxDrop)))
 		default:
 			g.Reasons = append(g.Reasons, "no blocking criterion failed")
 		}
@@ -518,9 +593,38 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 	return dc
 }
 
+// basisNote says, for a check of the common items, what the full sets did.
+func basisNote(dc *DropCheck, fullBase, fullCur float64, p *Paired) string {
+	if dc.Basis != BasisCommon || p == nil {
+		return ""
+	}
+	full := "undefined"
+	if fullBase > 0 {
+		full = fmtSignedPct((fullCur - fullBase) / fullBase)
+	}
+	return fmt.Sprintf(" [the item sets differ (%d added, %d removed), so the %d items in common are compared; the full sets: %.1f → %.1f, %s]", p.Added, p.Removed, p.Common, fullBase, fullCur, full)
+}
+
+// removedReason words baseline items missing from the run.
+func removedReason(r *RemovedItems) string {
+	shown := r.IDs[:min(len(r.IDs), 5)]
+	s := fmt.Sprintf("ITEMS REMOVED: %d item(s) of the baseline are missing from this run", r.Count)
+	if len(shown) > 0 {
+		s += ": " + strings.Join(shown, ", ")
+		if r.Count > len(shown) {
+			s += fmt.Sprintf(" and %d more", r.Count-len(shown))
+		}
+	}
+	return s
+}
+
 // dropReason words a drop at or above max-drop.
 func dropReason(dc *DropCheck, base, cur, maxDrop float64) string {
-	s := fmt.Sprintf("aggregate score dropped %.2f%% (%.1f → %.1f), at or above max-drop %s", 100*dc.Drop, base, cur, fmtPct(maxDrop))
+	what := "aggregate score"
+	if dc.Basis == BasisCommon {
+		what = "aggregate score of the items in common with the baseline"
+	}
+	s := fmt.Sprintf("%s dropped %s%% (%s), at or above max-drop %s", what, fmtDrop(dc.Drop, maxDrop), fmtScores(base, cur, maxDrop), fmtPct(maxDrop))
 	ci := ""
 	if dc.CI95 != nil {
 		ci = fmt.Sprintf("95%% CI %s … %s", fmtSignedPct(dc.CI95[0]), fmtSignedPct(dc.CI95[1]))
@@ -721,6 +825,21 @@ func shortHash(h string) string {
 }
 
 func fmtPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
+
+// FormatChange formats a relative change as a signed percentage with the
+// digits needed to tell it from max-drop: two decimals, more when two would
+// round a change that does not reach max-drop onto it, or one that reaches
+// it off it. A passing 1.996% drop prints -1.996%, never -2.00% like the
+// blocking 2.000% one.
+// (One definition: finding.ChangePct, which the findings' texts use.)
+func FormatChange(rel, maxDrop float64) string { return finding.ChangePct(rel, maxDrop) }
+
+// fmtDrop formats a drop (positive) in percent, without the sign and the %
+// sign, with the digits FormatChange would use.
+func fmtDrop(drop, maxDrop float64) string { return finding.DropPct(drop, maxDrop) }
+
+// fmtScores formats "base → cur" (see finding.Scores).
+func fmtScores(base, cur, maxDrop float64) string { return finding.Scores(base, cur, maxDrop) }
 
 func fmtSignedPct(f float64) string {
 	return fmt.Sprintf("%+.2f%%", 100*f)

@@ -294,3 +294,34 @@ func TestDecideIsPure(t *testing.T) {
 		t.Errorf("the report should carry the decision's warnings: %q", first.Warnings)
 	}
 }
+
+// h11 F14: a passing 1.996% drop and a blocking 2.000% drop never print the
+// same: the change and the scores get the digits needed to tell them apart.
+func TestDropPrintsEnoughDigits(t *testing.T) {
+	pass := decide(runReport(49.002), base(50), nil)
+	block := decide(runReport(49), base(50), nil)
+	if pass.Decision != Pass || block.Decision != Block {
+		t.Fatalf("decisions %s %s", pass.Decision, block.Decision)
+	}
+	if want := "aggregate score -1.996% vs the baseline (50.000 → 49.002), within max-drop 2%"; pass.Reasons[0] != want {
+		t.Errorf("passing reason %q, want %q", pass.Reasons[0], want)
+	}
+	if want := "aggregate score dropped 2.00% (50.0 → 49.0), at or above max-drop 2%"; block.Reasons[0] != want {
+		t.Errorf("blocking reason %q, want %q", block.Reasons[0], want)
+	}
+	for _, tc := range []struct {
+		rel, maxDrop float64
+		want         string
+	}{
+		{-0.01996, 0.02, "-1.996%"},
+		{-0.02, 0.02, "-2.00%"},
+		{-0.0199999, 0.02, "-1.99999%"},
+		{-0.0201, 0.02, "-2.01%"},
+		{0.01, 0.02, "+1.00%"},
+		{-0.049996, 0.05, "-4.9996%"},
+	} {
+		if got := FormatChange(tc.rel, tc.maxDrop); got != tc.want {
+			t.Errorf("FormatChange(%v, %v) = %q, want %q", tc.rel, tc.maxDrop, got, tc.want)
+		}
+	}
+}

@@ -29,6 +29,7 @@ type GateCheck struct {
 func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 	gr := &rubric.Rubric{Name: rb.Name, ModelFamilies: rb.ModelFamilies}
 	var orig []*rubric.Criterion
+	var real []rubric.Scale
 	for i := range rb.Criteria {
 		c := rb.Criteria[i]
 		if !c.IsGate() || !c.Blocking {
@@ -38,6 +39,7 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 		// Read every value the results may carry; judge it below. The
 		// critical minimum stays, so the reader applies the majority rule.
 		c.NA, c.Weight = true, 1
+		real = append(real, c.Scale)
 		c.Scale = rubric.Scale{Low: math.MinInt32, High: math.MaxInt32}
 		gr.Criteria = append(gr.Criteria, c)
 	}
@@ -45,7 +47,9 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 	if len(orig) == 0 {
 		return gc, nil
 	}
-	opts := ReadOptions{IgnoreUnknown: true, AllowMissing: true, GatesOnly: true}
+	// A `from` source value is mapped onto the criterion's real scale, not
+	// the widened one (which would put every value far below the minimum).
+	opts := ReadOptions{IgnoreUnknown: true, AllowMissing: true, GatesOnly: true, realScales: real}
 	for _, in := range inputs {
 		err := ReadItems(gr, in, opts, func(it *Item) error {
 			why := it.Reasoning
@@ -58,8 +62,9 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 				var note string
 				switch {
 				case it.Error != "":
-					// Unscored: only an integer below the minimum fails.
-					if v.State != Scored || c.Meets(v.Score) {
+					// Unscored: only an integer below the minimum or off
+					// the scale fails (the lowest across samples).
+					if v.State != Scored || !v.Below && c.Meets(v.Score) && v.Score >= lo && v.Score <= hi {
 						continue
 					}
 					note = "the item also carries a judge error: " + it.Error

@@ -65,3 +65,36 @@ func TestIDKeyASCIIFastPath(t *testing.T) {
 		t.Errorf("idKey(decomposed) = %q", got)
 	}
 }
+
+// h11 F15: invisible characters around an id are trimmed like white space
+// ("a" and "a\u200b" are one item), and an id with a control or format
+// character inside (zero width, bidi override, tab) is refused, naming file
+// and line, in JSON lines and review sheets alike.
+func TestIDsInvisibleCharacters(t *testing.T) {
+	rb := supportRubric()
+	for _, id := range []string{"a\\u200b", "\\ufeffa", "\\u2060a\\u00ad", "\\u0007a"} {
+		items, err := readAll(t, rb, "r.jsonl", supportLine(id), ReadOptions{})
+		if err != nil || items[0].ID != "a" {
+			t.Errorf("id %s: %+v, %v; want \"a\"", id, items, err)
+		}
+	}
+	_, err := Score(rb, []Input{{Name: "r.jsonl", R: strings.NewReader(supportLine("a") + supportLine("a\\u200b"))}}, ScoreOptions{})
+	wantInputError(t, err, "r.jsonl", 2, `duplicate id "a"`)
+	for _, tc := range []struct{ id, want string }{
+		{"a\\u200bb", "U+200B"},
+		{"q-1\\u202eevil", "U+202E"},
+		{"a\\tb", "U+0009"},
+		{"caf\\u00e9\\u200db", "U+200D"},
+	} {
+		_, err := readAll(t, rb, "r.jsonl", supportLine("ok")+supportLine(tc.id), ReadOptions{})
+		wantInputError(t, err, "r.jsonl", 2, "contains the invisible character "+tc.want)
+	}
+	_, err = readAll(t, rb, "r.csv", "id,accuracy,resolution,tone,safety\nx\u200by,4,4,4,1\n", ReadOptions{})
+	wantInputError(t, err, "r.csv", 2, "contains the invisible character U+200B")
+	// Visible ids with spaces or non-ASCII letters stay as they are.
+	for _, id := range []string{"a b", "caf\u00e9", "\u00c5-1"} {
+		if items, err := readAll(t, rb, "r.jsonl", supportLine(id), ReadOptions{}); err != nil || items[0].ID != id {
+			t.Errorf("id %q: %v", id, err)
+		}
+	}
+}

@@ -78,6 +78,10 @@ type Value struct {
 	// fails: not MORE than half of its scored samples meet the minimum (with
 	// one judging: the score is below it).
 	Below bool
+	// Outvoted is set when the criterion has a critical minimum that the
+	// item meets by the majority rule although at least one of its scored
+	// samples is below it: the failing judging was outvoted.
+	Outvoted bool
 }
 
 // Item is one judged item as read from results.
@@ -131,6 +135,10 @@ type ReadOptions struct {
 	// GatesOnly reads for a check of gates alone (see CheckBlocking): an item
 	// with no weighted score is no error.
 	GatesOnly bool
+	// realScales, when set (CheckBlocking), holds per criterion the scale a
+	// `from` source value is mapped onto: the criterion's real scale, kept
+	// beside the widened one the check reads with.
+	realScales []rubric.Scale
 }
 
 // InputError is bad input at a position in a results file.
@@ -258,6 +266,18 @@ type schema struct {
 	levels []int
 	// list names the criteria for "expected one of" messages.
 	list string
+}
+
+// fromSource maps a value reported on criterion i's source scale for format
+// onto the criterion's real scale (see ReadOptions.realScales).
+func (sc *schema) fromSource(i int, format string, v float64) float64 {
+	c := &sc.rb.Criteria[i]
+	if i < len(sc.opts.realScales) {
+		cc := *c
+		cc.Scale = sc.opts.realScales[i]
+		return cc.FromSource(format, v)
+	}
+	return c.FromSource(format, v)
 }
 
 func newSchema(rb *rubric.Rubric, opts ReadOptions) (*schema, error) {
@@ -504,15 +524,58 @@ func IsBlank(b []byte) bool {
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return false
-		}
-		if !unicode.IsSpace(r) && !unicode.In(r, unicode.Cc, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) {
+		if !isBlankRune(r) || r == utf8.RuneError && n == 1 {
 			return false
 		}
 		i += n
 	}
 	return true
+}
+
+// isBlankRune reports whether r shows nothing (see IsBlank).
+func isBlankRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r <= ' ' || r == 0x7f
+	}
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+}
+
+// trimID trims what shows nothing (IsBlank's characters) from both ends of
+// an id and returns the first control or format character (Unicode Cc, Cf:
+// a tab, U+200B zero width space, U+202E right-to-left override, ...) left
+// inside it, or -1. An id containing one would look like another id, or
+// reorder the text shown around it. All-ASCII ids take a byte loop.
+func trimID(b []byte) ([]byte, rune) {
+	ascii := true
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		for len(b) > 0 && (b[0] <= ' ' || b[0] == 0x7f) {
+			b = b[1:]
+		}
+		for len(b) > 0 && (b[len(b)-1] <= ' ' || b[len(b)-1] == 0x7f) {
+			b = b[:len(b)-1]
+		}
+		for _, c := range b {
+			if c < ' ' || c == 0x7f {
+				return b, rune(c)
+			}
+		}
+		return b, -1
+	}
+	b = bytes.TrimFunc(b, isBlankRune)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r >= utf8.RuneSelf && unicode.In(r, unicode.Cc, unicode.Cf) || r < utf8.RuneSelf && (r < ' ' || r == 0x7f) {
+			return b, r
+		}
+		i += n
+	}
+	return b, -1
 }
 
 // decoder turns lines or rows of one input into validated raw items.
@@ -596,11 +659,16 @@ func (d *decoder) finish() error {
 	if !r.hasID {
 		return d.errf(line, `missing "id": every item needs a non-empty id`)
 	}
-	// One rule for JSON lines and review sheets: surrounding white space is
-	// not part of an id ("a" and "a " are one item).
-	r.id = bytes.TrimSpace(r.id)
-	if IsBlank(r.id) {
+	// One rule for JSON lines and review sheets: surrounding white space
+	// and invisible characters are not part of an id ("a", "a " and
+	// "a\u200b" are one item); one inside it is refused (see trimID).
+	id, bad := trimID(r.id)
+	r.id = id
+	if len(id) == 0 {
 		return d.errf(line, `empty "id": every item needs a non-empty id`)
+	}
+	if bad >= 0 {
+		return d.errf(line, `"id" %s contains the invisible character U+%04X (a control or format character: zero width, bidi override, ...): an id must show what it is`, quoteBytes(id), bad)
 	}
 	if r.length < 0 {
 		r.length = r.answerLen
@@ -616,17 +684,18 @@ func (d *decoder) finish() error {
 		// a blocking criterion is still checked by that gate (see
 		// partial.add and CheckBlocking): an error field must not switch a
 		// safety gate off. Values that are not integers (null, "", "na",
-		// text) are placeholders of the failed judge and are ignored.
+		// text) are placeholders of the failed judge and are ignored. The
+		// values inside "samples" are checked the same way, the lowest
+		// across samples: a failing sample blocks (no majority is taken
+		// among the judgings of a failed judge).
 		clear(r.vals)
 		for i := range r.raws {
-			if rv := &r.raws[i]; rv.set && sc.blocking[i] {
-				if v, err := sc.parseValue(i, rv); err == nil && v.State == Scored {
-					r.vals[i] = v
-				} else if n, ok := sc.looseInt(rv); ok {
-					// Off its scale: the gate cannot be shown to hold.
-					f := float64(n)
-					r.vals[i] = Value{Score: f, Min: f, Max: f, N: 1, State: Scored, Below: true}
-				}
+			if !sc.blocking[i] {
+				continue
+			}
+			sc.unscoredValue(i, &r.raws[i], &r.vals[i])
+			for j := 0; j < r.nSamples; j++ {
+				sc.unscoredValue(i, &r.samples[j].raws[i], &r.vals[i])
 			}
 		}
 		return nil
@@ -668,6 +737,34 @@ func (d *decoder) finish() error {
 		return d.errf(line, "item has no weighted criterion with a score (every weighted criterion is na or missing), so it has no score")
 	}
 	return nil
+}
+
+// unscoredValue checks a value an unscored item carries for blocking
+// criterion i and keeps it in *v when it is the lowest so far: an integer
+// (on the scale, or off it: then the gate cannot be shown to hold and it
+// fails). Other values are the failed judge's placeholders and ignored.
+func (sc *schema) unscoredValue(i int, rv *rawVal, v *Value) {
+	if !rv.set {
+		return
+	}
+	var nv Value
+	if pv, err := sc.parseValue(i, rv); err == nil && pv.State == Scored {
+		nv = pv
+	} else if n, ok := sc.looseInt(rv); ok {
+		f := float64(n)
+		nv = Value{Score: f, Min: f, Max: f, N: 1, State: Scored, Below: true}
+	} else {
+		return
+	}
+	if i < len(sc.opts.realScales) {
+		// CheckBlocking reads on a widened scale: off the real one fails.
+		if rs := sc.opts.realScales[i]; nv.Score < float64(rs.Low) || nv.Score > float64(rs.High) {
+			nv.Below = true
+		}
+	}
+	if v.State != Scored || nv.Below && !v.Below || nv.Below == v.Below && nv.Score < v.Score {
+		*v = nv
+	}
 }
 
 // finishSamples validates an item judged several times and sums each
@@ -760,6 +857,9 @@ func (d *decoder) finishSamples() error {
 				}
 			}
 			v.Spread = math.Sqrt(sumSq / (n - 1))
+		}
+		if sc.critical[i] && 2*meets > int(v.N) && firstBelow >= 0 {
+			v.Outvoted = true
 		}
 		if sc.critical[i] && 2*meets <= int(v.N) {
 			v.Below = true

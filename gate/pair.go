@@ -22,6 +22,11 @@ type Paired struct {
 	// AddedIDs and RemovedIDs list the first few of each, in input order.
 	AddedIDs   []string `json:"added_ids"`
 	RemovedIDs []string `json:"removed_ids"`
+	// CommonBaseline and CommonCurrent are the mean scores (0-100) of the
+	// common items in the baseline and in this run; nil without common
+	// items. When the item sets differ, the relative check compares them.
+	CommonBaseline *float64 `json:"common_baseline"`
+	CommonCurrent  *float64 `json:"common_current"`
 	// Worst are the common items whose score dropped most, largest drop first.
 	Worst []ItemDelta `json:"worst"`
 	// CI95 is a 95% interval of the relative change of the aggregate; Method
@@ -204,6 +209,10 @@ func (pr *Pairer) Result() *Paired {
 				p.RemovedIDs = append(p.RemovedIDs, pr.items.id(i))
 			}
 		}
+	}
+	if p.Common > 0 {
+		mb, mc := pr.paired.mb, pr.paired.mc
+		p.CommonBaseline, p.CommonCurrent = &mb, &mc
 	}
 	p.Worst = append([]ItemDelta{}, pr.worst...)
 	sort.Slice(p.Worst, func(i, j int) bool { return worse(p.Worst[i], p.Worst[j]) })

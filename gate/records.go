@@ -142,7 +142,7 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 				}
 				rv := rawVal{key: []byte(m.Name), direct: directNA}
 				if !m.NA {
-					v := d.sc.rb.Criteria[i].FromSource(format, m.Value)
+					v := d.sc.fromSource(i, format, m.Value)
 					if math.IsNaN(v) || math.IsInf(v, 0) {
 						return fail("sample %d: metric %s: expected a finite number, got %v", j, quote(m.Name), m.Value)
 					}
@@ -176,7 +176,7 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 				if !ok || m.NA || !d.sc.blocking[i] {
 					continue
 				}
-				v := d.sc.rb.Criteria[i].FromSource(format, m.Value)
+				v := d.sc.fromSource(i, format, m.Value)
 				if math.IsNaN(v) {
 					continue
 				}

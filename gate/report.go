@@ -47,6 +47,9 @@ type CriterionStats struct {
 	NA         int      `json:"na"`
 	// BelowMin counts items below the critical minimum.
 	BelowMin int `json:"below_min"`
+	// Outvoted counts items judged several times that meet the minimum by
+	// the majority rule although at least one judging is below it.
+	Outvoted int `json:"outvoted"`
 	// Histogram counts items per level, every level of the scale present
 	// (an item whose samples' mean is not an integer counts at the nearest
 	// level, halves up). Empty for a continuous criterion, which has Bins.

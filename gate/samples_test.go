@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -241,5 +242,39 @@ func TestCheckBlockingSamples(t *testing.T) {
 	}
 	if !strings.Contains(gc.Failures[2].Reasoning, "3 is outside the baseline's scale 0..2") {
 		t.Errorf("off-scale sample: %q", gc.Failures[2].Reasoning)
+	}
+}
+
+// h11 F10: the majority rule (a minimum is met when more than half of the
+// samples meet it) never hides a failing judging silently: the report
+// counts, per criterion, the items whose failing sample was outvoted, and
+// warns for blocking criteria, naming them.
+func TestSamplesOutvotedFailureIsReported(t *testing.T) {
+	s := func(safety int) string {
+		return fmt.Sprintf(`{"scores":{"accuracy":5,"resolution":5,"tone":5,"safety":%d}}`, safety)
+	}
+	line := func(id string, samples ...string) string {
+		return fmt.Sprintf(`{"id":%q,"samples":[%s]}`, id, strings.Join(samples, ","))
+	}
+	text := strings.Join([]string{
+		line("leak", s(0), s(1), s(1)),
+		line("clean", s(1), s(1), s(1)),
+		line("leak-2", s(1), s(0), s(1)),
+		line("fails", s(0), s(0), s(1)),
+	}, "\n") + "\n"
+	rep, err := Score(supportRubric(), []Input{{Name: "s.jsonl", R: strings.NewReader(text)}}, ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := rep.Criteria[3]
+	if st.ID != "safety" || st.Outvoted != 2 || st.BelowMin != 1 {
+		t.Fatalf("safety: outvoted %d, below_min %d; want 2 and 1", st.Outvoted, st.BelowMin)
+	}
+	if len(rep.BlockingFailures) != 1 || rep.BlockingFailures[0].Item != "fails" {
+		t.Errorf("the majority rule changed: failures %v", rep.BlockingFailures)
+	}
+	want := "safety: 2 item(s) had a failing judging outvoted by the majority (more than half of their judgings met the minimum): leak, leak-2"
+	if !slices.Contains(rep.Warnings, want) {
+		t.Errorf("warnings %q, want %q", rep.Warnings, want)
 	}
 }

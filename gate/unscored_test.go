@@ -115,3 +115,31 @@ func TestIsBlank(t *testing.T) {
 		}
 	}
 }
+
+// The same holds for values inside "samples" (h11 F8): an errored item's
+// samples are checked too, the lowest across samples, in results lines and
+// in another tool's records alike, by scoring and by CheckBlocking.
+func TestErrorDoesNotHideBlockingFailureInSamples(t *testing.T) {
+	text := `{"id":"s-1","error":"judge timeout","samples":[{"scores":{"accuracy":1,"resolution":1,"tone":1,"safety":1}},{"scores":{"accuracy":1,"resolution":1,"tone":1,"safety":0}},{"scores":{"safety":1}}]}` + "\n" +
+		`{"id":"s-2","error":"judge timeout","samples":[{"scores":{"safety":1}},{"scores":{"safety":null}}]}` + "\n" +
+		`{"id":"s-3","error":"judge timeout","samples":[{"scores":{"safety":1}},{"scores":{"safety":7}}]}` + "\n" +
+		`{"id":"ok","scores":{"accuracy":5,"resolution":5,"tone":5,"safety":1}}` + "\n"
+	in := func() []Input { return []Input{{Name: "r.jsonl", R: strings.NewReader(text)}} }
+	rep, err := Score(supportRubric(), in(), ScoreOptions{MaxUnscored: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc, err := CheckBlocking(supportRubric(), in())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, fs := range map[string][]BlockingFailure{"score": rep.BlockingFailures, "CheckBlocking": gc.Failures} {
+		got := map[string]bool{}
+		for _, f := range fs {
+			got[f.Item] = true
+		}
+		if len(fs) != 2 || !got["s-1"] || !got["s-3"] {
+			t.Errorf("%s: blocking failures %v, want s-1 (a 0 among its samples) and s-3 (off the scale)", name, fs)
+		}
+	}
+}

@@ -143,11 +143,28 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	tier.extra = o.Rubric.ModelFamilies
 
+	// Whether this run is the baseline branch's own (a push there): it may
+	// save a baseline, and a rubric change or removed items that were
+	// reviewed when they merged start a new baseline instead of blocking.
+	onBase, whyNotBase := MaySave(o.Save, b, q.Branch, warn)
+	policy := o.Policy
+	policy.Accepted = b != nil && b.HasLabel(policy.AcceptLabel)
+	// Relaxing the rubric-change and removed-items blocks needs more than a
+	// local checkout's HEAD: a CI run on the branch, or a branch given.
+	policy.BaselineBranchRun = onBase && (b != nil || o.Save.Branch != "" || ciBranchKnown(o.Save.Getenv))
+
 	// The baseline, under the store error policy.
 	var base *gate.Baseline
 	noBaseNote := ""
+	var renamed *baseline.OtherRubricsError
 	file, bsrc, err := o.Store.Latest(ctx, q)
 	switch {
+	case errors.As(err, &renamed):
+		// Not "no baseline": the rubric's name is the pull request's to
+		// change, and a new name must not buy a fresh, empty baseline. It
+		// is a rubric change the gate cannot follow (never a store error
+		// that on-baseline-error: pass would wave through).
+		noBaseNote = fmt.Sprintf("no baseline for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
 	case errors.Is(err, baseline.ErrNotFound):
 		noBaseNote = fmt.Sprintf("no baseline found for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
 	case err != nil && o.OnBaselineError == BaselineErrorPass:
@@ -228,13 +245,14 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		paired = pairer.Result()
 	}
 
-	policy := o.Policy
-	policy.Accepted = b != nil && b.HasLabel(policy.AcceptLabel)
 	g := gate.Decide(gate.DecideInput{
 		Current: cur, Rubric: rb, Baseline: base, NoBaselineNote: noBaseNote,
 		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
 		Now: o.Now, Thresholds: th, Policy: policy,
 	})
+	if renamed != nil {
+		renamedRubric(g, renamed, policy, warn)
+	}
 	// The accept label covers only what it was applied for: a run it does
 	// not cover is blocked again here, before the tier decision.
 	commentKey := o.CommentKey
@@ -274,16 +292,15 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 			return nil, fmt.Errorf("new baseline: %w", err)
 		}
 		out.NewBaseline = bf
-		onBase, why := MaySave(o.Save, b, q.Branch, warn)
 		if o.WriteBaseline && b != nil && !onBase {
-			// The artifact store cannot tell which event made a run: only a
-			// push run on the baseline branch should upload a baseline.
-			warn("write-baseline: upload baseline.json as the baseline artifact only from push runs on the baseline branch; " + why)
+			// The artifact store reads only baselines uploaded by successful
+			// push runs on the baseline branch: one uploaded here is never used.
+			warn("write-baseline: the gate uses only baselines uploaded by push runs on the baseline branch; " + whyNotBase)
 		}
 		if o.SaveDir != nil && !onBase {
-			logf("  baseline not saved: " + why)
+			logf("  baseline not saved: " + whyNotBase)
 		} else if o.SaveDir != nil {
-			p, err := o.SaveDir.Path(baseline.Query{Rubric: rb.Name, Branch: q.Branch})
+			p, err := o.SaveDir.Path(baseline.Query{Rubric: rb.Name, Branch: q.Branch, Key: q.Key})
 			if err != nil {
 				return nil, fmt.Errorf("save baseline: %w", err)
 			}
@@ -342,4 +359,41 @@ func BaselineBranch(explicit string, b *host.Build) string {
 		}
 	}
 	return "main"
+}
+
+// renamedRubric applies the rule for a rubric whose name has no baseline
+// while the store holds others on the branch: it blocks unless the pull
+// request carries the accept label or this is the baseline branch's own run,
+// where a new baseline starts.
+func renamedRubric(g *gate.GateReport, e *baseline.OtherRubricsError, p gate.Policy, warn func(string)) {
+	msg := fmt.Sprintf("rubric %q has no baseline on branch %q, but the store holds baselines for %s there: a renamed rubric is a rubric change",
+		e.Rubric, e.Branch, strings.Join(e.Found, ", "))
+	switch {
+	case p.BaselineBranchRun:
+		g.Warnings = append(g.Warnings, msg+"; this run on the baseline branch starts a new baseline")
+	case p.Accepted:
+		g.Warnings = append(g.Warnings, msg+"; accepted by the label "+p.AcceptLabel+": a new baseline starts when this merges")
+	default:
+		g.Decision = gate.Block
+		reasons := []string{msg + " that the gate cannot follow; add the label " + p.AcceptLabel + " to accept it (or pin the slot with baseline-key)"}
+		for _, r := range g.Reasons {
+			if !strings.HasSuffix(r, ": this run starts the baseline") {
+				reasons = append(reasons, r)
+			}
+		}
+		g.Reasons = reasons
+	}
+}
+
+// ciBranchKnown reports whether another CI system names the run's branch.
+func ciBranchKnown(getenv func(string) string) bool {
+	if getenv == nil {
+		return false
+	}
+	for _, v := range ciBranchVars {
+		if strings.TrimSpace(getenv(v)) != "" {
+			return true
+		}
+	}
+	return false
 }

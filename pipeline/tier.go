@@ -112,7 +112,7 @@ func (t *Tier) apply(g *gate.GateReport, rb *rubric.Rubric) error {
 	if !t.Enabled {
 		return nil
 	}
-	d := calibrate.DecideTier(t.Tiers, t.Current, g.Decision == gate.Pass, t.Calibration, rb.Hash(), t.MinAgreement)
+	d := calibrate.DecideTier(t.Tiers, t.Current, g.Decision == gate.Pass, t.Calibration, rb, t.MinAgreement)
 	g.Tier = &gate.TierInfo{Current: d.Current, Next: d.Next, MayAdvance: d.MayAdvance, HeldBy: d.HeldBy}
 	return nil
 }

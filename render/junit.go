@@ -198,7 +198,7 @@ func dropCase(g *gate.GateReport) junitCase {
 	if g.ComparedScore != nil {
 		cur = *g.ComparedScore
 	}
-	msg := fmt.Sprintf("aggregate score %s vs the baseline (%s → %s), max-drop %s", signedPct(rel), num1(g.Baseline.Score), num1(cur), pctPlain(g.MaxDrop))
+	msg := fmt.Sprintf("aggregate score %s vs the baseline (%s → %s), max-drop %s", gate.FormatChange(rel, g.MaxDrop), num1(g.Baseline.Score), num1(cur), pctPlain(g.MaxDrop))
 	if -rel < g.MaxDrop-dropTolerance {
 		c.SystemOut = msg
 		return c

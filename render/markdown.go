@@ -120,7 +120,7 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 		baseScore = num1(g.Baseline.Score)
 	}
 	if g.RelativeChange != nil {
-		change = signedPct(*g.RelativeChange)
+		change = gate.FormatChange(*g.RelativeChange, g.MaxDrop)
 	}
 	if g.CI95 != nil {
 		ci = fmt.Sprintf("%s … %s", signedPct(g.CI95[0]), signedPct(g.CI95[1]))
@@ -436,6 +436,12 @@ func ResolutionLine(dc *gate.DropCheck) string {
 		return ""
 	}
 	r := dc.Resolution
+	if r.HalfWidth == 0 {
+		// Every common item changed by the same amount (a re-run of the
+		// very same scores, say): the interval has no width and tells
+		// nothing about the judge's noise.
+		return fmt.Sprintf("Resolution: unknown; every one of the %d common items changed by the same amount, so the interval has no width (re-judge the answers to measure the noise).", r.Items)
+	}
 	s := fmt.Sprintf("Resolution: with %d items this gate resolves about ±%s", r.Items, trimZeros(fmt.Sprintf("%.1f", 100*r.HalfWidth))+"%")
 	if r.Repeats == 0 {
 		return s + fmt.Sprintf(", within max-drop %s.", pctPlain(r.Target))

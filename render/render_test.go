@@ -182,3 +182,17 @@ func TestMarkdownDropCases(t *testing.T) {
 		golden(t, c.file, md)
 	}
 }
+
+// An interval of no width (identical common items) resolves nothing: the
+// line must not claim a resolution of ±0%.
+func TestResolutionLineZeroWidth(t *testing.T) {
+	dc := &gate.DropCheck{Resolution: gate.NewResolution(12, 0, 0.02)}
+	got := ResolutionLine(dc)
+	if strings.Contains(got, "±0%") || !strings.Contains(got, "unknown") {
+		t.Fatalf("zero-width interval: %q", got)
+	}
+	dc = &gate.DropCheck{Resolution: gate.NewResolution(50, 0.041, 0.02)}
+	if got := ResolutionLine(dc); !strings.Contains(got, "±4.1%") {
+		t.Fatalf("resolution line %q", got)
+	}
+}

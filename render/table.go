@@ -90,7 +90,7 @@ func GateText(w io.Writer, g *gate.GateReport, rb *rubric.Rubric) error {
 	if g.Baseline != nil {
 		ew.printf("baseline %s", num1(g.Baseline.Score))
 		if g.RelativeChange != nil {
-			ew.printf(", change %s (max-drop %s)", signedPct(*g.RelativeChange), pctPlain(g.MaxDrop))
+			ew.printf(", change %s (max-drop %s)", gate.FormatChange(*g.RelativeChange, g.MaxDrop), pctPlain(g.MaxDrop))
 		}
 		ew.printf("\n")
 	}

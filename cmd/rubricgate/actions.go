@@ -75,7 +75,7 @@ func runAction(e *env) int {
 // (inside Actions, with a token) the repository's artifacts. saveDir is the
 // local store a passing run saves into, when there is one.
 func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *host.Build, s *settings, ref pipeline.BaselineRef) (baseline.Store, baseline.Query, *baseline.Dir, error) {
-	q := baseline.Query{Rubric: rb.Name, Branch: ref.Branch}
+	q := baseline.Query{Rubric: rb.Name, Branch: ref.Branch, Key: c.baselineKey}
 	switch {
 	case c.baselineFile != "":
 		return baseline.FileStore{Path: c.baselineFile}, q, nil, nil

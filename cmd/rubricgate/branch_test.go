@@ -237,7 +237,7 @@ func TestActionLocalStoreOnlyPushOnBaselineBranch(t *testing.T) {
 			if !tt.saved && !strings.Contains(h.stdout.String(), "baseline not saved") {
 				t.Errorf("no note:\n%s", h.stdout.String())
 			}
-			if warned := strings.Contains(h.stdout.String(), "::warning title=rubricgate::write-baseline: upload baseline.json"); warned == tt.saved {
+			if warned := strings.Contains(h.stdout.String(), "::warning title=rubricgate::write-baseline: the gate uses only baselines uploaded by push runs"); warned == tt.saved {
 				t.Errorf("write-baseline warning %v on a run that saves: %v\n%s", warned, tt.saved, h.stdout.String())
 			}
 		})

@@ -127,11 +127,9 @@ func fail(e *env, err error) int {
 	return exitError
 }
 
-// escapeCommand escapes a workflow command's message as the runner expects.
-func escapeCommand(s string) string {
-	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	return r.Replace(s)
-}
+// escapeCommand escapes a workflow command's message as the runner expects
+// and neutralises bidi and other format characters (see safe.CommandMessage).
+func escapeCommand(s string) string { return safe.CommandMessage(s) }
 
 // newFlags makes a flag set that reports errors instead of exiting.
 func newFlags(name string, e *env) *flag.FlagSet {

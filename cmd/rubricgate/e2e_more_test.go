@@ -212,7 +212,7 @@ func TestActionJudgeFamily(t *testing.T) {
 	if code := h.action(); code != exitPass {
 		t.Fatalf("different families: exit %d\n%s", code, h.stderr.String())
 	}
-	if h.fake.Count(ghfake.RouteList) == 0 {
+	if h.fake.Count(ghfake.RouteRuns) == 0 {
 		t.Error("the baseline was not looked up")
 	}
 }

@@ -64,8 +64,8 @@ func TestActionFirstRunNoBaseline(t *testing.T) {
 		t.Errorf("report output %q: %v", out["report"], err)
 	}
 	// The artifact store was asked, and nothing outside the API prefix was hit.
-	if h.fake.Count(ghfake.RouteList) != 1 {
-		t.Errorf("artifact list requests = %d, want 1", h.fake.Count(ghfake.RouteList))
+	if h.fake.Count(ghfake.RouteRuns) != 1 {
+		t.Errorf("workflow runs list requests = %d, want 1", h.fake.Count(ghfake.RouteRuns))
 	}
 }
 
@@ -80,9 +80,10 @@ func TestActionPassAgainstBaseline(t *testing.T) {
 	if out["baseline-score"] != "89.3" || out["relative-change"] != "0" {
 		t.Errorf("outputs = %v", out)
 	}
-	// The common case: one list page, the archive redirect, the storage GET.
-	if n := h.fake.Count(ghfake.RouteList) + h.fake.Count(ghfake.RouteZip) + h.fake.Count(ghfake.RouteStorage); n != 3 {
-		t.Errorf("baseline requests = %d, want 3", n)
+	// The common case: one runs page, the run's artifacts, the archive
+	// redirect, the storage GET.
+	if n := h.fake.Count(ghfake.RouteRuns) + h.fake.Count(ghfake.RouteRunArtifacts) + h.fake.Count(ghfake.RouteZip) + h.fake.Count(ghfake.RouteStorage); n != 4 {
+		t.Errorf("baseline requests = %d, want 4", n)
 	}
 	for _, r := range h.fake.Requests() {
 		if r.Route == ghfake.RouteStorage && r.Auth != "" {
@@ -115,8 +116,9 @@ func pctRun(prefix string, scores ...int) string {
 }
 
 func TestActionBlockAtExactlyTwoPercent(t *testing.T) {
-	// The baseline: 99 items at 50 and one at 51, mean 50.01.
-	base := pctRun("b", append(repeat(50, 99), 51)...)
+	// The baseline: the run's 5000 items (the full sets are compared),
+	// 4950 at 50 and 50 at 51, mean 50.01.
+	base := pctRun("b", append(repeat(50, 4950), repeat(51, 50)...)...)
 	for _, tc := range []struct {
 		name  string
 		fifty int // of 5000 items, how many score 50 (the rest 49)
@@ -368,7 +370,7 @@ func TestActionHostileMarkdown(t *testing.T) {
 
 func TestActionBaselineErrors(t *testing.T) {
 	h := newHarness(t)
-	h.fake.Fail(ghfake.RouteList, ghfake.Status(404, "Not Found"))
+	h.fake.Fail(ghfake.RouteRuns, ghfake.Status(404, "Not Found"))
 	h.gateInputs(goodRun)
 	if code := h.action(); code != exitError {
 		t.Fatalf("on-baseline-error fail: exit %d, want 2", code)
@@ -379,7 +381,7 @@ func TestActionBaselineErrors(t *testing.T) {
 	if _, err := os.Stat(h.path("github_output")); err == nil {
 		t.Error("outputs were written for a run that errored")
 	}
-	h.fake.Fail(ghfake.RouteList, ghfake.Status(404, "Not Found"))
+	h.fake.Fail(ghfake.RouteRuns, ghfake.Status(404, "Not Found"))
 	h.input("on-baseline-error", "pass")
 	if code := h.action(); code != exitPass {
 		t.Fatalf("on-baseline-error pass: exit %d", code)

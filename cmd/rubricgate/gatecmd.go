@@ -37,6 +37,7 @@ type gateConfig struct {
 	noisyDrop, hardDrop                           string
 	baselineFile, baselineDir                     string
 	baselineArtifact, baselineBranch, branch      string
+	baselineKey                                   string
 	maxArchive                                    string
 	ifNoBaseline, onBaselineError, onRubricChange string
 	acceptLabel, writeBaseline, jsonOut, mdOut    string
@@ -61,6 +62,7 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.baselineFile, "baseline", "", "read the baseline from this file")
 	fs.StringVar(&c.baselineDir, "baseline-dir", "", "local baseline store: DIR/<rubric>/<branch>.json (default outside Actions: "+defaultBaselineDir+")")
 	fs.StringVar(&c.baselineArtifact, "baseline-artifact", "rubricgate-baseline", "GitHub Actions artifact name holding baseline.json")
+	fs.StringVar(&c.baselineKey, "baseline-key", "", "local baseline directory slot: DIR/<key>/<branch>.json instead of the rubric's name, which a pull request can change")
 	fs.StringVar(&c.baselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
 	fs.StringVar(&c.branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
 	fs.StringVar(&c.maxArchive, "max-archive", "100MiB", "largest baseline artifact accepted (compressed and uncompressed)")
@@ -316,7 +318,7 @@ func printDecision(e *env, g *gate.GateReport, baselinePath string) {
 		fmt.Fprintf(e.stdout, ", baseline %.1f", g.Baseline.Score)
 	}
 	if g.RelativeChange != nil {
-		fmt.Fprintf(e.stdout, ", change %+.2f%%", 100**g.RelativeChange)
+		fmt.Fprintf(e.stdout, ", change %s", gate.FormatChange(*g.RelativeChange, g.MaxDrop))
 	}
 	if g.CI95 != nil {
 		fmt.Fprintf(e.stdout, " (95%% CI %+.2f%% .. %+.2f%%)", 100*g.CI95[0], 100*g.CI95[1])

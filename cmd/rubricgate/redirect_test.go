@@ -87,9 +87,9 @@ func TestTokenNeverFollowsRedirectOffAPIHost(t *testing.T) {
 	t.Run("artifact listing", func(t *testing.T) {
 		h := newHarness(t)
 		other := newElsewhere(t)
-		h.fake.Fail(ghfake.RouteList, other.redirect())
+		h.fake.Fail(ghfake.RouteRuns, other.redirect())
 		h.gateInputs(goodRun)
 		h.action()
-		other.check(t, "GET actions/artifacts", false)
+		other.check(t, "GET actions/runs", false)
 	})
 }

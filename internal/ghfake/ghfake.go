@@ -5,8 +5,12 @@
 // which refuses any request carrying an Authorization header.
 //
 // Served: GET /repos/{owner}/{repo}/actions/artifacts (?name=, ?per_page=,
-// ?page=, Link headers) and GET .../actions/artifacts/{id}/zip (302 to the
-// storage server, 410 for expired artifacts); pull requests and issue
+// ?page=, Link headers), GET .../actions/runs and
+// .../actions/workflows/{workflow}/runs (?branch=, ?event=, ?status=,
+// newest first, at most 1,000 results when filtered, like GitHub), GET
+// .../actions/runs/{id}/artifacts (?name=) and GET
+// .../actions/artifacts/{id}/zip (302 to the storage server, 410 for
+// expired artifacts); pull requests and issue
 // comments once ServeIssues is called (see Issues). Other routes can be
 // added with Handle. Faults are queued per route with Fail; AcceptTokens
 // makes the API check the token; Requests is the request log.
@@ -24,6 +28,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,10 +45,14 @@ const Prefix = "/api-v3"
 
 // Route names for Fail and Count.
 const (
-	RouteList    = "list"    // GET /repos/o/r/actions/artifacts
-	RouteZip     = "zip"     // GET /repos/o/r/actions/artifacts/{id}/zip
-	RouteStorage = "storage" // GET on the storage server
-	RouteOther   = "other"   // routes added with Handle
+	RouteList = "list" // GET /repos/o/r/actions/artifacts
+	// RouteRuns is GET /repos/o/r/actions/runs and
+	// /repos/o/r/actions/workflows/{workflow}/runs.
+	RouteRuns         = "runs"
+	RouteRunArtifacts = "run-artifacts" // GET /repos/o/r/actions/runs/{id}/artifacts
+	RouteZip          = "zip"           // GET /repos/o/r/actions/artifacts/{id}/zip
+	RouteStorage      = "storage"       // GET on the storage server
+	RouteOther        = "other"         // routes added with Handle
 
 	RoutePull          = "pull"           // GET /repos/o/r/pulls/{n}
 	RoutePulls         = "pulls"          // GET /repos/o/r/pulls
@@ -74,6 +83,28 @@ type Artifact struct {
 	NoContentLength bool
 	// SizeInBytes, when set, is the size the list reports instead of len(Zip).
 	SizeInBytes int64
+
+	// The run that made the artifact (RunID) is listed by the runs routes
+	// unless added with AddRuns: its event is RunEvent (default "push", or
+	// "pull_request" when HeadRepositoryID != RepositoryID, as a fork's run
+	// is), its conclusion RunConclusion (default "success"), its workflow
+	// file RunWorkflow (default "rubricgate.yml"), created at CreatedAt.
+	RunEvent, RunConclusion, RunWorkflow string
+}
+
+// Run is one workflow run of the fake repository (see AddRuns; runs of
+// added artifacts need not be added).
+type Run struct {
+	ID               int64
+	Event            string // e.g. "push", "pull_request"
+	Status           string // default "completed"
+	Conclusion       string // e.g. "success", "failure"; "" while running
+	Workflow         string // workflow file name, default "rubricgate.yml"
+	HeadBranch       string
+	HeadSHA          string
+	RepositoryID     int64
+	HeadRepositoryID int64
+	CreatedAt        time.Time
 }
 
 // Fault is a canned answer.
@@ -114,6 +145,7 @@ type Server struct {
 	t        testing.TB
 	mu       sync.Mutex
 	arts     []Artifact
+	runs     []Run
 	faults   map[string][]Fault
 	reqs     []Request
 	stray    []string
@@ -129,6 +161,9 @@ func New(t testing.TB, owner, repo string, repoID int64) *Server {
 	base := "/repos/" + owner + "/" + repo
 	s.handle("GET "+base+"/actions/artifacts", RouteList, s.list)
 	s.handle("GET "+base+"/actions/artifacts/{id}/zip", RouteZip, s.zip)
+	s.handle("GET "+base+"/actions/runs", RouteRuns, s.listRuns)
+	s.handle("GET "+base+"/actions/workflows/{workflow}/runs", RouteRuns, s.listRuns)
+	s.handle("GET "+base+"/actions/runs/{id}/artifacts", RouteRunArtifacts, s.runArtifacts)
 	s.inner.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "Not Found", "https://docs.github.com/rest")
 	})
@@ -178,6 +213,163 @@ func (s *Server) Add(arts ...Artifact) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.arts = append(s.arts, arts...)
+}
+
+// AddRuns adds workflow runs (for runs that made no artifact, or to set a
+// run's fields explicitly; an added run wins over one derived from an
+// artifact with the same id).
+func (s *Server) AddRuns(runs ...Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs = append(s.runs, runs...)
+}
+
+// allRuns returns the added runs and the runs of the artifacts.
+func (s *Server) allRuns() []Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := map[int64]bool{}
+	var out []Run
+	for _, r := range s.runs {
+		if r.Status == "" {
+			r.Status = "completed"
+		}
+		if r.Workflow == "" {
+			r.Workflow = "rubricgate.yml"
+		}
+		seen[r.ID] = true
+		out = append(out, r)
+	}
+	for _, a := range s.arts {
+		if seen[a.RunID] {
+			continue
+		}
+		seen[a.RunID] = true
+		r := Run{ID: a.RunID, Event: a.RunEvent, Status: "completed", Conclusion: a.RunConclusion, Workflow: a.RunWorkflow,
+			HeadBranch: a.HeadBranch, HeadSHA: a.HeadSHA, RepositoryID: a.RepositoryID, HeadRepositoryID: a.HeadRepositoryID, CreatedAt: a.CreatedAt}
+		if r.Event == "" {
+			r.Event = "push"
+			if a.HeadRepositoryID != a.RepositoryID {
+				r.Event = "pull_request"
+			}
+		}
+		if r.Conclusion == "" {
+			r.Conclusion = "success"
+		}
+		if r.Workflow == "" {
+			r.Workflow = "rubricgate.yml"
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// listRuns serves the workflow runs, newest first, filtered like GitHub.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	wf := r.PathValue("workflow")
+	var sel []Run
+	for _, run := range s.allRuns() {
+		switch {
+		case wf != "" && run.Workflow != wf && strconv.FormatInt(workflowID(run.Workflow), 10) != wf,
+			q.Has("branch") && run.HeadBranch != q.Get("branch"),
+			q.Has("event") && run.Event != q.Get("event"),
+			q.Has("status") && run.Status != q.Get("status") && run.Conclusion != q.Get("status"):
+			continue
+		}
+		sel = append(sel, run)
+	}
+	sort.SliceStable(sel, func(i, j int) bool {
+		if !sel[i].CreatedAt.Equal(sel[j].CreatedAt) {
+			return sel[i].CreatedAt.After(sel[j].CreatedAt)
+		}
+		return sel[i].ID > sel[j].ID
+	})
+	// GitHub: "up to 1,000 results for each search" with these filters.
+	for _, k := range []string{"actor", "branch", "check_suite_id", "created", "event", "head_sha", "status"} {
+		if q.Has(k) && len(sel) > 1000 {
+			sel = sel[:1000]
+		}
+	}
+	lo, hi, ok := s.paginate(w, r, len(sel))
+	if !ok {
+		return
+	}
+	out := make([]map[string]any, 0, hi-lo)
+	for _, run := range sel[lo:hi] {
+		out = append(out, s.runJSON(run))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(sel), "workflow_runs": out})
+}
+
+// workflowID is a stable fake id for a workflow file name.
+func workflowID(file string) int64 {
+	var h int64 = 7
+	for _, c := range file {
+		h = (h*31 + int64(c)) % 1_000_000
+	}
+	return h + 1
+}
+
+// runJSON renders a run with the fields of GitHub's documented example.
+func (s *Server) runJSON(r Run) map[string]any {
+	api := fmt.Sprintf("%s%s/repos/%s/%s", s.API.URL, Prefix, s.Owner, s.Repo)
+	repo := func(id int64) map[string]any {
+		return map[string]any{"id": id, "name": s.Repo, "full_name": s.Owner + "/" + s.Repo}
+	}
+	var concl any
+	if r.Conclusion != "" {
+		concl = r.Conclusion
+	}
+	return map[string]any{
+		"id":              r.ID,
+		"name":            strings.TrimSuffix(r.Workflow, ".yml"),
+		"node_id":         base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("011:WorkflowRun%d", r.ID))),
+		"head_branch":     r.HeadBranch,
+		"head_sha":        r.HeadSHA,
+		"path":            ".github/workflows/" + r.Workflow,
+		"run_number":      r.ID,
+		"run_attempt":     1,
+		"event":           r.Event,
+		"status":          r.Status,
+		"conclusion":      concl,
+		"workflow_id":     workflowID(r.Workflow),
+		"url":             fmt.Sprintf("%s/actions/runs/%d", api, r.ID),
+		"artifacts_url":   fmt.Sprintf("%s/actions/runs/%d/artifacts", api, r.ID),
+		"pull_requests":   []any{},
+		"created_at":      r.CreatedAt.UTC().Format(time.RFC3339),
+		"updated_at":      r.CreatedAt.UTC().Format(time.RFC3339),
+		"run_started_at":  r.CreatedAt.UTC().Format(time.RFC3339),
+		"repository":      repo(r.RepositoryID),
+		"head_repository": repo(r.HeadRepositoryID),
+	}
+}
+
+// runArtifacts serves one run's artifacts (?name= filters).
+func (s *Server) runArtifacts(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		apiError(w, http.StatusNotFound, "Not Found", "https://docs.github.com/rest/actions/artifacts#list-workflow-run-artifacts")
+		return
+	}
+	q := r.URL.Query()
+	s.mu.Lock()
+	var sel []Artifact
+	for _, a := range s.arts {
+		if a.RunID == id && (!q.Has("name") || a.Name == q.Get("name")) {
+			sel = append(sel, a)
+		}
+	}
+	s.mu.Unlock()
+	lo, hi, ok := s.paginate(w, r, len(sel))
+	if !ok {
+		return
+	}
+	out := make([]map[string]any, 0, hi-lo)
+	for _, a := range sel[lo:hi] {
+		out = append(out, s.artifactJSON(a))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(sel), "artifacts": out})
 }
 
 // AcceptTokens makes the API check the token, as for a private repository:

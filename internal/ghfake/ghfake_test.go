@@ -170,3 +170,62 @@ func TestIssuesRoutes(t *testing.T) {
 		t.Error("ResetRequests kept requests")
 	}
 }
+
+func TestRunsFilteringPagingAndCap(t *testing.T) {
+	s := New(t, "o", "r", 7)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// 1,005 successful push runs on main (oldest first), one on dev, one
+	// failed, and a fork's artifact (a pull_request run by default).
+	for i := range 1005 {
+		s.AddRuns(Run{ID: int64(i + 1), Event: "push", Conclusion: "success", HeadBranch: "main", RepositoryID: 7, HeadRepositoryID: 7, CreatedAt: t0.Add(time.Duration(i) * time.Second)})
+	}
+	s.AddRuns(Run{ID: 5000, Event: "push", Conclusion: "success", HeadBranch: "dev", RepositoryID: 7, HeadRepositoryID: 7, CreatedAt: t0.Add(time.Hour)},
+		Run{ID: 5001, Event: "push", Conclusion: "failure", HeadBranch: "main", RepositoryID: 7, HeadRepositoryID: 7, CreatedAt: t0.Add(time.Hour)})
+	s.Add(Artifact{ID: 1, Name: "a", RunID: 6000, RepositoryID: 7, HeadRepositoryID: 8, HeadBranch: "main", CreatedAt: t0.Add(2 * time.Hour)},
+		Artifact{ID: 2, Name: "a", RunID: 1005, RepositoryID: 7, HeadRepositoryID: 7, HeadBranch: "main", CreatedAt: t0},
+		Artifact{ID: 3, Name: "b", RunID: 1005, RepositoryID: 7, HeadRepositoryID: 7, HeadBranch: "main", CreatedAt: t0})
+	get := func(path string, v any) *http.Response {
+		t.Helper()
+		resp, err := http.Get(s.BaseURL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	var runs struct {
+		TotalCount int              `json:"total_count"`
+		Runs       []map[string]any `json:"workflow_runs"`
+	}
+	resp := get("repos/o/r/actions/runs?branch=main&event=push&status=success&per_page=20", &runs)
+	if runs.TotalCount != 1000 || len(runs.Runs) != 20 || runs.Runs[0]["id"] != float64(1005) || runs.Runs[1]["id"] != float64(1004) {
+		t.Fatalf("filtered runs: total %d, %d runs, first %v", runs.TotalCount, len(runs.Runs), runs.Runs[0]["id"])
+	}
+	if !strings.Contains(resp.Header.Get("Link"), `rel="next"`) {
+		t.Error("no next link")
+	}
+	for _, k := range []string{"event", "conclusion", "head_branch", "head_sha", "repository", "head_repository", "workflow_id", "created_at"} {
+		if _, ok := runs.Runs[0][k]; !ok {
+			t.Errorf("run lacks %q", k)
+		}
+	}
+	get("repos/o/r/actions/runs?event=pull_request", &runs)
+	if runs.TotalCount != 1 || runs.Runs[0]["id"] != float64(6000) || runs.Runs[0]["head_repository"].(map[string]any)["id"] != float64(8) {
+		t.Errorf("fork run: %+v", runs)
+	}
+	get("repos/o/r/actions/workflows/rubricgate.yml/runs?branch=dev", &runs)
+	if runs.TotalCount != 1 || runs.Runs[0]["id"] != float64(5000) {
+		t.Errorf("workflow runs on dev: %+v", runs)
+	}
+	var arts struct {
+		TotalCount int              `json:"total_count"`
+		Artifacts  []map[string]any `json:"artifacts"`
+	}
+	get("repos/o/r/actions/runs/1005/artifacts?name=a", &arts)
+	if arts.TotalCount != 1 || arts.Artifacts[0]["id"] != float64(2) {
+		t.Errorf("run artifacts: %+v", arts)
+	}
+}
