@@ -30,9 +30,11 @@ const (
 	KindUncheckedGates = "unchecked-gates"
 	// KindRemovedCriteria is a baseline criterion the rubric removed.
 	KindRemovedCriteria = "removed-criteria"
+	// KindRemovedItems is baseline items the run no longer carries.
+	KindRemovedItems = "removed-items"
 )
 
-var knownKinds = map[string]bool{KindDrop: true, KindRubricChange: true, KindUncheckedGates: true, KindRemovedCriteria: true}
+var knownKinds = map[string]bool{KindDrop: true, KindRubricChange: true, KindUncheckedGates: true, KindRemovedCriteria: true, KindRemovedItems: true}
 
 // Acceptance is a regression accepted by the label at a head commit.
 type Acceptance struct {
@@ -137,6 +139,9 @@ func waivedKinds(g *gate.GateReport) []string {
 			ks = append(ks, KindUncheckedGates)
 		}
 	}
+	if ri := g.RemovedItems; ri != nil && ri.Accepted {
+		ks = append(ks, KindRemovedItems)
+	}
 	sort.Strings(ks)
 	return ks
 }
@@ -183,8 +188,10 @@ func acceptanceNote(ctx context.Context, b *host.Build, previous func(context.Co
 		return "", ""
 	}
 	now := Acceptance{SHA: b.HeadSHA, Score: *score, Rubric: rubricHash, Kinds: waivedKinds(g), Bound: true}
-	if g.DropCheck != nil && g.DropCheck.Blocks && g.RelativeChange != nil {
-		d := *g.RelativeChange
+	if dc := g.DropCheck; dc != nil && dc.Blocks {
+		// The drop the check blocked on (over the items in common when
+		// the item sets differ), as a relative change.
+		d := -dc.Drop
 		now.Drop = &d
 	}
 	was := now

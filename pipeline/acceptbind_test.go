@@ -102,6 +102,21 @@ func TestAcceptLabelBoundToWhatWasAccepted(t *testing.T) {
 		t.Errorf("record not kept:\n%s", strings.SplitN(res.Markdown, "\n", 2)[0])
 	}
 
+	// A later push that drops baseline items: a new kind, not covered.
+	data, err = os.ReadFile(dropped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(data)), "\n")
+	fewer := filepath.Join(t.TempDir(), "run.jsonl")
+	if err := os.WriteFile(fewer, []byte(strings.Join(lines[:len(lines)-2], "")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = gateRun(rb, fewer, strings.Repeat("5", 40))
+	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], "removed-items") {
+		t.Errorf("removing items is covered: %s %q", res.Report.Decision, res.Report.Reasons)
+	}
+
 	// A drop larger than the accepted one by more than max-drop.
 	worse := rewrite(t, exampleRun, "run.jsonl", `"accuracy":5`, `"accuracy":1`)
 	res = gateRun(rb, worse, strings.Repeat("4", 40))
