@@ -32,9 +32,12 @@ const (
 	KindRemovedCriteria = "removed-criteria"
 	// KindRemovedItems is baseline items the run no longer carries.
 	KindRemovedItems = "removed-items"
+	// KindRenamedRubric is a rubric name with no baseline where the
+	// branch has baselines under other names.
+	KindRenamedRubric = "renamed-rubric"
 )
 
-var knownKinds = map[string]bool{KindDrop: true, KindRubricChange: true, KindUncheckedGates: true, KindRemovedCriteria: true, KindRemovedItems: true}
+var knownKinds = map[string]bool{KindDrop: true, KindRubricChange: true, KindUncheckedGates: true, KindRemovedCriteria: true, KindRemovedItems: true, KindRenamedRubric: true}
 
 // Acceptance is a regression accepted by the label at a head commit.
 type Acceptance struct {
@@ -182,12 +185,17 @@ func shownScore(g *gate.GateReport) *float64 {
 // comment-author "*"; or an API error) this run's commit is taken as the
 // one at which it was applied, and the note says the acceptance is not
 // bound to a commit.
-func acceptanceNote(ctx context.Context, b *host.Build, previous func(context.Context, string) (string, bool, error), label, key, rubricHash string, maxDrop float64, g *gate.GateReport, warn func(string)) (field, note string) {
+//
+// extra are kinds the label waived outside the report's decision (a
+// renamed rubric accepted with a warning).
+func acceptanceNote(ctx context.Context, b *host.Build, previous func(context.Context, string) (string, bool, error), label, key, rubricHash string, maxDrop float64, g *gate.GateReport, extra []string, warn func(string)) (field, note string) {
 	score := shownScore(g)
-	if !g.Accepted || b == nil || b.ChangeRequest == 0 || score == nil || !isHexSHA(b.HeadSHA) {
+	if !(g.Accepted || len(extra) > 0 && g.Decision == gate.Pass) || b == nil || b.ChangeRequest == 0 || score == nil || !isHexSHA(b.HeadSHA) {
 		return "", ""
 	}
-	now := Acceptance{SHA: b.HeadSHA, Score: *score, Rubric: rubricHash, Kinds: waivedKinds(g), Bound: true}
+	kinds := append(waivedKinds(g), extra...)
+	sort.Strings(kinds)
+	now := Acceptance{SHA: b.HeadSHA, Score: *score, Rubric: rubricHash, Kinds: kinds, Bound: true}
 	if dc := g.DropCheck; dc != nil && dc.Blocks {
 		// The drop the check blocked on (over the items in common when
 		// the item sets differ), as a relative change.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -122,5 +123,39 @@ func TestAcceptLabelBoundToWhatWasAccepted(t *testing.T) {
 	res = gateRun(rb, worse, strings.Repeat("4", 40))
 	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], "a larger drop") {
 		t.Errorf("a larger drop is covered: %s %q", res.Report.Decision, res.Report.Reasons)
+	}
+}
+
+// renamedStore answers as a local store whose slot for the rubric is empty
+// while the branch holds another rubric's baseline.
+type renamedStore struct{}
+
+func (renamedStore) Latest(_ context.Context, q baseline.Query) (*baseline.File, gate.BaselineSource, error) {
+	return nil, gate.BaselineSource{}, &baseline.OtherRubricsError{Rubric: q.Rubric, Branch: q.Branch, Found: []string{"support-answers"}}
+}
+
+// A label applied for a drop does not cover a later push that renames the
+// rubric (accepted by the renamed-rubric rule with a warning only).
+func TestAcceptLabelDoesNotCoverLaterRename(t *testing.T) {
+	rb := loadExample(t)
+	b := &host.Build{Host: "github", Repository: "o/r", Event: "pull_request", SHA: strings.Repeat("f", 40), HeadSHA: strings.Repeat("2", 40),
+		Ref: "refs/pull/3/merge", ChangeRequest: 3, ChangeRequestEvent: true, Labels: []string{"rubricgate:accept-regression"},
+		RunID: 9, Workflow: "evals", Job: "gate", BaseBranch: "main"}
+	d := -0.05
+	prev := Acceptance{SHA: strings.Repeat("1", 40), Score: 77, Rubric: rb.Hash(), Kinds: []string{KindDrop}, Drop: &d, Bound: true}
+	o := options(rb, exampleRun, renamedStore{})
+	o.Build = b
+	o.Accept = func(context.Context, string) (string, bool, error) { return prev.Field() + "\nbody", true, nil }
+	res, err := Gate(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], KindRenamedRubric) {
+		t.Errorf("a later rename is covered: %s %q", res.Report.Decision, res.Report.Reasons)
+	}
+	// Applied for the rename itself (no earlier record), it is accepted.
+	o.Accept = func(context.Context, string) (string, bool, error) { return "", false, nil }
+	if res, err = Gate(context.Background(), o); err != nil || res.Blocked() || !strings.Contains(res.Markdown, "kinds="+KindRenamedRubric) {
+		t.Errorf("the rename with the label: %v %q", err, res.Report.Reasons)
 	}
 }

@@ -250,8 +250,12 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
 		Now: o.Now, Thresholds: th, Policy: policy,
 	})
+	var extraKinds []string
 	if renamed != nil {
 		renamedRubric(g, renamed, policy, warn)
+		if policy.Accepted && !policy.BaselineBranchRun {
+			extraKinds = append(extraKinds, KindRenamedRubric)
+		}
 	}
 	// The accept label covers only what it was applied for: a run it does
 	// not cover is blocked again here, before the tier decision.
@@ -259,7 +263,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if b != nil && commentKey == "" {
 		commentKey = DefaultCommentKey(b.Workflow, b.Job, rb.Name, o.ResultNames)
 	}
-	accField, accNote := acceptanceNote(ctx, b, o.Accept, policy.AcceptLabel, commentKey, rb.Hash(), th.MaxDrop, g, warn)
+	accField, accNote := acceptanceNote(ctx, b, o.Accept, policy.AcceptLabel, commentKey, rb.Hash(), th.MaxDrop, g, extraKinds, warn)
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
 	}
