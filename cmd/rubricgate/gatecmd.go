@@ -216,7 +216,10 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		Warn: func(msg string) { warn(e, "", 0, msg) },
 		Log:  func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) },
 	}
-	if gh != nil && c.comment != "never" && c.githubToken != "" && c.commentAuthor != "*" && c.commentAuthor != "" {
+	// A fork's pull request runs with a read-only token: the comment, and
+	// so the accept record, is never posted, and the acceptance cannot be
+	// bound (the report says so).
+	if gh != nil && c.comment != "never" && c.githubToken != "" && c.commentAuthor != "*" && c.commentAuthor != "" && !gh.ev.FromFork() {
 		o.Accept = func(ctx context.Context, key string) (string, bool, error) { return c.previousComment(ctx, e, gh, key) }
 	}
 	// On GitLab the record is read back only from a note of a named author
