@@ -64,10 +64,14 @@ type Options struct {
 	MaxUnscored float64
 
 	// Store is where the baseline comes from, Query which one (see
-	// [BaselineBranch]); StoreName names the store in a note.
+	// [ResolveBaselineBranch]); StoreName names the store in a note.
 	Store     baseline.Store
 	Query     baseline.Query
 	StoreName string
+	// BaselineRef is where Query's branch came from and the default
+	// branch, for the warning when a run on the default branch could never
+	// save a baseline (zero: no check).
+	BaselineRef BaselineRef
 	// OnBaselineError is the store error policy.
 	OnBaselineError OnBaselineError
 	// BaselineLoaded, when set, is told how many items the baseline has
@@ -138,6 +142,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if tier == nil {
 		tier = &Tier{}
 	}
+	tier.extra = o.Rubric.ModelFamilies
 
 	// Whether this run is the baseline branch's own (a push there): it may
 	// save a baseline, and a rubric change or removed items that were
@@ -246,17 +251,28 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
 		Now: o.Now, Thresholds: th, Policy: policy,
 	})
+	var extraKinds []string
 	if renamed != nil {
 		renamedRubric(g, renamed, policy, warn)
+		if policy.Accepted && !policy.BaselineBranchRun {
+			extraKinds = append(extraKinds, KindRenamedRubric)
+		}
 	}
+	// The accept label covers only what it was applied for: a run it does
+	// not cover is blocked again here, before the tier decision.
+	commentKey := o.CommentKey
+	if b != nil && commentKey == "" {
+		commentKey = DefaultCommentKey(b.Workflow, b.Job, rb.Name, o.ResultNames)
+	}
+	accField, accNote := acceptanceNote(ctx, b, o.Accept, policy.AcceptLabel, commentKey, rb.Hash(), th.MaxDrop, g, extraKinds, warn)
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
 	}
-	out := &Outcome{Report: g, CommentKey: o.CommentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
+	if w := DefaultBranchWarning(o.BaselineRef, o.Save, b); w != "" {
+		g.Warnings = append(g.Warnings, w)
+	}
+	out := &Outcome{Report: g, CommentKey: commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
 	if b != nil {
-		if out.CommentKey == "" {
-			out.CommentKey = DefaultCommentKey(b.Workflow, b.Job, rb.Name, o.ResultNames)
-		}
 		g.Context = b.RunContext(out.CommentKey)
 	}
 
@@ -265,7 +281,6 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if title == "" {
 		title = "rubricgate: " + rb.Name
 	}
-	accField, accNote := acceptanceNote(ctx, b, o.Accept, policy.AcceptLabel, out.CommentKey, g, warn)
 	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(out.CommentKey) - len(accField) - 1 - len(accNote)})
 	out.Markdown = withAcceptance(md, accField, accNote)
 

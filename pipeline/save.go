@@ -64,16 +64,34 @@ func MaySave(in SaveInputs, b *host.Build, base string, warn func(string)) (bool
 		}
 		return true, ""
 	}
+	branch, from, why, pr := runBranch(in)
+	switch {
+	case pr:
+		return false, why
+	case why != "":
+		return false, why + fmt.Sprintf("; give --branch %s to save it", base)
+	}
+	if branch != base {
+		return false, fmt.Sprintf("this run is on branch %q (from %s), not the baseline branch %q", branch, from, base)
+	}
+	return true, ""
+}
+
+// runBranch finds the branch a run outside GitHub Actions is on, and its
+// source: --branch, else the variables of other CI systems, else the git
+// checkout's HEAD. why says why it is unknown, or that the run is for a
+// merge or pull request (pr true: such a run never saves).
+func runBranch(in SaveInputs) (branch, from, why string, pr bool) {
 	getenv := in.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
 	for _, v := range ciPullRequestVars {
 		if val := getenv(v); val != "" && !(v == "BUILDKITE_PULL_REQUEST" && val == "false") {
-			return false, fmt.Sprintf("this run is for a merge or pull request (%s is set): such a run never updates a baseline", v)
+			return "", "", fmt.Sprintf("this run is for a merge or pull request (%s is set): such a run never updates a baseline", v), true
 		}
 	}
-	branch, from := in.Branch, "--branch"
+	branch, from = in.Branch, "--branch"
 	if branch == "" {
 		for _, v := range ciBranchVars {
 			if val := strings.TrimSpace(getenv(v)); val != "" {
@@ -90,18 +108,15 @@ func MaySave(in SaveInputs, b *host.Build, base string, warn func(string)) (bool
 		b, head, err := GitBranch(dir)
 		switch {
 		case err != nil:
-			return false, fmt.Sprintf("the branch this run is on is unknown (%v); give --branch %s to save it", err, base)
+			return "", "", fmt.Sprintf("the branch this run is on is unknown (%v)", err), false
 		case head == "":
-			return false, fmt.Sprintf("the branch this run is on is unknown (not in a git checkout); give --branch %s to save it", base)
+			return "", "", "the branch this run is on is unknown (not in a git checkout)", false
 		case b == "":
-			return false, fmt.Sprintf("the branch this run is on is unknown (%s is a detached HEAD); give --branch %s to save it", head, base)
+			return "", "", fmt.Sprintf("the branch this run is on is unknown (%s is a detached HEAD)", head), false
 		}
 		branch, from = b, head
 	}
-	if branch != base {
-		return false, fmt.Sprintf("this run is on branch %q (from %s), not the baseline branch %q", branch, from, base)
-	}
-	return true, ""
+	return branch, from, "", false
 }
 
 // GitBranch finds the git checkout holding dir (walking up to the root) and

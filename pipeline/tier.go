@@ -26,9 +26,23 @@ type Tier struct {
 	JudgeModel, ProductionModel string
 	Family                      calibrate.FamilyPolicy
 
-	judges  map[string]int
-	lengths []calibrate.LengthPoint
+	// judges are the distinct per-item judge models kept and checked: the
+	// first maxJudgeModels, then one model of each family not seen yet;
+	// families holds the family of every judge model seen, so each family
+	// is checked with memory bounded by the families known (built-in and
+	// the rubric's model_families, plus "" for unknown). extra is the
+	// rubric's model_families; unknownPast counts the items past the cap
+	// judged by a model of unknown family not kept.
+	judges      map[string]int
+	families    map[string]bool
+	extra       map[string][]string
+	unknownPast int
+	lengths     []calibrate.LengthPoint
 }
+
+// maxJudgeModels is how many distinct per-item judge models are kept by
+// name; past it a model is kept only when its family is new.
+const maxJudgeModels = 100
 
 // observe collects per-item judge models and answer lengths.
 func (t *Tier) observe(it *gate.ItemResult) {
@@ -38,8 +52,26 @@ func (t *Tier) observe(it *gate.ItemResult) {
 	if t.judges == nil {
 		t.judges = map[string]int{}
 	}
-	if it.JudgeModel != "" && len(t.judges) < 100 {
-		t.judges[it.JudgeModel]++
+	if m := it.JudgeModel; m != "" {
+		if t.families == nil {
+			t.families = map[string]bool{}
+		}
+		switch _, kept := t.judges[m]; {
+		case kept:
+			t.judges[m]++
+		case len(t.judges) < maxJudgeModels:
+			t.judges[m] = 1
+			t.families[calibrate.Family(m, t.extra)] = true
+		default:
+			// Past the cap every model is still checked, by its family:
+			// the family check depends on the family only.
+			if f := calibrate.Family(m, t.extra); !t.families[f] {
+				t.families[f] = true
+				t.judges[m] = 1
+			} else if f == "" {
+				t.unknownPast++
+			}
+		}
 	}
 	if it.Length >= 0 {
 		t.lengths = append(t.lengths, calibrate.LengthPoint{ID: it.ID, Length: it.Length, Score: it.Score})
@@ -69,6 +101,9 @@ func (t *Tier) apply(g *gate.GateReport, rb *rubric.Rubric) error {
 				return fmt.Errorf("judge bias: %w (same-family: warn to allow)", err)
 			}
 			g.Warnings = append(g.Warnings, fc.Warnings...)
+		}
+		if t.unknownPast > 0 {
+			g.Warnings = append(g.Warnings, fmt.Sprintf("%d more item(s) were judged by models of unknown family (past the first %d distinct judge models named above): the judge family check could not be made for them (add them under model_families in the rubric)", t.unknownPast, maxJudgeModels))
 		}
 	}
 	if lb := calibrate.CheckLengthBias("", t.lengths, calibrate.DefaultThresholds); lb.Warn {

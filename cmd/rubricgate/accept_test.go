@@ -107,3 +107,28 @@ func TestActionAcceptancePlantedRecordIgnored(t *testing.T) {
 		t.Errorf("the planted record was believed:\n%s", mine)
 	}
 }
+
+// A fork's pull request cannot keep the accept record (its token cannot
+// comment): the report says the acceptance is not bound to a commit.
+func TestActionAcceptanceFromForkUnbound(t *testing.T) {
+	h := newHarness(t)
+	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+	worse := line("q-1", 3, 3, 3, 1, "vaguer") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great") + line("q-4", 5, 5, 4, 1, "good")
+	h.gateInputs(worse)
+	h.writeJSON("event.json", map[string]any{
+		"number": prNum,
+		"pull_request": map[string]any{
+			"number": prNum,
+			"head":   map[string]any{"sha": headSHA, "ref": "feature", "repo": map[string]any{"id": 999, "full_name": "mallory/support-bot"}},
+			"base":   map[string]any{"ref": "main", "repo": map[string]any{"id": repoID, "full_name": owner + "/" + repo}},
+			"labels": []map[string]any{{"name": "rubricgate:accept-regression"}},
+		},
+		"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
+	})
+	if code := h.action(); code != exitPass {
+		t.Fatalf("exit %d\n%s", code, h.stdout.String())
+	}
+	if !strings.Contains(h.summary(), "not bound to a commit") {
+		t.Errorf("the report does not say the acceptance is unbound:\n%s", h.summary())
+	}
+}

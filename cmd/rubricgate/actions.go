@@ -74,8 +74,8 @@ func runAction(e *env) int {
 // baselineStore picks the baseline store: a file, a local directory, or
 // (inside Actions, with a token) the repository's artifacts. saveDir is the
 // local store a passing run saves into, when there is one.
-func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *host.Build, s *settings) (baseline.Store, baseline.Query, *baseline.Dir, error) {
-	q := baseline.Query{Rubric: rb.Name, Branch: pipeline.BaselineBranch(c.baselineBranch, b), Key: c.baselineKey}
+func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *host.Build, s *settings, ref pipeline.BaselineRef) (baseline.Store, baseline.Query, *baseline.Dir, error) {
+	q := baseline.Query{Rubric: rb.Name, Branch: ref.Branch, Key: c.baselineKey}
 	switch {
 	case c.baselineFile != "":
 		return baseline.FileStore{Path: c.baselineFile}, q, nil, nil
@@ -104,9 +104,15 @@ func (c *gateConfig) baselineStore(rb *rubric.Rubric, e *env, gh *ghContext, b *
 	}
 }
 
-// actionOutputs writes the job summary and the step outputs through the
-// GitHub host (each a no-op when its runner file is not set).
+// actionOutputs writes the step outputs (an error: later steps rely on
+// them) and then the job summary (a warning when it cannot be written)
+// through the GitHub host (each a no-op when its runner file is not set).
 func actionOutputs(e *env, gh *ghContext, g *gate.GateReport, md, reportPath, baselinePath, commentURL string) error {
+	// Steps downstream rely on the outputs (the baseline upload), so a
+	// failure is an error, before anything else is written.
+	if err := gh.h.SetOutputs(stepOutputs(e, g, reportPath, baselinePath, commentURL)); err != nil {
+		return err
+	}
 	// The summary is for people: a failure to write it is a warning.
 	if err := gh.h.Summary(md); err != nil {
 		if u := errors.Unwrap(err); u != nil {
@@ -114,6 +120,12 @@ func actionOutputs(e *env, gh *ghContext, g *gate.GateReport, md, reportPath, ba
 		}
 		warn(e, "", 0, "job summary not written: "+err.Error())
 	}
+	return nil
+}
+
+// stepOutputs are the values later steps (GitHub) or jobs (GitLab's
+// dotenv report) read.
+func stepOutputs(e *env, g *gate.GateReport, reportPath, baselinePath, commentURL string) []host.Output {
 	score, baseScore, change := "", "", ""
 	if g.Score != nil {
 		score = outputScore(*g.Score)
@@ -140,9 +152,7 @@ func actionOutputs(e *env, gh *ghContext, g *gate.GateReport, md, reportPath, ba
 	if g.Tier != nil {
 		outs = append(outs, host.Output{Name: "may-advance", Value: strconv.FormatBool(g.Tier.MayAdvance)}, host.Output{Name: "next-tier", Value: strconv.Itoa(g.Tier.Next)})
 	}
-	// Steps downstream rely on the outputs (the baseline upload), so a
-	// failure is an error.
-	return gh.h.SetOutputs(outs)
+	return outs
 }
 
 // outputScore writes a score (0-100) for people: one decimal, as the log,
@@ -164,34 +174,34 @@ func outputChange(f float64) string {
 	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
-// postComment posts or updates the sticky comment. It is best effort: any
-// failure is a warning and never changes the decision or the exit status.
-func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key, md string) string {
+// postComment posts or updates the sticky comment and returns its address
+// and the log line saying what it did (printed after the decision). It is
+// best effort: any failure is a warning and never changes the decision or
+// the exit status.
+func postComment(ctx context.Context, e *env, gh *ghContext, c *gateConfig, key, md string) (url, logLine string) {
 	switch {
 	case c.comment == "never":
-		return ""
+		return "", ""
 	case c.comment == "auto" && !gh.ChangeRequestEvent:
-		return ""
+		return "", ""
 	case gh.ChangeRequest == 0:
 		warn(e, "", 0, "comment: always was asked but this run is not for a pull request")
-		return ""
+		return "", ""
 	case c.githubToken == "":
 		warn(e, "", 0, "comment: no github-token given; the comment was not posted")
-		return ""
+		return "", ""
 	}
 	cm := gh.h.Commenter(c.githubToken, c.commentAuthor)
 	cm.Logf = commentLog(e)
 	out, err := cm.Comment(ctx, key, md)
 	if err != nil {
 		warn(e, "", 0, "comment not posted: "+err.Error())
-		return ""
+		return "", ""
 	}
 	if out.Action == comment.ActionSkippedStale {
-		fmt.Fprintln(e.stdout, "  comment not updated: this run's commit is no longer the pull request's head")
-		return ""
+		return "", "  comment not updated: this run's commit is no longer the pull request's head"
 	}
-	fmt.Fprintf(e.stdout, "  comment %s: %s\n", out.Action, out.URL)
-	return out.URL
+	return out.URL, fmt.Sprintf("  comment %s: %s", out.Action, out.URL)
 }
 
 // previousComment reads the body of the gate's own sticky comment for key,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
+	glhost "github.com/rubricgate/rubricgate/host/gitlab"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
@@ -63,7 +64,7 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.baselineDir, "baseline-dir", "", "local baseline store: DIR/<rubric>/<branch>.json (default outside Actions: "+defaultBaselineDir+")")
 	fs.StringVar(&c.baselineArtifact, "baseline-artifact", "rubricgate-baseline", "GitHub Actions artifact name holding baseline.json")
 	fs.StringVar(&c.baselineKey, "baseline-key", "", "local baseline directory slot: DIR/<key>/<branch>.json instead of the rubric's name, which a pull request can change")
-	fs.StringVar(&c.baselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's base branch, else the default branch, else main)")
+	fs.StringVar(&c.baselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
 	fs.StringVar(&c.branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
 	fs.StringVar(&c.maxArchive, "max-archive", "100MiB", "largest baseline artifact accepted (compressed and uncompressed)")
 	fs.StringVar(&c.ifNoBaseline, "if-no-baseline", "pass", "no baseline found: pass (this run starts it) or fail")
@@ -182,8 +183,20 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 	if err != nil {
 		return exitError, err
 	}
+	// The host: GitHub Actions, else GitLab CI, else a local run.
 	b := gh.build()
-	store, q, saveDir, err := c.baselineStore(rb, e, gh, b, s)
+	gl, err := readGitLab(e)
+	if err != nil {
+		return exitError, err
+	}
+	var notes *glhost.Notes
+	if gl != nil {
+		b = gl.Build()
+		notes = gitlabNotes(e, gl, c)
+	}
+	save := pipeline.SaveInputs{Branch: c.branch, Getenv: e.getenv, WorkDir: e.wd}
+	ref := pipeline.ResolveBaselineBranch(c.baselineBranch, b, save)
+	store, q, saveDir, err := c.baselineStore(rb, e, gh, b, s, ref)
 	if err != nil {
 		return exitError, err
 	}
@@ -198,14 +211,22 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 		Store: store, Query: q, StoreName: pipeline.StoreName(store),
 		OnBaselineError: pipeline.OnBaselineError(c.onBaselineError),
 		SaveDir:         saveDir, WriteBaseline: c.writeBaseline != "",
-		Save:           pipeline.SaveInputs{Branch: c.branch, Getenv: e.getenv, WorkDir: e.wd},
+		Save: save, BaselineRef: ref,
 		BaselineLoaded: func(n int) { tuneGC(e.getenv, n) },
 		Build:          b, CommentKey: c.commentKey, Title: c.title, Tier: tier, Now: e.clock(),
 		Warn: func(msg string) { warn(e, "", 0, msg) },
 		Log:  func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) },
 	}
-	if gh != nil && c.comment != "never" && c.githubToken != "" && c.commentAuthor != "*" && c.commentAuthor != "" {
+	// A fork's pull request runs with a read-only token: the comment, and
+	// so the accept record, is never posted, and the acceptance cannot be
+	// bound (the report says so).
+	if gh != nil && c.comment != "never" && c.githubToken != "" && c.commentAuthor != "*" && c.commentAuthor != "" && !gh.ev.FromFork() {
 		o.Accept = func(ctx context.Context, key string) (string, bool, error) { return c.previousComment(ctx, e, gh, key) }
+	}
+	// On GitLab the record is read back only from a note of a named author
+	// (comment-author set to the token's username): anyone may post a note.
+	if notes != nil && c.comment != "never" && gitlabAuthor(c) != "" {
+		o.Accept = notes.Existing
 	}
 	res, err := pipeline.Gate(ctx, o)
 	if err != nil {
@@ -250,23 +271,38 @@ func runGate(ctx context.Context, c *gateConfig, e *env, gh *ghContext) (int, er
 			return exitError, fmt.Errorf("save baseline: %w", err)
 		}
 	}
-	if err := out.Commit(e.stdout); err != nil {
+	// Inside Actions the comment is posted first (best effort: it never
+	// changes the exit status) so its address is among the step outputs,
+	// and the step outputs are appended as the last step of the commit:
+	// when GITHUB_OUTPUT cannot be written the files are put back and the
+	// run is an error (exit 2) with nothing saved, since later steps (the
+	// baseline upload) rely on the outputs. The job summary is for people:
+	// a failure to write it is a warning.
+	var last func() error
+	commentLine := ""
+	switch {
+	case e.inActions() && gh != nil:
+		var commentURL string
+		commentURL, commentLine = postComment(ctx, e, gh, c, res.CommentKey, md)
+		last = func() error { return actionOutputs(e, gh, g, md, reportPath, baselinePath, commentURL) }
+	case gl != nil:
+		var noteURL string
+		noteURL, commentLine = postNote(ctx, e, b, notes, c, res.CommentKey, md)
+		last = func() error { return gitlabOutputs(e, gl, g, reportPath, baselinePath, noteURL) }
+	}
+	if err := out.CommitThen(e.stdout, last); err != nil {
 		return exitError, err
 	}
 
-	// The log, the summary, outputs and the comment.
+	// The log.
 	// The rubric's warnings lead the report's and were printed with their
 	// file and line when the rubric was loaded: print the others only.
 	shown, rep := *g, *g.Report
 	rep.Warnings = rep.Warnings[res.RubricWarnings:]
 	shown.Report = &rep
 	printDecision(e, &shown, baselinePath)
-	commentURL := ""
-	if e.inActions() && gh != nil {
-		commentURL = postComment(ctx, e, gh, c, res.CommentKey, md)
-		if err := actionOutputs(e, gh, g, md, reportPath, baselinePath, commentURL); err != nil {
-			return exitError, err
-		}
+	if commentLine != "" {
+		fmt.Fprintln(e.stdout, commentLine)
 	}
 	if res.Blocked() {
 		return exitBlocked, nil

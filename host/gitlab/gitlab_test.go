@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/internal/glfake"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -176,29 +177,29 @@ func TestReporter(t *testing.T) {
 
 const token = "glpat-secretTOKEN123"
 
-func newNotes(f *fakeGitLab) *Notes {
-	return &Notes{APIURL: f.apiURL(), Project: "42", MergeRequest: 7, ProjectURL: "https://gitlab.example/acme/bot",
-		Token: token, Author: "rubricgate-bot", HTTPClient: f.srv.Client()}
+func newNotes(f *glfake.Server) *Notes {
+	return &Notes{APIURL: f.APIURL(), Project: "42", MergeRequest: 7, ProjectURL: "https://gitlab.example/acme/bot",
+		Token: token, Author: "rubricgate-bot", HTTPClient: f.Srv.Client()}
 }
 
 func TestNotesCreateUpdate(t *testing.T) {
-	f := newFakeGitLab(t, "42", 7)
-	f.tokens[token] = "rubricgate-bot"
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "rubricgate-bot"
 	ctx := context.Background()
 	n := newNotes(f)
 	// 230 earlier notes: three pages of 100.
 	for i := range 230 {
-		f.add(fmt.Sprint("user", i%3), fmt.Sprint("note ", i), i%10 == 0)
+		f.Add(fmt.Sprint("user", i%3), fmt.Sprint("note ", i), i%10 == 0)
 	}
 	r, err := n.Comment(ctx, "k", "first")
 	if err != nil || r.Action != comment.ActionCreated {
 		t.Fatalf("create: %+v %v", r, err)
 	}
-	id := f.nextID
+	id := f.NextID
 	if want := fmt.Sprintf("https://gitlab.example/acme/bot/-/merge_requests/7#note_%d", id); r.URL != want {
 		t.Errorf("URL %q, want %q", r.URL, want)
 	}
-	log := f.log()
+	log := f.Log()
 	wantLog := []string{
 		"GET /api/v4/projects/42/merge_requests/7/notes?order_by=created_at&page=1&per_page=100&sort=asc",
 		"GET /api/v4/projects/42/merge_requests/7/notes?order_by=created_at&page=2&per_page=100&sort=asc",
@@ -208,14 +209,14 @@ func TestNotesCreateUpdate(t *testing.T) {
 	if strings.Join(log, "\n") != strings.Join(wantLog, "\n") {
 		t.Errorf("requests:\n%s", strings.Join(log, "\n"))
 	}
-	if got, _ := f.get(id); got.Body != comment.Marker("k")+"\nfirst" {
+	if got, _ := f.Get(id); got.Body != comment.Marker("k")+"\nfirst" {
 		t.Errorf("note body %q", got.Body)
 	}
 	// The note is on page 3: found, edited in place.
 	if r, err := n.Comment(ctx, "k", "second"); err != nil || r.Action != comment.ActionUpdated {
 		t.Fatalf("update: %+v %v", r, err)
 	}
-	if got, _ := f.get(id); !strings.HasSuffix(got.Body, "\nsecond") {
+	if got, _ := f.Get(id); !strings.HasSuffix(got.Body, "\nsecond") {
 		t.Errorf("not updated: %q", got.Body)
 	}
 	if r, err := n.Comment(ctx, "k", "second"); err != nil || r.Action != comment.ActionUnchanged {
@@ -230,7 +231,7 @@ func TestNotesCreateUpdate(t *testing.T) {
 	if r, err := n.Comment(ctx, "other", "x"); err != nil || r.Action != comment.ActionCreated {
 		t.Errorf("second key: %+v %v", r, err)
 	}
-	for _, tok := range f.seen {
+	for _, tok := range f.Seen {
 		if tok != token+"|" {
 			t.Fatalf("token headers %q, want PRIVATE-TOKEN only", tok)
 		}
@@ -238,27 +239,27 @@ func TestNotesCreateUpdate(t *testing.T) {
 }
 
 func TestNotesAdoption(t *testing.T) {
-	f := newFakeGitLab(t, "42", 7)
-	f.tokens[token] = "rubricgate-bot"
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "rubricgate-bot"
 	ctx := context.Background()
 	n := newNotes(f)
 	marker := comment.Marker("k")
 	// A note by someone else, a system note and a note quoting the marker
 	// later in its body: none is adopted.
-	f.add("mallory", marker+"\nplanted", false)
-	f.add("rubricgate-bot", marker+"\nsystem", true)
-	f.add("rubricgate-bot", "quote:\n"+marker, false)
+	f.Add("mallory", marker+"\nplanted", false)
+	f.Add("rubricgate-bot", marker+"\nsystem", true)
+	f.Add("rubricgate-bot", "quote:\n"+marker, false)
 	r, err := n.Comment(ctx, "k", "mine")
 	if err != nil || r.Action != comment.ActionCreated {
 		t.Fatalf("%+v %v", r, err)
 	}
 	// Two marker notes by the bot (a past race): the oldest is edited.
-	older := f.nextID
-	f.add("rubricgate-bot", marker+"\nnewer", false)
+	older := f.NextID
+	f.Add("rubricgate-bot", marker+"\nnewer", false)
 	if _, err := n.Comment(ctx, "k", "edited"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := f.get(older); !strings.HasSuffix(got.Body, "\nedited") {
+	if got, _ := f.Get(older); !strings.HasSuffix(got.Body, "\nedited") {
 		t.Errorf("the oldest was not edited: %q", got.Body)
 	}
 	// Any author: mallory's planted note is the oldest and is adopted; the
@@ -271,15 +272,15 @@ func TestNotesAdoption(t *testing.T) {
 	}
 	// The note disappears between listing and editing: a new one.
 	n.Author = "rubricgate-bot"
-	f.BeforePut = func(id int64) { f.delete(id) }
+	f.BeforePut = func(id int64) { f.Delete(id) }
 	if r, err := n.Comment(ctx, "k", "again"); err != nil || r.Action != comment.ActionCreated {
 		t.Errorf("deleted before edit: %+v %v", r, err)
 	}
 }
 
 func TestNotesErrors(t *testing.T) {
-	f := newFakeGitLab(t, "42", 7)
-	f.tokens[token] = "rubricgate-bot"
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "rubricgate-bot"
 	ctx := context.Background()
 
 	n := newNotes(f)
@@ -301,20 +302,20 @@ func TestNotesErrors(t *testing.T) {
 	}
 
 	// The job token goes in JOB-TOKEN.
-	f.tokens["job-tok"] = "rubricgate-bot"
+	f.Tokens["job-tok"] = "rubricgate-bot"
 	jt := newNotes(f)
 	jt.Token, jt.JobToken = "job-tok", true
-	f.seen = nil
+	f.Seen = nil
 	if _, err := jt.Comment(ctx, "j", "x"); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range f.seen {
+	for _, s := range f.Seen {
 		if s != "|job-tok" {
 			t.Errorf("headers %q, want JOB-TOKEN only", s)
 		}
 	}
 
-	requests := len(f.log())
+	requests := len(f.Log())
 	long := newNotes(f)
 	if _, err := long.Comment(ctx, "k", strings.Repeat("x", MaxNoteChars)); !errors.Is(err, comment.ErrBodyTooLong) {
 		t.Errorf("too long: %v", err)
@@ -323,23 +324,23 @@ func TestNotesErrors(t *testing.T) {
 		t.Error("a body with a marker was posted")
 	}
 	for name, n := range map[string]*Notes{
-		"no token":   {APIURL: f.apiURL(), Project: "42", MergeRequest: 7},
-		"no MR":      {APIURL: f.apiURL(), Project: "42", Token: token},
+		"no token":   {APIURL: f.APIURL(), Project: "42", MergeRequest: 7},
+		"no MR":      {APIURL: f.APIURL(), Project: "42", Token: token},
 		"bad URL":    {APIURL: "ftp://x", Project: "42", MergeRequest: 7, Token: token},
-		"no project": {APIURL: f.apiURL(), MergeRequest: 7, Token: token},
+		"no project": {APIURL: f.APIURL(), MergeRequest: 7, Token: token},
 	} {
 		if _, err := n.Comment(ctx, "k", "x"); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if len(f.log()) != requests {
+	if len(f.Log()) != requests {
 		t.Error("a request was made for a comment refused up front")
 	}
 	if n := newNotes(f); n.BodyLimit("k") != MaxNoteChars-len(comment.Marker("k"))-1 {
 		t.Error("BodyLimit")
 	}
-	other := newFakeGitLab(t, "42", 8)
-	other.tokens[token] = "rubricgate-bot"
+	other := glfake.New(t, "42", 8)
+	other.Tokens[token] = "rubricgate-bot"
 	wrongMR := newNotes(other)
 	if _, err := wrongMR.Comment(ctx, "k", "x"); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("unknown merge request: %v", err)
@@ -355,8 +356,8 @@ func TestNotesRedirects(t *testing.T) {
 		w.Write([]byte("[]"))
 	}))
 	defer evil.Close()
-	f := newFakeGitLab(t, "42", 7)
-	f.tokens[token] = "rubricgate-bot"
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "rubricgate-bot"
 	f.Redirect = evil.URL + "/api/v4/projects/42/merge_requests/7/notes"
 	n := newNotes(f)
 	n.HTTPClient = nil
@@ -370,16 +371,16 @@ func TestNotesRedirects(t *testing.T) {
 	// A redirect on the same host is followed, with the token.
 	f.Redirect = ""
 	n = newNotes(f)
-	n.APIURL = f.srv.URL + "/moved/api/v4"
-	f.seen = nil
+	n.APIURL = f.Srv.URL + "/moved/api/v4"
+	f.Seen = nil
 	if r, err := n.Comment(context.Background(), "k", "x"); err != nil || r.Action != comment.ActionCreated {
 		t.Errorf("same-host redirect: %+v %v", r, err)
 	}
-	if log := f.log(); !strings.HasPrefix(log[len(log)-1], "POST /api/v4/") || f.seen[len(f.seen)-1] != token+"|" {
-		t.Errorf("redirected POST: %q, token headers %q", log[len(log)-1], f.seen[len(f.seen)-1])
+	if log := f.Log(); !strings.HasPrefix(log[len(log)-1], "POST /api/v4/") || f.Seen[len(f.Seen)-1] != token+"|" {
+		t.Errorf("redirected POST: %q, token headers %q", log[len(log)-1], f.Seen[len(f.Seen)-1])
 	}
 	same := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, f.srv.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+		http.Redirect(w, r, f.Srv.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 	}))
 	defer same.Close()
 	n.APIURL = strings.Replace(same.URL, "127.0.0.1", "localhost", 1) + "/api/v4"
@@ -408,5 +409,24 @@ func TestInCI(t *testing.T) {
 	n := &Notes{MergeRequest: 7}
 	if n.noteURL(5) != "" {
 		t.Error("a note URL without the project URL")
+	}
+}
+
+// Existing reads back the body of the author's own sticky note (without
+// its marker line); a planted note by another user is not read.
+func TestNotesExisting(t *testing.T) {
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "rubricgate-bot"
+	ctx := context.Background()
+	n := newNotes(f)
+	f.Add("mallory", comment.Marker("k")+"\nplanted", false)
+	if body, ok, err := n.Existing(ctx, "k"); err != nil || ok {
+		t.Fatalf("before the gate's note: %q %v %v", body, ok, err)
+	}
+	if _, err := n.Comment(ctx, "k", "line one\nline two"); err != nil {
+		t.Fatal(err)
+	}
+	if body, ok, err := n.Existing(ctx, "k"); err != nil || !ok || body != "line one\nline two" {
+		t.Errorf("got %q %v %v", body, ok, err)
 	}
 }

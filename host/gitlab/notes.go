@@ -126,6 +126,30 @@ func (n *Notes) Comment(ctx context.Context, key, body string) (host.CommentResu
 	return host.CommentResult{Action: comment.ActionCreated, URL: n.noteURL(out.ID)}, nil
 }
 
+// Existing returns the body of the sticky note for key (without its
+// marker line), and whether there is one: the gate reads back its own
+// record from it. Only a note by Author counts when Author is set.
+func (n *Notes) Existing(ctx context.Context, key string) (string, bool, error) {
+	if n.Token == "" {
+		return "", false, errors.New("no GitLab token given")
+	}
+	if n.MergeRequest <= 0 {
+		return "", false, errors.New("this pipeline is not for a merge request")
+	}
+	base, err := n.notesURL()
+	if err != nil {
+		return "", false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	c, err := n.find(ctx, base, comment.Marker(key))
+	if err != nil || c == nil {
+		return "", false, err
+	}
+	_, body, _ := strings.Cut(c.Body, "\n")
+	return body, true, nil
+}
+
 func (n *Notes) notesURL() (string, error) {
 	u, err := url.Parse(n.APIURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" {

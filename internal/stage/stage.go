@@ -107,7 +107,14 @@ func (s *Set) Add(outs ...Output) error {
 // refused before anything is renamed; when a rename fails anyway, the
 // files renamed before it are restored (the old content, or removed) and
 // the error returned.
-func (s *Set) Commit(stdout io.Writer) error {
+func (s *Set) Commit(stdout io.Writer) error { return s.CommitThen(stdout, nil) }
+
+// CommitThen is Commit with one more step of the set: once every file is
+// renamed into place, last runs (e.g. appending the step outputs to a
+// runner's file); when it fails, the renamed files are put back as they
+// were and its error returned, so the files land only when last succeeds.
+// A nil last is Commit.
+func (s *Set) CommitThen(stdout io.Writer, last func() error) error {
 	for _, sf := range s.files {
 		// CreateTemp makes the file 0600; outputs are ordinary files.
 		if err := sf.f.Chmod(0o644); err != nil {
@@ -127,6 +134,12 @@ func (s *Set) Commit(stdout io.Writer) error {
 	}
 	for i := range s.files {
 		if err := s.files[i].install(); err != nil {
+			s.rollback()
+			return err
+		}
+	}
+	if last != nil {
+		if err := last(); err != nil {
 			s.rollback()
 			return err
 		}

@@ -89,3 +89,37 @@ func TestStagedCommitRollsBack(t *testing.T) {
 		t.Errorf("left behind: %v", got)
 	}
 }
+
+// CommitThen's last step failing puts back the renamed files.
+func TestCommitThenLastFails(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := os.WriteFile(a, []byte("old a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var s Set
+	defer s.Abort()
+	w := func(text string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, text); return err }
+	}
+	if err := s.Add(Output{a, w("new a")}, Output{b, w("new b")}); err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	err := s.CommitThen(io.Discard, func() error {
+		ran = true
+		if data, _ := os.ReadFile(b); string(data) != "new b" {
+			t.Errorf("last ran before the files were in place: b = %q", data)
+		}
+		return os.ErrPermission
+	})
+	if !ran || err != os.ErrPermission {
+		t.Fatalf("ran %v, err %v", ran, err)
+	}
+	if data, _ := os.ReadFile(a); string(data) != "old a" {
+		t.Errorf("a = %q, want the old content", data)
+	}
+	if _, err := os.Stat(b); !os.IsNotExist(err) {
+		t.Errorf("b left behind: %v", err)
+	}
+}

@@ -1,4 +1,6 @@
-package gitlab
+// Package glfake is an httptest fake of GitLab's merge request notes API
+// (REST v4), for tests of host/gitlab and of the gate under GitLab CI.
+package glfake
 
 import (
 	"encoding/json"
@@ -14,7 +16,7 @@ import (
 	"unicode/utf8"
 )
 
-// fakeGitLab is an httptest fake of the merge request notes API of GitLab
+// Server is an httptest fake of the merge request notes API of GitLab
 // REST v4, as GitLab documents it (doc/api/notes.md, doc/api/rest/index.md
 // on pagination):
 //
@@ -33,15 +35,18 @@ import (
 // missing token is 401 {"message": "401 Unauthorized"}; ReadOnly makes
 // writes 403 {"message": "403 Forbidden"}. Unknown projects and merge
 // requests are 404 {"message": "404 Project Not Found"}.
-type fakeGitLab struct {
-	t        *testing.T
-	srv      *httptest.Server
-	mu       sync.Mutex
-	project  string
-	iid      int
-	tokens   map[string]string // token -> username
-	notes    []fakeNote
-	nextID   int64
+type Server struct {
+	t *testing.T
+	// Srv is the server.
+	Srv     *httptest.Server
+	mu      sync.Mutex
+	project string
+	iid     int
+	// Tokens maps a token to its username (set before the first request).
+	Tokens map[string]string
+	notes  []Note
+	// NextID is the id of the last note made.
+	NextID   int64
 	clock    time.Time
 	requests []string
 	// ReadOnly makes every write 403.
@@ -52,11 +57,12 @@ type fakeGitLab struct {
 	BeforePut func(id int64)
 	// Redirect, when set, answers every request with a 302 there.
 	Redirect string
-	// seen records the token headers received, per request.
-	seen []string
+	// Seen records the token headers received, per request.
+	Seen []string
 }
 
-type fakeNote struct {
+// Note is a stored note.
+type Note struct {
 	ID        int64
 	Body      string
 	User      string
@@ -64,8 +70,9 @@ type fakeNote struct {
 	CreatedAt time.Time
 }
 
-func newFakeGitLab(t *testing.T, project string, iid int) *fakeGitLab {
-	f := &fakeGitLab{t: t, project: project, iid: iid, tokens: map[string]string{}, nextID: 500,
+// New starts the fake for merge request iid of project (closed with the test).
+func New(t *testing.T, project string, iid int) *Server {
+	f := &Server{t: t, project: project, iid: iid, Tokens: map[string]string{}, NextID: 500,
 		clock: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
 	mux := http.NewServeMux()
 	base := "/api/v4/projects/{id}/merge_requests/{iid}/notes"
@@ -75,10 +82,10 @@ func newFakeGitLab(t *testing.T, project string, iid int) *fakeGitLab {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "404 Not Found"})
 	})
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f.Srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
-		f.seen = append(f.seen, r.Header.Get("PRIVATE-TOKEN")+"|"+r.Header.Get("JOB-TOKEN"))
+		f.Seen = append(f.Seen, r.Header.Get("PRIVATE-TOKEN")+"|"+r.Header.Get("JOB-TOKEN"))
 		redirect := f.Redirect
 		f.mu.Unlock()
 		if redirect != "" {
@@ -93,28 +100,30 @@ func newFakeGitLab(t *testing.T, project string, iid int) *fakeGitLab {
 		}
 		mux.ServeHTTP(w, r)
 	}))
-	t.Cleanup(f.srv.Close)
+	t.Cleanup(f.Srv.Close)
 	return f
 }
 
-func (f *fakeGitLab) apiURL() string { return f.srv.URL + "/api/v4" }
+// APIURL is the fake's API root.
+func (f *Server) APIURL() string { return f.Srv.URL + "/api/v4" }
 
-// add adds a note by user, as posted earlier.
-func (f *fakeGitLab) add(user, body string, system bool) int64 {
+// Add adds a note by user, as posted earlier.
+func (f *Server) Add(user, body string, system bool) int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.addLocked(user, body, system).ID
 }
 
-func (f *fakeGitLab) addLocked(user, body string, system bool) fakeNote {
-	f.nextID++
+func (f *Server) addLocked(user, body string, system bool) Note {
+	f.NextID++
 	f.clock = f.clock.Add(time.Minute)
-	n := fakeNote{ID: f.nextID, Body: body, User: user, System: system, CreatedAt: f.clock}
+	n := Note{ID: f.NextID, Body: body, User: user, System: system, CreatedAt: f.clock}
 	f.notes = append(f.notes, n)
 	return n
 }
 
-func (f *fakeGitLab) delete(id int64) {
+// Delete removes a note.
+func (f *Server) Delete(id int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, n := range f.notes {
@@ -125,7 +134,8 @@ func (f *fakeGitLab) delete(id int64) {
 	}
 }
 
-func (f *fakeGitLab) get(id int64) (fakeNote, bool) {
+// Get returns a note.
+func (f *Server) Get(id int64) (Note, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, n := range f.notes {
@@ -133,10 +143,11 @@ func (f *fakeGitLab) get(id int64) (fakeNote, bool) {
 			return n, true
 		}
 	}
-	return fakeNote{}, false
+	return Note{}, false
 }
 
-func (f *fakeGitLab) log() []string {
+// Log returns the requests received ("METHOD URI").
+func (f *Server) Log() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.requests...)
@@ -149,13 +160,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // auth returns the username of the request's token, or answers 401.
-func (f *fakeGitLab) auth(w http.ResponseWriter, r *http.Request) (string, bool) {
+func (f *Server) auth(w http.ResponseWriter, r *http.Request) (string, bool) {
 	tok := r.Header.Get("PRIVATE-TOKEN")
 	if tok == "" {
 		tok = r.Header.Get("JOB-TOKEN")
 	}
 	f.mu.Lock()
-	user, ok := f.tokens[tok]
+	user, ok := f.Tokens[tok]
 	f.mu.Unlock()
 	if tok == "" || !ok {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "401 Unauthorized"})
@@ -168,7 +179,7 @@ func (f *fakeGitLab) auth(w http.ResponseWriter, r *http.Request) (string, bool)
 	return user, true
 }
 
-func (f *fakeGitLab) noteJSON(n fakeNote) map[string]any {
+func (f *Server) noteJSON(n Note) map[string]any {
 	return map[string]any{
 		"id": n.ID, "type": nil, "body": n.Body, "attachment": nil,
 		"author": map[string]any{"id": len(n.User), "username": n.User, "name": n.User, "state": "active",
@@ -179,7 +190,7 @@ func (f *fakeGitLab) noteJSON(n fakeNote) map[string]any {
 	}
 }
 
-func (f *fakeGitLab) list(w http.ResponseWriter, r *http.Request) {
+func (f *Server) list(w http.ResponseWriter, r *http.Request) {
 	if _, ok := f.auth(w, r); !ok {
 		return
 	}
@@ -194,7 +205,7 @@ func (f *fakeGitLab) list(w http.ResponseWriter, r *http.Request) {
 		perPage = min(max(perPage, 1), 100)
 	}
 	f.mu.Lock()
-	notes := append([]fakeNote(nil), f.notes...)
+	notes := append([]Note(nil), f.notes...)
 	f.mu.Unlock()
 	if q.Get("sort") != "asc" { // GitLab's default is desc
 		for i, j := 0, len(notes)-1; i < j; i, j = i+1, j-1 {
@@ -241,7 +252,7 @@ func (f *fakeGitLab) list(w http.ResponseWriter, r *http.Request) {
 }
 
 // body reads {"body": ...}; any other field fails the test.
-func (f *fakeGitLab) body(w http.ResponseWriter, r *http.Request) (string, bool) {
+func (f *Server) body(w http.ResponseWriter, r *http.Request) (string, bool) {
 	data, _ := io.ReadAll(r.Body)
 	var in map[string]any
 	if err := json.Unmarshal(data, &in); err != nil {
@@ -265,7 +276,7 @@ func (f *fakeGitLab) body(w http.ResponseWriter, r *http.Request) (string, bool)
 	return b, true
 }
 
-func (f *fakeGitLab) create(w http.ResponseWriter, r *http.Request) {
+func (f *Server) create(w http.ResponseWriter, r *http.Request) {
 	user, ok := f.auth(w, r)
 	if !ok {
 		return
@@ -284,7 +295,7 @@ func (f *fakeGitLab) create(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, f.noteJSON(n))
 }
 
-func (f *fakeGitLab) update(w http.ResponseWriter, r *http.Request) {
+func (f *Server) update(w http.ResponseWriter, r *http.Request) {
 	user, ok := f.auth(w, r)
 	if !ok {
 		return
@@ -316,4 +327,11 @@ func (f *fakeGitLab) update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusNotFound, map[string]any{"message": "404 Not found"})
+}
+
+// Notes returns the notes, oldest first.
+func (f *Server) Notes() []Note {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Note(nil), f.notes...)
 }

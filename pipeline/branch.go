@@ -1,0 +1,125 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/host/local"
+)
+
+// ciTargetVars name a merge or pull request's target branch in other CI
+// systems (set on such a run only).
+var ciTargetVars = []string{
+	"CI_MERGE_REQUEST_TARGET_BRANCH_NAME", // GitLab merge request pipelines
+	"BUILDKITE_PULL_REQUEST_BASE_BRANCH",
+	"BITBUCKET_PR_DESTINATION_BRANCH", // Bitbucket Pipelines
+	"CHANGE_TARGET",                   // Jenkins multibranch
+}
+
+// ciDefaultVars name the repository's default branch in other CI systems.
+var ciDefaultVars = []string{
+	"CI_DEFAULT_BRANCH", // GitLab
+	"BUILDKITE_PIPELINE_DEFAULT_BRANCH",
+}
+
+// BaselineRef is the baseline branch and where it came from.
+type BaselineRef struct {
+	// Branch is the branch whose last passing run is the baseline.
+	Branch string
+	// From names its source: "--baseline-branch", a variable, "the pull
+	// request's base", "refs/remotes/origin/HEAD" or "the default".
+	From string
+	// Default is the repository's default branch when known ("" else).
+	Default string
+}
+
+// ResolveBaselineBranch finds the baseline branch: explicit when given
+// (--baseline-branch), else the change request's target branch, else the
+// repository's default branch; each from the build (b, may be nil), else
+// the variables of other CI systems (GitLab's
+// CI_MERGE_REQUEST_TARGET_BRANCH_NAME and CI_DEFAULT_BRANCH, and their
+// Buildkite, Bitbucket and Jenkins equivalents), else the git checkout's
+// origin default (refs/remotes/origin/HEAD), else "main". The branch the
+// run is on never chooses it: a run on feature/x would otherwise find no
+// baseline, pass, and start its own.
+func ResolveBaselineBranch(explicit string, b *host.Build, in SaveInputs) BaselineRef {
+	getenv := in.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	var r BaselineRef
+	if b != nil && b.DefaultBranch != "" {
+		r.Default = b.DefaultBranch
+	}
+	for _, v := range ciDefaultVars {
+		if r.Default != "" {
+			break
+		}
+		r.Default = strings.TrimSpace(getenv(v))
+	}
+	gitDefault := ""
+	if r.Default == "" {
+		dir := in.WorkDir
+		if dir == "" {
+			dir = "."
+		}
+		if g, err := local.ReadGit(dir); err == nil && g.DefaultBranch != "" {
+			gitDefault = g.DefaultBranch
+			r.Default = gitDefault
+		}
+	}
+	switch {
+	case explicit != "":
+		r.Branch, r.From = explicit, "--baseline-branch"
+		return r
+	case b != nil && b.BaseBranch != "":
+		r.Branch, r.From = b.BaseBranch, "the change request's target branch"
+		return r
+	}
+	for _, v := range ciTargetVars {
+		if val := strings.TrimSpace(getenv(v)); val != "" {
+			r.Branch, r.From = val, v
+			return r
+		}
+	}
+	switch {
+	case b != nil && b.DefaultBranch != "":
+		r.Branch, r.From = b.DefaultBranch, "the repository's default branch"
+	case gitDefault != "":
+		r.Branch, r.From = gitDefault, "refs/remotes/origin/HEAD"
+	case r.Default != "":
+		r.Branch, r.From = r.Default, "the CI default branch variable"
+		for _, v := range ciDefaultVars {
+			if strings.TrimSpace(getenv(v)) == r.Default {
+				r.From = v
+				break
+			}
+		}
+	default:
+		r.Branch, r.From = "main", "the default (main)"
+	}
+	return r
+}
+
+// DefaultBranchWarning returns a warning when the run is on the
+// repository's default branch, could save a baseline there, and the
+// baseline branch is another: no run would then ever save one. "" else.
+func DefaultBranchWarning(ref BaselineRef, in SaveInputs, b *host.Build) string {
+	if ref.Default == "" || ref.Branch == ref.Default {
+		return ""
+	}
+	branch := ""
+	if b != nil && b.Host == "github" {
+		if b.BaselineEvent {
+			branch = b.Branch
+		}
+	} else if br, _, why, _ := runBranch(in); why == "" {
+		branch = br
+	}
+	if branch == "" || branch != ref.Default {
+		return ""
+	}
+	return fmt.Sprintf("this run is on the default branch %q but the baseline branch is %q (from %s): no run on %q ever saves a baseline, and runs compared with %q find none unless one is saved there; set --baseline-branch %s or run the gate on %q",
+		branch, ref.Branch, ref.From, branch, ref.Branch, branch, ref.Branch)
+}
