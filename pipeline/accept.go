@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"github.com/rubricgate/rubricgate/finding"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,6 +241,15 @@ func acceptanceNote(ctx context.Context, b *host.Build, previous func(context.Co
 			reasons = append(reasons, strings.TrimPrefix(r, "accepted by the "+label+" label: "))
 		}
 		g.Reasons = reasons
+		// The findings follow: what was accepted blocks again.
+		fs := []finding.Finding{{Kind: finding.Message, Severity: finding.Error, Params: finding.Params{Detail: reason}}}
+		for _, f := range g.Findings {
+			if f.Severity == finding.Notice && f.Label == label {
+				f.Label, f.Severity = "", finding.Error
+			}
+			fs = append(fs, f)
+		}
+		g.Findings = fs
 		note = fmt.Sprintf("> [!CAUTION]\n> The %s label was applied %s for %s. This push adds %s: the label does not cover it. Remove and re-add the label to accept it.\n\n",
 			lbl, at, safe.Code(what, 100), safe.Code(strings.Join(adds, "; "), 300))
 		return was.Field(), note

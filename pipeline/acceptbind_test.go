@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/rubric"
@@ -123,6 +124,21 @@ func TestAcceptLabelBoundToWhatWasAccepted(t *testing.T) {
 	res = gateRun(rb, worse, strings.Repeat("4", 40))
 	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], "a larger drop") {
 		t.Errorf("a larger drop is covered: %s %q", res.Report.Decision, res.Report.Reasons)
+	}
+	// The findings follow the revoked acceptance: every reason is an
+	// error finding's text, none is left as an accepted notice.
+	var texts []string
+	for _, f := range res.Report.Findings {
+		if f.Severity == finding.Warning {
+			continue
+		}
+		if f.Severity != finding.Error || f.Label != "" {
+			t.Errorf("finding %s: severity %s, label %q after the acceptance was revoked", f.Kind, f.Severity, f.Label)
+		}
+		texts = append(texts, f.Text())
+	}
+	if strings.Join(texts, "\n") != strings.Join(res.Report.Reasons, "\n") {
+		t.Errorf("findings' texts %q, reasons %q", texts, res.Report.Reasons)
 	}
 }
 
