@@ -2,7 +2,7 @@ package pipeline
 
 import (
 	"fmt"
-	"io"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,7 +133,7 @@ func GitBranch(dir string) (branch, head string, err error) {
 		if fi, err := os.Stat(dotgit); err == nil {
 			gitdir := dotgit
 			if !fi.IsDir() {
-				data, err := readSmall(dotgit)
+				data, err := boundedio.ReadFile(dotgit, 64<<10)
 				if err != nil {
 					return "", dotgit, err
 				}
@@ -147,7 +147,7 @@ func GitBranch(dir string) (branch, head string, err error) {
 				}
 			}
 			head = filepath.Join(gitdir, "HEAD")
-			data, err := readSmall(head)
+			data, err := boundedio.ReadFile(head, 64<<10)
 			if err != nil {
 				return "", head, err
 			}
@@ -167,22 +167,4 @@ func GitBranch(dir string) (branch, head string, err error) {
 		}
 		d = parent
 	}
-}
-
-// readSmall reads a git metadata file, refusing one over 64 KiB.
-func readSmall(path string) ([]byte, error) {
-	const limit = 64 << 10
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return data, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func (h *harness) push(sha string, labels []string) {
 }
 
 func (h *harness) readEvent() (string, error) {
-	data, err := readFileLimited(h.path("event.json"), 1<<20)
+	data, err := boundedio.ReadFile(h.path("event.json"), 1<<20)
 	return string(data), err
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"math"
 	"net/http"
 	"strconv"
@@ -260,7 +261,7 @@ func cmdComment(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	data, err := readFileLimited(c.report, limit)
+	data, err := boundedio.ReadFile(c.report, limit)
 	if err != nil {
 		return exitError, fmt.Errorf("report: %w", err)
 	}

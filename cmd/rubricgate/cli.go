@@ -4,8 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -176,7 +176,7 @@ func loadRubric(path string, e *env) (*rubric.Rubric, []rubric.Warning, error) {
 	if path == "" {
 		return nil, nil, usagef("--rubric is required")
 	}
-	data, err := readFileLimited(path, 8<<20)
+	data, err := boundedio.ReadFile(path, 8<<20)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rubric: %w", err)
 	}
@@ -206,23 +206,6 @@ func warn(e *env, file string, line int, msg string) {
 func escapeProperty(s string) string {
 	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	return r.Replace(s)
-}
-
-// readFileLimited reads a whole file, refusing one larger than limit.
-func readFileLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 // output is one file a command writes once everything is computed (see

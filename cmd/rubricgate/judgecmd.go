@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"io"
 	"net/http"
 	"net/url"
@@ -209,7 +210,7 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env, ou
 	} else {
 		cfg.Provider = judge.NewOpenAI(pc)
 	}
-	data, err := readFileLimited(c.input, 1<<30)
+	data, err := boundedio.ReadFile(c.input, 1<<30)
 	if err != nil {
 		return nil, fmt.Errorf("input: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"strconv"
 	"strings"
 
@@ -41,7 +42,7 @@ func (c *tierConfig) check(rb *rubric.Rubric, e *env) (*pipeline.Tier, error) {
 		return nil, &usageError{err.Error()}
 	}
 	if c.calibration != "" {
-		data, err := readFileLimited(c.calibration, 32<<20)
+		data, err := boundedio.ReadFile(c.calibration, 32<<20)
 		if err != nil {
 			return nil, fmt.Errorf("calibration: %w", err)
 		}

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"io"
 	"net/http"
 	"os"
@@ -152,7 +153,7 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 	b.HeadSHA = b.SHA
 	ev := &Event{}
 	if p := gha.Getenv("GITHUB_EVENT_PATH"); p != "" {
-		data, err := readLimited(p, MaxEventBytes)
+		data, err := boundedio.ReadFile(p, MaxEventBytes)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, nil, fmt.Errorf("event payload: %w", err)
 		}
@@ -189,22 +190,6 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 	}
 	b.BaselineEvent = b.Branch != "" && baselineEvents[b.Event]
 	return b, ev, nil
-}
-
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 // Host is the GitHub Actions host of one run.
