@@ -21,6 +21,7 @@ import (
 	"github.com/rubricgate/rubricgate/host"
 	ghhost "github.com/rubricgate/rubricgate/host/github"
 	"github.com/rubricgate/rubricgate/internal/ghclient"
+	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/rubric"
@@ -301,7 +302,12 @@ func cmdComment(args []string, e *env) (int, error) {
 	if key == "" {
 		key = "report:" + g.Context.CommentKey
 	}
-	md := render.Markdown(&g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key)})
+	head, foot := untrustedReportNotes(&g, wr)
+	md := render.Markdown(&g, render.MarkdownOptions{Title: title, Now: e.clock(), Budget: comment.BodyLimit(key) - len(head) - len(foot)})
+	md = head + md + foot
+	if head != "" {
+		warn(e, "", 0, fmt.Sprintf("the report says the gate passed, but run %d concluded %q: the comment says so", wr.ID, wr.Conclusion))
+	}
 	cm.PullRequest, cm.HeadSHA, cm.Author = pr, wr.HeadSHA, c.commentAuthor
 	out, err := cm.Comment(ctx, key, md)
 	if err != nil {
@@ -309,4 +315,23 @@ func cmdComment(args []string, e *env) (int, error) {
 	}
 	fmt.Fprintf(e.stdout, "comment %s on #%d: %s\n", out.Action, pr, out.URL)
 	return exitPass, nil
+}
+
+// untrustedReportNotes frames a comment posted from another run's report. The
+// report is the pull request's own data: its decision cannot be verified
+// here, but the triggering run's conclusion comes from GitHub. A report that
+// claims a pass (or an accepted regression) from a run that did not succeed
+// gets a warning first; every such comment says where it came from.
+func untrustedReportNotes(g *gate.GateReport, wr *ghhost.WorkflowRun) (head, foot string) {
+	concl := wr.Conclusion
+	if concl == "" {
+		concl = "unknown"
+	}
+	if g.Decision == gate.Pass && wr.Conclusion != "success" {
+		head = fmt.Sprintf("> [!WARNING]\n> This report says the gate passed, but the run that made it (%d) concluded %s: the check on that run, not this comment, is the result.\n\n",
+			wr.ID, safe.Code(concl, 40))
+	}
+	foot = fmt.Sprintf("\n\n_Posted from the report of run %d (conclusion %s), made by the pull request's own workflow: untrusted data; the check on that run is the authority._\n",
+		wr.ID, safe.Code(concl, 40))
+	return head, foot
 }

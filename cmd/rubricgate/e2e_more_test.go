@@ -30,7 +30,12 @@ func forkReport(t *testing.T, h *harness) string {
 }
 
 // workflowRunEvent switches the harness to the trusted workflow_run half.
-func (h *harness) workflowRunEvent(runID int64, sha string, prs []map[string]any) {
+// conclusion is the run's conclusion ("success" when not given).
+func (h *harness) workflowRunEvent(runID int64, sha string, prs []map[string]any, conclusion ...string) {
+	concl := "success"
+	if len(conclusion) > 0 {
+		concl = conclusion[0]
+	}
 	for k := range h.vars {
 		if strings.HasPrefix(k, "INPUT_") {
 			delete(h.vars, k)
@@ -42,7 +47,7 @@ func (h *harness) workflowRunEvent(runID int64, sha string, prs []map[string]any
 	h.writeJSON("event.json", map[string]any{
 		"action": "completed",
 		"workflow_run": map[string]any{
-			"id": runID, "head_sha": sha, "event": "pull_request", "conclusion": "success",
+			"id": runID, "head_sha": sha, "event": "pull_request", "conclusion": concl,
 			"repository":      map[string]any{"id": repoID, "full_name": owner + "/" + repo},
 			"head_repository": map[string]any{"id": 999, "full_name": "mallory/support-bot"},
 			"pull_requests":   prs,
@@ -76,6 +81,41 @@ func TestCommentReportForkSafe(t *testing.T) {
 	}
 	if n := len(h.stickyComments()); n != 1 {
 		t.Fatalf("%d sticky comments after a second post", n)
+	}
+}
+
+// A report that claims a pass from a run that did not succeed (a forged or
+// edited report: the run's conclusion comes from GitHub, the report from the
+// pull request) is posted with a warning first; every posted report says
+// where it came from.
+func TestCommentReportPassFromFailedRun(t *testing.T) {
+	h := newHarness(t)
+	report := forkReport(t, h)
+	h.workflowRunEvent(9001, headSHA, []map[string]any{}, "failure")
+	h.input("command", "comment")
+	h.input("report", report)
+	if code := h.action(); code != exitPass {
+		t.Fatalf("comment: exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+	}
+	cs := h.stickyComments()
+	if len(cs) != 1 {
+		t.Fatalf("sticky comments = %+v", cs)
+	}
+	body := cs[0].Body
+	warnAt, passAt := strings.Index(body, "concluded `failure`"), strings.Index(body, "### ✅")
+	if warnAt < 0 || passAt < warnAt || !strings.Contains(body, "untrusted data") {
+		t.Fatalf("no warning before the claimed pass, or no provenance line:\n%s", body)
+	}
+	// A successful run's report gets the provenance line and no warning.
+	h.workflowRunEvent(9001, headSHA, []map[string]any{})
+	h.input("command", "comment")
+	h.input("report", report)
+	if code := h.action(); code != exitPass {
+		t.Fatalf("comment: exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+	}
+	body = h.stickyComments()[0].Body
+	if strings.Contains(body, "[!WARNING]") || !strings.Contains(body, "conclusion `success`") {
+		t.Fatalf("successful run's report:\n%s", body)
 	}
 }
 
