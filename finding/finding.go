@@ -224,6 +224,22 @@ type Annotation struct {
 	Message string
 }
 
+// PlainLine is the annotation as one safe plain log line, for hosts with no
+// annotation command: the message with " (FILE:LINE)" appended when it has a
+// file it does not already start with, white space folded, escaped by
+// safe.LogLine. The host prefixes its own level word.
+func (a Annotation) PlainLine() string {
+	msg := a.Message
+	if a.File != "" && !strings.HasPrefix(msg, a.File) {
+		loc := a.File
+		if a.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", a.File, a.Line)
+		}
+		msg += " (" + loc + ")"
+	}
+	return safe.LogLine(strings.Join(strings.Fields(msg), " "))
+}
+
 // Annotation returns the finding as a CI annotation. The message is a
 // [Finding.Log] line: control characters and bidirectional controls from
 // untrusted text cannot reach the host's log.

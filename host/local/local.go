@@ -19,7 +19,6 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/host"
-	"github.com/rubricgate/rubricgate/internal/safe"
 )
 
 // DefaultDir is the local baseline store's root when none is given.
@@ -92,15 +91,7 @@ func (h *Host) Annotate(a finding.Annotation) error {
 	if level == "" {
 		level = string(finding.Warning)
 	}
-	msg := a.Message
-	if a.File != "" && !strings.HasPrefix(msg, a.File) {
-		loc := a.File
-		if a.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", a.File, a.Line)
-		}
-		msg += " (" + loc + ")"
-	}
-	if _, err := fmt.Fprintf(h.stderr, "%s: %s\n", level, safe.LogLine(strings.Join(strings.Fields(msg), " "))); err != nil {
+	if _, err := fmt.Fprintf(h.stderr, "%s: %s\n", level, a.PlainLine()); err != nil {
 		return fmt.Errorf("annotation: %w", err)
 	}
 	return nil
