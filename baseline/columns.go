@@ -25,11 +25,11 @@ type columnError struct {
 	msg string
 }
 
-// idColumn decodes the "ids" column into items (scores left 0). It never
+// idColumn decodes the "ids" column into columns (scores left 0). It never
 // fails the decoding (so the schema is still read); Read reports err.
 type idColumn struct {
-	items []gate.ItemScore
-	err   *columnError
+	cols *gate.ItemColumns
+	err  *columnError
 }
 
 // scoreColumn decodes the "scores" column, like idColumn.
@@ -38,60 +38,77 @@ type scoreColumn struct {
 	err    *columnError
 }
 
+// The column parsers check the JSON grammar of what they accept themselves
+// (control characters in strings, the number grammar, nothing after the
+// array), so that readFast may hand them bytes encoding/json has not seen.
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *idColumn) UnmarshalJSON(raw []byte) error {
-	c.items, c.err = nil, nil
-	src := string(raw) // one copy; the ids are cut from it
+	c.cols, c.err = nil, nil
 	fail := func(at int, format string, a ...any) error {
-		c.items, c.err = nil, &columnError{raw: raw, at: at, msg: fmt.Sprintf(format, a...)}
+		c.cols, c.err = nil, &columnError{raw: raw, at: at, msg: fmt.Sprintf(format, a...)}
 		return nil
 	}
-	i := skipWS(src, 0)
-	if i >= len(src) || src[i] != '[' {
+	i := skipWSb(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
 		return fail(i, "field \"items.ids\": expected an array of strings, found JSON %s", kind(raw, i))
 	}
-	c.items = make([]gate.ItemScore, 0, elements(raw))
-	i = skipWS(src, i+1)
-	if i < len(src) && src[i] == ']' {
-		return nil
+	// The ids take the column's bytes less two quotes and a comma each.
+	n := elements(raw)
+	c.cols = gate.NewItemColumns(n, max(len(raw)-3*n, 0))
+	i = skipWSb(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return c.end(raw, i+1, fail)
 	}
 	for {
-		if i >= len(src) || src[i] != '"' {
-			return fail(i, "field \"items.ids[%d]\": expected a string, found JSON %s", len(c.items), kind(raw, i))
+		k := c.cols.Len()
+		if i >= len(raw) || raw[i] != '"' {
+			return fail(i, "field \"items.ids[%d]\": expected a string, found JSON %s", k, kind(raw, i))
 		}
 		start, plain := i, true
 		i++
-		for i < len(src) && src[i] != '"' {
-			if src[i] == '\\' {
+		for i < len(raw) && raw[i] != '"' {
+			switch ch := raw[i]; {
+			case ch == '\\':
 				plain = false
 				i++
-			} else if src[i] >= utf8.RuneSelf {
+			case ch >= utf8.RuneSelf:
 				plain = false
+			case ch < 0x20:
+				return fail(i, "field \"items.ids[%d]\": invalid character %q in string", k, ch)
 			}
 			i++
 		}
-		if i >= len(src) {
-			return fail(start, "field \"items.ids[%d]\": unterminated string", len(c.items))
+		if i >= len(raw) {
+			return fail(start, "field \"items.ids[%d]\": unterminated string", k)
 		}
 		i++
 		if plain {
-			c.items = append(c.items, gate.ItemScore{ID: src[start+1 : i-1]})
+			c.cols.AppendBytes(raw[start+1:i-1], 0)
 		} else {
 			var id string
 			if err := json.Unmarshal(raw[start:i], &id); err != nil {
-				return fail(start, "field \"items.ids[%d]\": %v", len(c.items), err)
+				return fail(start, "field \"items.ids[%d]\": %v", k, err)
 			}
-			c.items = append(c.items, gate.ItemScore{ID: id})
+			c.cols.Append(id, 0)
 		}
-		if i = skipWS(src, i); i < len(src) && src[i] == ',' {
-			i = skipWS(src, i+1)
+		if i = skipWSb(raw, i); i < len(raw) && raw[i] == ',' {
+			i = skipWSb(raw, i+1)
 			continue
 		}
-		if i < len(src) && src[i] == ']' {
-			return nil
+		if i < len(raw) && raw[i] == ']' {
+			return c.end(raw, i+1, fail)
 		}
-		return fail(i, "field \"items.ids\": expected , or ] after element %d", len(c.items)-1)
+		return fail(i, "field \"items.ids\": expected , or ] after element %d", k)
 	}
+}
+
+// end checks that only whitespace follows the array.
+func (c *idColumn) end(raw []byte, i int, fail func(int, string, ...any) error) error {
+	if i = skipWSb(raw, i); i < len(raw) {
+		return fail(i, "field \"items.ids\": unexpected %q after the array", raw[i])
+	}
+	return nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -108,7 +125,7 @@ func (c *scoreColumn) UnmarshalJSON(raw []byte) error {
 	c.scores = make([]float64, 0, elements(raw))
 	i = skipWSb(raw, i+1)
 	if i < len(raw) && raw[i] == ']' {
-		return nil
+		return c.end(raw, i+1, fail)
 	}
 	for {
 		start := i
@@ -117,6 +134,9 @@ func (c *scoreColumn) UnmarshalJSON(raw []byte) error {
 		}
 		if start == i {
 			return fail(start, "field \"items.scores[%d]\": expected a number, found JSON %s", len(c.scores), kind(raw, start))
+		}
+		if !jsonNumber(raw[start:i]) {
+			return fail(start, "field \"items.scores[%d]\": %s is not a JSON number", len(c.scores), raw[start:i])
 		}
 		v, err := strconv.ParseFloat(string(raw[start:i]), 64)
 		if err != nil || math.IsInf(v, 0) {
@@ -128,23 +148,62 @@ func (c *scoreColumn) UnmarshalJSON(raw []byte) error {
 			continue
 		}
 		if i < len(raw) && raw[i] == ']' {
-			return nil
+			return c.end(raw, i+1, fail)
 		}
 		return fail(i, "field \"items.scores[%d]\": expected a number", len(c.scores))
 	}
+}
+
+// end checks that only whitespace follows the array.
+func (c *scoreColumn) end(raw []byte, i int, fail func(int, string, ...any) error) error {
+	if i = skipWSb(raw, i); i < len(raw) {
+		return fail(i, "field \"items.scores\": unexpected %q after the array", raw[i])
+	}
+	return nil
+}
+
+// jsonNumber reports whether b is a number in JSON's grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func jsonNumber(b []byte) bool {
+	i := 0
+	digits := func() bool {
+		s := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > s
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(b)
 }
 
 // elements bounds the number of elements of a flat JSON array by its commas
 // (commas inside strings count too: an upper bound, for the capacity).
 func elements(raw []byte) int {
 	return bytes.Count(raw, []byte{','}) + 1
-}
-
-func skipWS(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 func skipWSb(s []byte, i int) int {

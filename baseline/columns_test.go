@@ -53,8 +53,8 @@ func TestColumnDecoders(t *testing.T) {
 	var want []string
 	json.Unmarshal(raw, &want)
 	var got []string
-	for _, it := range ids.items {
-		got = append(got, it.ID)
+	for i := range ids.cols.Len() {
+		got = append(got, ids.cols.ID(i))
 	}
 	if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != 5 {
 		t.Errorf("ids %q, want %q", got, want)
@@ -75,7 +75,7 @@ func TestColumnDecoders(t *testing.T) {
 	for _, bad := range []string{`["a", null]`, `["a", 1]`, `"a"`, `[["a"]]`} {
 		var ids idColumn
 		if err := json.Unmarshal([]byte(bad), &ids); err != nil || ids.err == nil {
-			t.Errorf("ids %s: no error (%v)", bad, ids.items)
+			t.Errorf("ids %s: no error (%v)", bad, ids.cols)
 		}
 	}
 }

@@ -63,8 +63,9 @@ type File struct {
 	Score, PassRate float64
 	// Criteria are the run's per-criterion figures, in rubric order.
 	Criteria []gate.CriterionStats
-	// Items are the scored items, in run order. Stored as columns.
-	Items []gate.ItemScore
+	// Items are the scored items, in run order, in pointer-free columns
+	// (stored as columns in the file too).
+	Items *gate.ItemColumns
 
 	// rb caches the decoded rubric (set by New and Read).
 	rb *rubric.Rubric
@@ -86,6 +87,15 @@ type Meta struct {
 // New does not check that the run passed: only write baselines of passing
 // runs (the caller's rule).
 func New(rb *rubric.Rubric, rep *gate.Report, items []gate.ItemScore, m Meta) (*File, error) {
+	return NewColumns(rb, rep, gate.ColumnsOf(items), m)
+}
+
+// NewColumns is [New] with the items in columns, which the file keeps (the
+// caller must not append to them afterwards).
+func NewColumns(rb *rubric.Rubric, rep *gate.Report, items *gate.ItemColumns, m Meta) (*File, error) {
+	if items == nil {
+		items = &gate.ItemColumns{}
+	}
 	if rb == nil {
 		return nil, errors.New("baseline: no rubric")
 	}
@@ -123,7 +133,7 @@ func New(rb *rubric.Rubric, rep *gate.Report, items []gate.ItemScore, m Meta) (*
 		Score:           *rep.Score,
 		PassRate:        *rep.PassRate,
 		Criteria:        append([]gate.CriterionStats(nil), rep.Criteria...),
-		Items:           append([]gate.ItemScore(nil), items...),
+		Items:           items,
 		rb:              rb,
 	}
 	if err := f.validate(); err != nil {
@@ -201,7 +211,8 @@ func (f *File) Write(w io.Writer) error {
 
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.Write(head)
-	fmt.Fprintf(bw, ",\n  \"items\": {\n    \"count\": %d,\n    \"ids\": ", len(f.Items))
+	n := f.Items.Len()
+	fmt.Fprintf(bw, ",\n  \"items\": {\n    \"count\": %d,\n    \"ids\": ", n)
 	var b []byte
 	flush := func(last bool) {
 		if len(b) >= 1<<15 || last {
@@ -210,19 +221,19 @@ func (f *File) Write(w io.Writer) error {
 		}
 	}
 	b = append(b, '[')
-	for i, it := range f.Items {
+	for i := range n {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, it.ID)
+		b = appendJSONString(b, f.Items.ID(i))
 		flush(false)
 	}
 	b = append(b, "],\n    \"scores\": ["...)
-	for i, it := range f.Items {
+	for i, v := range f.Items.Scores() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONFloat(b, it.Score)
+		b = appendJSONFloat(b, v)
 		flush(false)
 	}
 	b = append(b, "]\n  }\n}\n"...)
@@ -273,8 +284,14 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%s: empty file; expected a baseline JSON object", name)
 	}
+	// A file as Write makes it (any whitespace and member order) is read
+	// without encoding/json's passes over the item columns; anything else,
+	// and any error, goes through encoding/json, which names the problem.
 	var w wire
-	err = json.Unmarshal(data, &w)
+	if !readFast(data, &w) {
+		w = wire{}
+		err = json.Unmarshal(data, &w)
+	}
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
 		line, col := position(data, syn.Offset)
@@ -331,16 +348,16 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 			return nil, fmt.Errorf("%s: %s", name, c.msg)
 		}
 	}
-	items, scores := w.Items.IDs.items, w.Items.Scores.scores
+	items, scores := w.Items.IDs.cols, w.Items.Scores.scores
 	created, err := time.Parse(time.RFC3339, *w.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: field \"created_at\": expected an RFC 3339 time, found %q", name, *w.CreatedAt)
 	}
-	if len(items) != len(scores) {
-		return nil, fmt.Errorf("%s: field \"items\": %d ids but %d scores; the columns must have the same length", name, len(items), len(scores))
+	if items.Len() != len(scores) {
+		return nil, fmt.Errorf("%s: field \"items\": %d ids but %d scores; the columns must have the same length", name, items.Len(), len(scores))
 	}
-	if w.Items.Count != nil && *w.Items.Count != len(items) {
-		return nil, fmt.Errorf("%s: field \"items.count\" is %d but there are %d items (truncated or edited file?)", name, *w.Items.Count, len(items))
+	if w.Items.Count != nil && *w.Items.Count != items.Len() {
+		return nil, fmt.Errorf("%s: field \"items.count\" is %d but there are %d items (truncated or edited file?)", name, *w.Items.Count, items.Len())
 	}
 	canon, err := compactJSON(w.RubricCanonical)
 	if err != nil {
@@ -360,8 +377,8 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	if rb.Name != w.Rubric.Name {
 		return nil, fmt.Errorf("%s: the embedded rubric is named %q but the file says %q", name, rb.Name, w.Rubric.Name)
 	}
-	for i := range items {
-		items[i].Score = scores[i]
+	for i, v := range scores {
+		items.SetScore(i, v)
 	}
 	f := &File{
 		Schema:          *w.Schema,
@@ -475,21 +492,22 @@ func (f *File) validate() error {
 			}
 		}
 	}
-	if len(f.Items) == 0 {
+	n := f.Items.Len()
+	if n == 0 {
 		return errors.New("field \"items\": no items; a baseline needs the scored items")
 	}
 	if err := uniqueIDs(f.Items); err != nil {
 		return err
 	}
-	for i, it := range f.Items {
-		if it.ID == "" {
+	scores := f.Items.Scores()
+	for i := range n {
+		if id := f.Items.ID(i); id == "" {
 			return fmt.Errorf("field \"items.ids[%d]\": empty id", i)
+		} else if !utf8.ValidString(id) {
+			return fmt.Errorf("field \"items.ids[%d]\": id %q is not valid UTF-8", i, id)
 		}
-		if !utf8.ValidString(it.ID) {
-			return fmt.Errorf("field \"items.ids[%d]\": id %q is not valid UTF-8", i, it.ID)
-		}
-		if !(it.Score >= 0 && it.Score <= 100) { // also NaN
-			return inRange(fmt.Sprintf("items.scores[%d]", i), it.Score, 0, 100)
+		if s := scores[i]; !(s >= 0 && s <= 100) { // also NaN
+			return inRange(fmt.Sprintf("items.scores[%d]", i), s, 0, 100)
 		}
 	}
 	return f.checkFigures()
@@ -517,27 +535,27 @@ func (f *File) checkFigures() error {
 	if f.rb != nil {
 		threshold = f.rb.Threshold - 1e-9 // as the gate compares
 	}
-	for _, it := range f.Items {
-		sum += it.Score
-		if it.Score >= threshold {
+	for _, s := range f.Items.Scores() {
+		sum += s
+		if s >= threshold {
 			atThreshold++
 		}
 	}
-	n := float64(len(f.Items))
+	n := float64(f.Items.Len())
 	if mean := sum / n; math.Abs(mean-f.Score) > figureTolerance {
-		return fmt.Errorf("field \"score\" is %v but the %d items average %.6g; the file was edited or is corrupt", f.Score, len(f.Items), mean)
+		return fmt.Errorf("field \"score\" is %v but the %d items average %.6g; the file was edited or is corrupt", f.Score, f.Items.Len(), mean)
 	}
 	if f.rb == nil {
 		return nil
 	}
 	if most := float64(atThreshold) / n; f.PassRate > most+figureTolerance {
-		return fmt.Errorf("field \"pass_rate\" is %v but only %d of %d items reach the threshold %v (at most %.6g); the file was edited or is corrupt", f.PassRate, atThreshold, len(f.Items), f.rb.Threshold, most)
+		return fmt.Errorf("field \"pass_rate\" is %v but only %d of %d items reach the threshold %v (at most %.6g); the file was edited or is corrupt", f.PassRate, atThreshold, f.Items.Len(), f.rb.Threshold, most)
 	}
 	if len(f.Criteria) != len(f.rb.Criteria) {
 		return fmt.Errorf("field \"criteria\": %d criteria but the embedded rubric has %d", len(f.Criteria), len(f.rb.Criteria))
 	}
 	for i := range f.Criteria {
-		if err := checkCriterion(fmt.Sprintf("criteria[%d]", i), &f.Criteria[i], &f.rb.Criteria[i], len(f.Items)); err != nil {
+		if err := checkCriterion(fmt.Sprintf("criteria[%d]", i), &f.Criteria[i], &f.rb.Criteria[i], f.Items.Len()); err != nil {
 			return err
 		}
 	}
@@ -618,11 +636,11 @@ func checkCriterion(field string, c *gate.CriterionStats, rc *rubric.Criterion, 
 // uniqueIDs refuses duplicate ids. It sorts 64-bit hashes of the ids (8
 // bytes an item, much cheaper than a map for a million items) and falls
 // back to an exact check when two hashes are equal.
-func uniqueIDs(items []gate.ItemScore) error {
+func uniqueIDs(items *gate.ItemColumns) error {
 	seed := maphash.MakeSeed()
-	hs := make([]uint64, len(items))
-	for i, it := range items {
-		hs[i] = maphash.String(seed, it.ID)
+	hs := make([]uint64, items.Len())
+	for i := range hs {
+		hs[i] = maphash.String(seed, items.ID(i))
 	}
 	hs = radixSort(hs)
 	for i := 1; i < len(hs); i++ {
@@ -663,13 +681,14 @@ func radixSort(a []uint64) []uint64 {
 	return a
 }
 
-func uniqueIDsExact(items []gate.ItemScore) error {
-	seen := make(map[string]int, len(items))
-	for i, it := range items {
-		if j, ok := seen[it.ID]; ok {
-			return dupError(i, j, it.ID)
+func uniqueIDsExact(items *gate.ItemColumns) error {
+	seen := make(map[string]int, items.Len())
+	for i := range items.Len() {
+		id := items.ID(i)
+		if j, ok := seen[id]; ok {
+			return dupError(i, j, id)
 		}
-		seen[it.ID] = i
+		seen[id] = i
 	}
 	return nil
 }

@@ -26,8 +26,8 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
-	if !reflect.DeepEqual(got.Items, testItems) {
-		t.Errorf("items = %v, want %v", got.Items, testItems)
+	if !reflect.DeepEqual(got.Items.Items(), testItems) {
+		t.Errorf("items = %v, want %v", got.Items.Items(), testItems)
 	}
 	if !reflect.DeepEqual(got.Criteria, f.Criteria) {
 		t.Errorf("criteria = %+v, want %+v", got.Criteria, f.Criteria)
@@ -55,7 +55,7 @@ func TestRoundTrip(t *testing.T) {
 	if b.Source != want {
 		t.Errorf("source = %+v, want %+v", b.Source, want)
 	}
-	if b.Score != 75 || len(b.Items) != 3 || len(b.Criteria) != 2 {
+	if b.Score != 75 || b.Items.Len() != 3 || len(b.Criteria) != 2 {
 		t.Errorf("Gate figures: %+v", b)
 	}
 }
@@ -194,7 +194,7 @@ func TestItemsCompact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Items, items) {
+	if !reflect.DeepEqual(got.Items.Items(), items) {
 		t.Error("items differ after a round trip")
 	}
 }
@@ -281,7 +281,7 @@ func TestFileJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(g.Items, f.Items) || g.Rubric != f.Rubric {
+	if !reflect.DeepEqual(g.Items.Items(), f.Items.Items()) || g.Rubric != f.Rubric {
 		t.Errorf("json round trip: %+v", g)
 	}
 	if err := json.Unmarshal([]byte(`{"schema":3}`), &g); err == nil || !strings.Contains(err.Error(), "schema 3 is not supported") {

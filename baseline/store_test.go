@@ -75,7 +75,7 @@ func TestDirSaveLatest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Latest: %v", err)
 	}
-	if got.Rubric != f.Rubric || len(got.Items) != len(f.Items) {
+	if got.Rubric != f.Rubric || got.Items.Len() != f.Items.Len() {
 		t.Errorf("Latest read %+v", got)
 	}
 	if src.Kind != "dir" || src.Location != want || src.SHA != testMeta.SHA || src.RunID != testMeta.RunID {
@@ -174,7 +174,7 @@ func TestDirSaveCrashSafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _, err := Dir{Root: root}.Latest(context.Background(), q)
-	if err != nil || got.Score != newer.Score || len(got.Items) != 5000 {
+	if err != nil || got.Score != newer.Score || got.Items.Len() != 5000 {
 		t.Fatalf("after a good Save: err %v", err)
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
@@ -214,10 +214,10 @@ func TestFileStore(t *testing.T) {
 }
 
 func TestUniqueIDsExact(t *testing.T) {
-	if err := uniqueIDsExact(testItems); err != nil {
+	if err := uniqueIDsExact(gate.ColumnsOf(testItems)); err != nil {
 		t.Error(err)
 	}
-	err := uniqueIDsExact([]gate.ItemScore{{ID: "x"}, {ID: "y"}, {ID: "x"}})
+	err := uniqueIDsExact(gate.ColumnsOf([]gate.ItemScore{{ID: "x"}, {ID: "y"}, {ID: "x"}}))
 	if err == nil || !strings.Contains(err.Error(), `items.ids[2]": duplicate id "x" (also items.ids[0])`) {
 		t.Errorf("got %v", err)
 	}

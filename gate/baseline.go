@@ -41,7 +41,7 @@ type Baseline struct {
 	// Criteria are the baseline run's per-criterion figures.
 	Criteria []CriterionStats
 	// Items are the baseline's items, in the order they were stored.
-	Items []ItemScore
+	Items *ItemColumns
 	// Source says where it came from.
 	Source BaselineSource
 }

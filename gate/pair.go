@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"strings"
 )
 
 // Paired is the item-level comparison of a run with its baseline.
@@ -74,7 +73,7 @@ const z975 = 1.959963984540054
 // for the normal interval.
 type Pairer struct {
 	worstN int
-	items  baseItems
+	items  *ItemColumns
 	index  idIndex
 	// next is the position after the last item found: a run in the
 	// baseline's order finds each item there without hashing (-1: off, the
@@ -95,62 +94,34 @@ type Pairer struct {
 // strings while the run is scored), so the caller may drop items.
 // worstN is how many regressions to keep.
 func NewPairer(items []ItemScore, worstN int) *Pairer {
-	bi := newBaseItems(items)
-	index, unique := newIDIndex(bi)
-	pr := &Pairer{worstN: worstN, items: bi, index: index, seen: make([]bool, len(items))}
+	return NewPairerColumns(ColumnsOf(items), worstN)
+}
+
+// NewPairerColumns indexes the baseline's items, kept in columns (which the
+// pairer reads and the caller must not change while it is used).
+func NewPairerColumns(items *ItemColumns, worstN int) *Pairer {
+	if items == nil {
+		items = &ItemColumns{}
+	}
+	index, unique := newIDIndex(items)
+	pr := &Pairer{worstN: worstN, items: items, index: index, seen: make([]bool, items.Len())}
 	if !unique {
 		pr.next = -1
 	}
-	for _, it := range items {
-		pr.base.add(it.Score)
+	for _, s := range items.scores {
+		pr.base.add(s)
 	}
 	return pr
-}
-
-// baseItems are baseline items in columns without pointers: the ids
-// concatenated, their end offsets, and the scores.
-type baseItems struct {
-	ids    string
-	end    []uint64
-	scores []float64
-}
-
-func newBaseItems(items []ItemScore) baseItems {
-	n := 0
-	for _, it := range items {
-		n += len(it.ID)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	bi := baseItems{end: make([]uint64, len(items)), scores: make([]float64, len(items))}
-	for i, it := range items {
-		b.WriteString(it.ID)
-		bi.end[i] = uint64(b.Len())
-		bi.scores[i] = it.Score
-	}
-	bi.ids = b.String()
-	return bi
-}
-
-func (b *baseItems) len() int { return len(b.scores) }
-
-// id is the i-th item's id.
-func (b *baseItems) id(i int) string {
-	start := uint64(0)
-	if i > 0 {
-		start = b.end[i-1]
-	}
-	return b.ids[start:b.end[i]]
 }
 
 // Add takes one current item (call it from ScoreOptions.OnItem). Unscored
 // items are left out of the comparison.
 func (pr *Pairer) Add(it *ItemResult) {
 	i := -1
-	if n := pr.next; n >= 0 && n < pr.items.len() && pr.items.id(n) == it.ID {
+	if n := pr.next; n >= 0 && n < pr.items.Len() && pr.items.ID(n) == it.ID {
 		i = n
 	} else {
-		i = pr.index.find(&pr.items, it.ID)
+		i = pr.index.find(pr.items, it.ID)
 	}
 	if i >= 0 && pr.next >= 0 {
 		pr.next = i + 1
@@ -206,7 +177,7 @@ func (pr *Pairer) Result() *Paired {
 		if !s {
 			p.Removed++
 			if len(p.RemovedIDs) < listedIDs {
-				p.RemovedIDs = append(p.RemovedIDs, pr.items.id(i))
+				p.RemovedIDs = append(p.RemovedIDs, pr.items.ID(i))
 			}
 		}
 	}
@@ -228,14 +199,14 @@ func (pr *Pairer) Result() *Paired {
 			p.Resamples = resamples(p.Common)
 			p.CI95 = bootstrapPaired(rng, pr.pb, pr.pc, p.Resamples)
 		}
-	case pr.cur.n >= 2 && pr.items.len() >= 2:
+	case pr.cur.n >= 2 && pr.items.Len() >= 2:
 		p.Method = "unpaired"
-		if max(pr.cur.n, pr.items.len()) >= NormalIntervalItems {
+		if max(pr.cur.n, pr.items.Len()) >= NormalIntervalItems {
 			p.Interval = "normal"
 			p.CI95 = normalUnpaired(pr.base, pr.cur)
 		} else {
 			p.Interval = "bootstrap"
-			p.Resamples = resamples(max(pr.cur.n, pr.items.len()))
+			p.Resamples = resamples(max(pr.cur.n, pr.items.Len()))
 			p.CI95 = bootstrapUnpaired(rng, pr.items.scores, pr.curAll, p.Resamples)
 		}
 	}
@@ -318,15 +289,15 @@ type idIndex struct {
 }
 
 // newIDIndex indexes items; unique is false when an id repeats.
-func newIDIndex(items baseItems) (x idIndex, unique bool) {
+func newIDIndex(items *ItemColumns) (x idIndex, unique bool) {
 	size := uint64(4)
-	for size < 2*uint64(items.len()) {
+	for size < 2*uint64(items.Len()) {
 		size <<= 1
 	}
 	x = idIndex{seed: maphash.MakeSeed(), mask: size - 1, slots: make([]uint64, size)}
 	unique = true
-	for i := range items.len() {
-		id := items.id(i)
+	for i := range items.Len() {
+		id := items.ID(i)
 		h := maphash.String(x.seed, id)
 		tag := h >> 32
 		for j := h & x.mask; ; j = (j + 1) & x.mask {
@@ -336,7 +307,7 @@ func newIDIndex(items baseItems) (x idIndex, unique bool) {
 				break
 			}
 			// A duplicate id: the later item wins, as in a map.
-			if s>>32 == tag && items.id(int(s&0xffffffff)-1) == id {
+			if s>>32 == tag && items.ID(int(s&0xffffffff)-1) == id {
 				x.slots[j] = tag<<32 | uint64(i+1)
 				unique = false
 				break
@@ -347,7 +318,7 @@ func newIDIndex(items baseItems) (x idIndex, unique bool) {
 }
 
 // find returns the position of id in items, or -1.
-func (x *idIndex) find(items *baseItems, id string) int {
+func (x *idIndex) find(items *ItemColumns, id string) int {
 	h := maphash.String(x.seed, id)
 	tag := h >> 32
 	for j := h & x.mask; ; j = (j + 1) & x.mask {
@@ -356,7 +327,7 @@ func (x *idIndex) find(items *baseItems, id string) int {
 			return -1
 		}
 		if s>>32 == tag {
-			if i := int(s&0xffffffff) - 1; items.id(i) == id {
+			if i := int(s&0xffffffff) - 1; items.ID(i) == id {
 				return i
 			}
 		}

@@ -175,13 +175,13 @@ func TestPairerSwitchesToNormal(t *testing.T) {
 // occupied slots).
 func TestIDIndex(t *testing.T) {
 	items := []ItemScore{{"a", 1}, {"b", 2}, {"a", 3}, {"", 4}}
-	x, unique := newIDIndex(newBaseItems(items))
+	x, unique := newIDIndex(ColumnsOf(items))
 	if unique {
 		t.Error("a repeated id not noticed")
 	}
 	for id, want := range map[string]int{"a": 2, "b": 1, "": 3, "c": -1, "aa": -1} {
-		bi := newBaseItems(items)
-		if got := x.find(&bi, id); got != want {
+		bi := ColumnsOf(items)
+		if got := x.find(bi, id); got != want {
 			t.Errorf("find(%q) = %d, want %d", id, got, want)
 		}
 	}
@@ -189,13 +189,13 @@ func TestIDIndex(t *testing.T) {
 	for i := range 1000 {
 		many = append(many, ItemScore{ID: fmt.Sprint("id", i)})
 	}
-	bm := newBaseItems(many)
+	bm := ColumnsOf(many)
 	y, unique := newIDIndex(bm)
 	if !unique {
 		t.Error("unique ids reported as repeated")
 	}
 	for i := range many {
-		if got := y.find(&bm, many[i].ID); got != i {
+		if got := y.find(bm, many[i].ID); got != i {
 			t.Fatalf("find(%q) = %d", many[i].ID, got)
 		}
 	}

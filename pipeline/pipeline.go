@@ -178,27 +178,29 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 			return nil, fmt.Errorf("baseline %s: %w", bsrc.Location, err)
 		}
 		if o.BaselineLoaded != nil {
-			o.BaselineLoaded(len(base.Items))
+			o.BaselineLoaded(base.Items.Len())
 		}
 	}
 
 	// Score under the current rubric; pair with the baseline when the rubric is the same.
 	// The items are kept only for a new baseline (a million of them take
 	// tens of megabytes).
-	var items itemChunks
+	// In pointer-free columns: a million id strings kept live would be
+	// rescanned by every collection while the run is scored.
+	var items *gate.ItemColumns
 	wantItems := o.WriteBaseline || o.SaveDir != nil
 	var pairer *gate.Pairer
 	th := o.Thresholds
 	sameRubric := base != nil && base.RubricHash == rb.Hash()
+	if wantItems {
+		items = &gate.ItemColumns{}
+	}
 	if sameRubric {
-		pairer = gate.NewPairer(base.Items, th.WorstItems)
-		// The pairer holds a compact copy; dropping the items spares the
-		// collector a million id strings to rescan while the run is scored.
-		base.Items = nil
+		pairer = gate.NewPairerColumns(base.Items, th.WorstItems)
 	}
 	cur, err := o.Results.Score(rb, gate.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && wantItems {
-			items.add(gate.ItemScore{ID: it.ID, Score: it.Score})
+			items.Append(it.ID, it.Score)
 		}
 		if sameRubric {
 			pairer.Add(it)
@@ -215,8 +217,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	var compared *gate.Report
 	var rescoreErr error
 	if base != nil && !sameRubric {
-		rescorePairer := gate.NewPairer(base.Items, th.WorstItems)
-		base.Items = nil // as above
+		rescorePairer := gate.NewPairerColumns(base.Items, th.WorstItems)
 		compared, rescoreErr = o.Results.Score(base.Rubric, gate.ScoreOptions{
 			MaxUnscored: o.MaxUnscored,
 			Read:        gate.ReadOptions{IgnoreUnknown: true},
@@ -292,7 +293,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 			meta.SHA, meta.Ref, meta.Repository, meta.RunID, meta.RunURL = b.SHA, b.Ref, b.Repository, b.RunID, b.RunURL
 			meta.Branch = b.Branch
 		}
-		bf, err := baseline.New(rb, cur, items.all(), meta)
+		bf, err := baseline.NewColumns(rb, cur, items, meta)
 		if err != nil {
 			return nil, fmt.Errorf("new baseline: %w", err)
 		}

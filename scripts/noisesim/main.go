@@ -178,7 +178,7 @@ func trial(rb *rubric.Rubric, m *model, shift float64, regen bool) (blockPlain, 
 		return false, false, err
 	}
 	paired := pr.Result()
-	b := &gate.Baseline{Rubric: rb, RubricHash: baseRep.Rubric.Hash, Score: *baseRep.Score, PassRate: *baseRep.PassRate, Criteria: baseRep.Criteria, Items: baseItems,
+	b := &gate.Baseline{Rubric: rb, RubricHash: baseRep.Rubric.Hash, Score: *baseRep.Score, PassRate: *baseRep.PassRate, Criteria: baseRep.Criteria, Items: gate.ColumnsOf(baseItems),
 		Source: gate.BaselineSource{Kind: "file", Location: "sim", CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
 	decide := func(mode gate.NoisyMode) bool {
 		th := gate.DefaultThresholds
