@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -87,24 +86,5 @@ func TestReadColumnErrorPosition(t *testing.T) {
 	_, err := Read(strings.NewReader(data), "b.json", 0)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("b.json:%d:", line)) || !strings.Contains(err.Error(), `"items.scores[0]": expected a number, found JSON null`) {
 		t.Errorf("error %v (line %d)", err, line)
-	}
-}
-
-// radixSort sorts like slices.Sort, above and below its cut-over size.
-func TestRadixSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 1, 100, 5000, 70000} {
-		a := make([]uint64, n)
-		for i := range a {
-			a[i] = rng.Uint64()
-			if i%7 == 0 {
-				a[i] &= 0xffff // small values too
-			}
-		}
-		want := slices.Clone(a)
-		slices.Sort(want)
-		if got := radixSort(a); !slices.Equal(got, want) {
-			t.Errorf("n=%d: not sorted", n)
-		}
 	}
 }

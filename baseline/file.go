@@ -21,11 +21,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -633,52 +631,14 @@ func checkCriterion(field string, c *gate.CriterionStats, rc *rubric.Criterion, 
 	return nil
 }
 
-// uniqueIDs refuses duplicate ids. It sorts 64-bit hashes of the ids (8
-// bytes an item, much cheaper than a map for a million items) and falls
-// back to an exact check when two hashes are equal.
+// uniqueIDs refuses duplicate ids. The columns' id index finds whether
+// any id repeats (and is kept for the gate's pairing); the exact check
+// names the first repeat.
 func uniqueIDs(items *gate.ItemColumns) error {
-	seed := maphash.MakeSeed()
-	hs := make([]uint64, items.Len())
-	for i := range hs {
-		hs[i] = maphash.String(seed, items.ID(i))
-	}
-	hs = radixSort(hs)
-	for i := 1; i < len(hs); i++ {
-		if hs[i] == hs[i-1] {
-			return uniqueIDsExact(items)
-		}
+	if items.HasDuplicate() {
+		return uniqueIDsExact(items)
 	}
 	return nil
-}
-
-// radixSort sorts hashes (LSD radix sort, four 16-bit digits: a few times
-// faster than a comparison sort on a million of them). It may return a
-// different slice.
-func radixSort(a []uint64) []uint64 {
-	if len(a) < 1<<12 {
-		slices.Sort(a)
-		return a
-	}
-	tmp := make([]uint64, len(a))
-	var count [1 << 16]int
-	for shift := uint(0); shift < 64; shift += 16 {
-		clear(count[:])
-		for _, v := range a {
-			count[(v>>shift)&0xffff]++
-		}
-		pos := 0
-		for i, c := range count {
-			count[i] = pos
-			pos += c
-		}
-		for _, v := range a {
-			d := (v >> shift) & 0xffff
-			tmp[count[d]] = v
-			count[d]++
-		}
-		a, tmp = tmp, a
-	}
-	return a
 }
 
 func uniqueIDsExact(items *gate.ItemColumns) error {

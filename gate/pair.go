@@ -2,7 +2,6 @@ package gate
 
 import (
 	"container/heap"
-	"hash/maphash"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -74,7 +73,7 @@ const z975 = 1.959963984540054
 type Pairer struct {
 	worstN int
 	items  *ItemColumns
-	index  idIndex
+	index  *idIndex
 	// next is the position after the last item found: a run in the
 	// baseline's order finds each item there without hashing (-1: off, the
 	// baseline repeats an id).
@@ -103,9 +102,9 @@ func NewPairerColumns(items *ItemColumns, worstN int) *Pairer {
 	if items == nil {
 		items = &ItemColumns{}
 	}
-	index, unique := newIDIndex(items)
+	index := items.index()
 	pr := &Pairer{worstN: worstN, items: items, index: index, seen: make([]bool, items.Len())}
-	if !unique {
+	if !index.unique {
 		pr.next = -1
 	}
 	for _, s := range items.scores {
@@ -276,62 +275,6 @@ func normalUnpaired(b, c moments1) *[2]float64 {
 func normalAround(est, variance float64) *[2]float64 {
 	h := z975 * math.Sqrt(max(variance, 0))
 	return &[2]float64{est - h, est + h}
-}
-
-// idIndex finds a baseline item's position by id: an open-addressing hash
-// table of positions (8 bytes a slot, at most half full) keyed by a 64-bit
-// hash of the id, with the ids themselves compared on a hit. For a million
-// items it takes 16 MB, against about 60 MB for a map of strings.
-type idIndex struct {
-	seed  maphash.Seed
-	mask  uint64
-	slots []uint64 // high 32 bits: hash tag; low 32 bits: position+1; 0 empty
-}
-
-// newIDIndex indexes items; unique is false when an id repeats.
-func newIDIndex(items *ItemColumns) (x idIndex, unique bool) {
-	size := uint64(4)
-	for size < 2*uint64(items.Len()) {
-		size <<= 1
-	}
-	x = idIndex{seed: maphash.MakeSeed(), mask: size - 1, slots: make([]uint64, size)}
-	unique = true
-	for i := range items.Len() {
-		id := items.ID(i)
-		h := maphash.String(x.seed, id)
-		tag := h >> 32
-		for j := h & x.mask; ; j = (j + 1) & x.mask {
-			s := x.slots[j]
-			if s == 0 {
-				x.slots[j] = tag<<32 | uint64(i+1)
-				break
-			}
-			// A duplicate id: the later item wins, as in a map.
-			if s>>32 == tag && items.ID(int(s&0xffffffff)-1) == id {
-				x.slots[j] = tag<<32 | uint64(i+1)
-				unique = false
-				break
-			}
-		}
-	}
-	return x, unique
-}
-
-// find returns the position of id in items, or -1.
-func (x *idIndex) find(items *ItemColumns, id string) int {
-	h := maphash.String(x.seed, id)
-	tag := h >> 32
-	for j := h & x.mask; ; j = (j + 1) & x.mask {
-		s := x.slots[j]
-		if s == 0 {
-			return -1
-		}
-		if s>>32 == tag {
-			if i := int(s&0xffffffff) - 1; items.ID(i) == id {
-				return i
-			}
-		}
-	}
 }
 
 // resamples bounds the bootstrap's work: 1,000 resamples up to 20,000 items,

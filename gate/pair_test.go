@@ -171,33 +171,62 @@ func TestPairerSwitchesToNormal(t *testing.T) {
 }
 
 // The id index finds every item, misses absent ids, lets a later duplicate
-// win as a map would, and finds every one of many items (probing past
-// occupied slots).
+// win as a map would (also when one id fills a bucket), and finds every one
+// of many items at sizes that take one and two radix passes.
 func TestIDIndex(t *testing.T) {
 	items := []ItemScore{{"a", 1}, {"b", 2}, {"a", 3}, {"", 4}}
-	x, unique := newIDIndex(ColumnsOf(items))
-	if unique {
+	bi := ColumnsOf(items)
+	x := newIDIndex(bi)
+	if x.unique || !bi.HasDuplicate() {
 		t.Error("a repeated id not noticed")
 	}
 	for id, want := range map[string]int{"a": 2, "b": 1, "": 3, "c": -1, "aa": -1} {
-		bi := ColumnsOf(items)
 		if got := x.find(bi, id); got != want {
 			t.Errorf("find(%q) = %d, want %d", id, got, want)
 		}
 	}
-	var many []ItemScore
-	for i := range 1000 {
-		many = append(many, ItemScore{ID: fmt.Sprint("id", i)})
-	}
-	bm := ColumnsOf(many)
-	y, unique := newIDIndex(bm)
-	if !unique {
-		t.Error("unique ids reported as repeated")
-	}
-	for i := range many {
-		if got := y.find(bm, many[i].ID); got != i {
-			t.Fatalf("find(%q) = %d", many[i].ID, got)
+	for _, n := range []int{0, 1, 2, 3, 1000, 70_000} {
+		var many []ItemScore
+		for i := range n {
+			many = append(many, ItemScore{ID: fmt.Sprint("id", i)})
 		}
+		bm := ColumnsOf(many)
+		y := newIDIndex(bm)
+		if !y.unique || bm.HasDuplicate() {
+			t.Errorf("n=%d: unique ids reported as repeated", n)
+		}
+		for i := range many {
+			if got := y.find(bm, many[i].ID); got != i {
+				t.Fatalf("n=%d: find(%q) = %d", n, many[i].ID, got)
+			}
+		}
+		if got := y.find(bm, "absent"); got != -1 {
+			t.Errorf("n=%d: find(absent) = %d", n, got)
+		}
+	}
+	var same []ItemScore
+	for i := range 5000 {
+		same = append(same, ItemScore{ID: "x"}, ItemScore{ID: fmt.Sprint("y", i%7)})
+	}
+	bs := ColumnsOf(same)
+	z := newIDIndex(bs)
+	if z.unique || len(z.ent) != 8 {
+		t.Errorf("repeated ids: unique %v, %d entries kept (want 8)", z.unique, len(z.ent))
+	}
+	if got := z.find(bs, "x"); got != 9998 {
+		t.Errorf("find(x) = %d, want the last, 9998", got)
+	}
+	if got := z.find(bs, "y3"); got != 9989 {
+		t.Errorf("find(y3) = %d, want the last, 9989", got)
+	}
+	// An append drops the index: a repeat it makes is seen.
+	bm := ColumnsOf([]ItemScore{{"p", 1}, {"q", 2}})
+	if bm.HasDuplicate() {
+		t.Error("p, q: repeated")
+	}
+	bm.Append("p", 3)
+	if !bm.HasDuplicate() || bm.index().find(bm, "p") != 2 {
+		t.Error("the index was not rebuilt after an append")
 	}
 }
 
