@@ -210,8 +210,8 @@ func TestIDIndex(t *testing.T) {
 	}
 	bs := ColumnsOf(same)
 	z := newIDIndex(bs)
-	if z.unique || len(z.ent) != 8 {
-		t.Errorf("repeated ids: unique %v, %d entries kept (want 8)", z.unique, len(z.ent))
+	if z.unique || len(z.pos) != 8 {
+		t.Errorf("repeated ids: unique %v, %d entries kept (want 8)", z.unique, len(z.pos))
 	}
 	if got := z.find(bs, "x"); got != 9998 {
 		t.Errorf("find(x) = %d, want the last, 9998", got)
