@@ -30,6 +30,8 @@ type columnError struct {
 type idColumn struct {
 	cols *gate.ItemColumns
 	err  *columnError
+	// idBytes is the room to make for the ids (0: a guess from the bytes).
+	idBytes int
 }
 
 // scoreColumn decodes the "scores" column, like idColumn.
@@ -44,26 +46,44 @@ type scoreColumn struct {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *idColumn) UnmarshalJSON(raw []byte) error {
-	c.cols, c.err = nil, nil
-	fail := func(at int, format string, a ...any) error {
-		c.cols, c.err = nil, &columnError{raw: raw, at: at, msg: fmt.Sprintf(format, a...)}
-		return nil
+	n := elements(raw)
+	// Two quotes and a comma an id: room enough.
+	c.idBytes = max(len(raw)-3*n, 1)
+	if i := c.parse(raw, n); i >= 0 {
+		if i = skipWSb(raw, i); i < len(raw) {
+			c.fail(raw, i, "field \"items.ids\": unexpected %q after the array", raw[i])
+		}
 	}
+	return nil
+}
+
+func (c *idColumn) fail(raw []byte, at int, format string, a ...any) int {
+	c.cols, c.err = nil, &columnError{raw: raw, at: at, msg: fmt.Sprintf(format, a...)}
+	return -1
+}
+
+// parse parses the array of strings at the start of raw (after whitespace),
+// with room for n ids, and returns the offset after it (-1 on an error,
+// which c.err holds).
+func (c *idColumn) parse(raw []byte, n int) int {
+	c.cols, c.err = nil, nil
 	i := skipWSb(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
-		return fail(i, "field \"items.ids\": expected an array of strings, found JSON %s", kind(raw, i))
+		return c.fail(raw, i, "field \"items.ids\": expected an array of strings, found JSON %s", kind(raw, i))
 	}
-	// The ids take the column's bytes less two quotes and a comma each.
-	n := elements(raw)
-	c.cols = gate.NewItemColumns(n, max(len(raw)-3*n, 0))
+	if c.idBytes <= 0 {
+		// raw runs past the column: guess 13 bytes an id (it grows).
+		c.idBytes = max(min(len(raw), 16*n)-3*n, 0)
+	}
+	c.cols = gate.NewItemColumns(n, c.idBytes)
 	i = skipWSb(raw, i+1)
 	if i < len(raw) && raw[i] == ']' {
-		return c.end(raw, i+1, fail)
+		return i + 1
 	}
 	for {
 		k := c.cols.Len()
 		if i >= len(raw) || raw[i] != '"' {
-			return fail(i, "field \"items.ids[%d]\": expected a string, found JSON %s", k, kind(raw, i))
+			return c.fail(raw, i, "field \"items.ids[%d]\": expected a string, found JSON %s", k, kind(raw, i))
 		}
 		start, plain := i, true
 		i++
@@ -75,12 +95,12 @@ func (c *idColumn) UnmarshalJSON(raw []byte) error {
 			case ch >= utf8.RuneSelf:
 				plain = false
 			case ch < 0x20:
-				return fail(i, "field \"items.ids[%d]\": invalid character %q in string", k, ch)
+				return c.fail(raw, i, "field \"items.ids[%d]\": invalid character %q in string", k, ch)
 			}
 			i++
 		}
 		if i >= len(raw) {
-			return fail(start, "field \"items.ids[%d]\": unterminated string", k)
+			return c.fail(raw, start, "field \"items.ids[%d]\": unterminated string", k)
 		}
 		i++
 		if plain {
@@ -88,7 +108,7 @@ func (c *idColumn) UnmarshalJSON(raw []byte) error {
 		} else {
 			var id string
 			if err := json.Unmarshal(raw[start:i], &id); err != nil {
-				return fail(start, "field \"items.ids[%d]\": %v", k, err)
+				return c.fail(raw, start, "field \"items.ids[%d]\": %v", k, err)
 			}
 			c.cols.Append(id, 0)
 		}
@@ -97,35 +117,40 @@ func (c *idColumn) UnmarshalJSON(raw []byte) error {
 			continue
 		}
 		if i < len(raw) && raw[i] == ']' {
-			return c.end(raw, i+1, fail)
+			return i + 1
 		}
-		return fail(i, "field \"items.ids\": expected , or ] after element %d", k)
+		return c.fail(raw, i, "field \"items.ids\": expected , or ] after element %d", k)
 	}
-}
-
-// end checks that only whitespace follows the array.
-func (c *idColumn) end(raw []byte, i int, fail func(int, string, ...any) error) error {
-	if i = skipWSb(raw, i); i < len(raw) {
-		return fail(i, "field \"items.ids\": unexpected %q after the array", raw[i])
-	}
-	return nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *scoreColumn) UnmarshalJSON(raw []byte) error {
-	c.scores, c.err = nil, nil
-	fail := func(at int, format string, a ...any) error {
-		c.scores, c.err = nil, &columnError{raw: raw, at: at, msg: fmt.Sprintf(format, a...)}
-		return nil
+	if i := c.parse(raw, elements(raw)); i >= 0 {
+		if i = skipWSb(raw, i); i < len(raw) {
+			c.fail(raw, i, "field \"items.scores\": unexpected %q after the array", raw[i])
+		}
 	}
+	return nil
+}
+
+func (c *scoreColumn) fail(raw []byte, at int, format string, a ...any) int {
+	c.scores, c.err = nil, &columnError{raw: raw, at: at, msg: fmt.Sprintf(format, a...)}
+	return -1
+}
+
+// parse parses the array of numbers at the start of raw (after
+// whitespace), with room for n, and returns the offset after it (-1 on an
+// error, which c.err holds).
+func (c *scoreColumn) parse(raw []byte, n int) int {
+	c.scores, c.err = nil, nil
 	i := skipWSb(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
-		return fail(i, "field \"items.scores\": expected an array of numbers, found JSON %s", kind(raw, i))
+		return c.fail(raw, i, "field \"items.scores\": expected an array of numbers, found JSON %s", kind(raw, i))
 	}
-	c.scores = make([]float64, 0, elements(raw))
+	c.scores = make([]float64, 0, n)
 	i = skipWSb(raw, i+1)
 	if i < len(raw) && raw[i] == ']' {
-		return c.end(raw, i+1, fail)
+		return i + 1
 	}
 	for {
 		start := i
@@ -133,14 +158,18 @@ func (c *scoreColumn) UnmarshalJSON(raw []byte) error {
 			i++
 		}
 		if start == i {
-			return fail(start, "field \"items.scores[%d]\": expected a number, found JSON %s", len(c.scores), kind(raw, start))
+			return c.fail(raw, start, "field \"items.scores[%d]\": expected a number, found JSON %s", len(c.scores), kind(raw, start))
 		}
-		if !jsonNumber(raw[start:i]) {
-			return fail(start, "field \"items.scores[%d]\": %s is not a JSON number", len(c.scores), raw[start:i])
-		}
-		v, err := strconv.ParseFloat(string(raw[start:i]), 64)
-		if err != nil || math.IsInf(v, 0) {
-			return fail(start, "field \"items.scores[%d]\": %s is not a finite number", len(c.scores), raw[start:i])
+		v, ok := parseNumber(raw[start:i])
+		if !ok {
+			if !jsonNumber(raw[start:i]) {
+				return c.fail(raw, start, "field \"items.scores[%d]\": %s is not a JSON number", len(c.scores), raw[start:i])
+			}
+			var err error
+			v, err = strconv.ParseFloat(string(raw[start:i]), 64)
+			if err != nil || math.IsInf(v, 0) {
+				return c.fail(raw, start, "field \"items.scores[%d]\": %s is not a finite number", len(c.scores), raw[start:i])
+			}
 		}
 		c.scores = append(c.scores, v)
 		if i = skipWSb(raw, i); i < len(raw) && raw[i] == ',' {
@@ -148,18 +177,64 @@ func (c *scoreColumn) UnmarshalJSON(raw []byte) error {
 			continue
 		}
 		if i < len(raw) && raw[i] == ']' {
-			return c.end(raw, i+1, fail)
+			return i + 1
 		}
-		return fail(i, "field \"items.scores[%d]\": expected a number", len(c.scores))
+		return c.fail(raw, i, "field \"items.scores[%d]\": expected a number", len(c.scores))
 	}
 }
 
-// end checks that only whitespace follows the array.
-func (c *scoreColumn) end(raw []byte, i int, fail func(int, string, ...any) error) error {
-	if i = skipWSb(raw, i); i < len(raw) {
-		return fail(i, "field \"items.scores\": unexpected %q after the array", raw[i])
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseNumber converts the common plain decimals (-?digits(.digits)?, at
+// most 2^53 as an integer without the point, at most 22 decimals) exactly
+// as strconv.ParseFloat does, without its generality: the digits are an
+// exact float64 and one division by an exact power of ten rounds correctly
+// (Clinger's fast path, which strconv takes for these too). ok is false
+// for anything else (exponents, more digits, a lone '-', leading zeros):
+// the caller checks those with the JSON grammar and strconv.
+func parseNumber(b []byte) (float64, bool) {
+	i, neg := 0, false
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
 	}
-	return nil
+	start := i
+	var m uint64
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		if m >= 1<<53/10 {
+			return 0, false // may pass 2^53: strconv's job
+		}
+		m = m*10 + uint64(b[i]-'0')
+		i++
+	}
+	if i == start || (b[start] == '0' && i-start > 1) {
+		return 0, false
+	}
+	frac := 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		fs := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			if m >= 1<<53/10 {
+				return 0, false
+			}
+			m = m*10 + uint64(b[i]-'0')
+			i++
+		}
+		frac = i - fs
+		if frac == 0 || frac >= len(pow10) {
+			return 0, false
+		}
+	}
+	if i != len(b) {
+		return 0, false
+	}
+	v := float64(m) / pow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // jsonNumber reports whether b is a number in JSON's grammar:

@@ -126,28 +126,30 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 			return nil, 0, false
 		}
 		i = skipWSb(data, i+1)
-		ve, ok := skipValue(data, i)
-		if !ok {
-			return nil, 0, false
+		// A column parses in place when the count came first (as Write puts
+		// it) and is believable: it sizes the column.
+		n := -1
+		if it.Count != nil && *it.Count >= 0 && *it.Count <= (len(data)-i)/2 {
+			n = *it.Count
 		}
-		v := data[i:ve]
-		if string(v) == "null" {
-			return nil, 0, false
-		}
+		var ve int
 		switch {
+		case i+4 <= len(data) && string(data[i:i+4]) == "null":
+			return nil, 0, false
 		case key == "count" && it.Count == nil:
-			if err := json.Unmarshal(v, &it.Count); err != nil {
+			var ok bool
+			if ve, ok = skipValue(data, i); !ok || json.Unmarshal(data[i:ve], &it.Count) != nil {
 				return nil, 0, false
 			}
 		case key == "ids" && it.IDs == nil:
 			var c idColumn
-			if c.UnmarshalJSON(v); c.err != nil {
+			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
 				return nil, 0, false
 			}
 			it.IDs = &c
 		case key == "scores" && it.Scores == nil:
 			var c scoreColumn
-			if c.UnmarshalJSON(v); c.err != nil {
+			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
 				return nil, 0, false
 			}
 			it.Scores = &c
@@ -164,6 +166,26 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 		}
 		return nil, 0, false
 	}
+}
+
+// parseColumn parses the column at data[i:] with parse, given room for n
+// elements (n < 0: unknown, counted from the column found by skipValue);
+// it returns the offset after the column, or -1.
+func parseColumn(data []byte, i, n int, parse func(raw []byte, n int) int) int {
+	if n >= 0 {
+		if e := parse(data[i:], n); e >= 0 {
+			return i + e
+		}
+		return -1
+	}
+	ve, ok := skipValue(data, i)
+	if !ok {
+		return -1
+	}
+	if e := parse(data[i:ve], elements(data[i:ve])); e >= 0 {
+		return i + e
+	}
+	return -1
 }
 
 // skipString returns the offset after the JSON string starting at data[i]
