@@ -343,6 +343,31 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
+// floatCache remembers how recent scores were written: a run's scores take
+// few distinct values (weighted means of a few integer levels), and
+// formatting each of a million took most of Write's time.
+type floatCache struct {
+	bits [1 << 10]uint64
+	n    [1 << 10]uint8 // 0: empty
+	text [1 << 10][32]byte
+}
+
+// append appends f as appendJSONFloat does.
+func (c *floatCache) append(b []byte, f float64) []byte {
+	bits := math.Float64bits(f)
+	k := (bits * 0x9e3779b97f4a7c15) >> (64 - 10)
+	if n := c.n[k]; n > 0 && c.bits[k] == bits {
+		return append(b, c.text[k][:n]...)
+	}
+	start := len(b)
+	b = appendJSONFloat(b, f)
+	if n := len(b) - start; n <= len(c.text[k]) {
+		c.bits[k], c.n[k] = bits, uint8(n)
+		copy(c.text[k][:], b[start:])
+	}
+	return b
+}
+
 // kind names the JSON value starting at raw[i], as encoding/json does.
 func kind(raw []byte, i int) string {
 	if i >= len(raw) {

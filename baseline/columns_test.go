@@ -88,3 +88,26 @@ func TestReadColumnErrorPosition(t *testing.T) {
 		t.Errorf("error %v (line %d)", err, line)
 	}
 }
+
+// The score cache writes what appendJSONFloat writes, for repeated values,
+// values that share a slot, both zeros and long forms.
+func TestFloatCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	vals := []float64{0, math.Copysign(0, -1), 1e-7, 1.2345678901234567e-7, 99.99999999999999, 1e21}
+	for range 3000 {
+		vals = append(vals, float64(rng.IntN(300))/3, 100*rng.Float64())
+	}
+	var fc floatCache
+	var got, want []byte
+	for range 3 {
+		for _, v := range vals {
+			got = fc.append(got, v)
+			got = append(got, ',')
+			want = appendJSONFloat(want, v)
+			want = append(want, ',')
+		}
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("the cache wrote other text than appendJSONFloat")
+	}
+}

@@ -227,11 +227,12 @@ func (f *File) Write(w io.Writer) error {
 		flush(false)
 	}
 	b = append(b, "],\n    \"scores\": ["...)
+	var fc floatCache
 	for i, v := range f.Items.Scores() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONFloat(b, v)
+		b = fc.append(b, v)
 		flush(false)
 	}
 	b = append(b, "]\n  }\n}\n"...)
