@@ -265,7 +265,7 @@ func TestTuneGC(t *testing.T) {
 	if debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		t.Error("memory limit changed")
 	}
-	if !tuneGC(env("", ""), 1_000_000) || debug.SetMemoryLimit(-1) != 64<<20+48_000_000 || debug.SetGCPercent(100) != 50 {
+	if !tuneGC(env("", ""), 1_000_000) || debug.SetMemoryLimit(-1) != 40<<20+52_000_000 || debug.SetGCPercent(100) != 50 {
 		t.Error("a 1M-item baseline did not bound the heap")
 	}
 }
