@@ -66,7 +66,8 @@ const NormalIntervalItems = 10_000
 const z975 = 1.959963984540054
 
 // Pairer builds a Paired view while the current run streams past. The
-// baseline is indexed by a hash table of item positions (no map of strings);
+// baseline's items are pointer-free columns ([ItemColumns]) and found by
+// their id index (no map of strings);
 // item values are kept for the bootstrap only while the run is smaller than
 // NormalIntervalItems, and summarised in one pass (running co-moments)
 // for the normal interval.
@@ -96,8 +97,10 @@ func NewPairer(items []ItemScore, worstN int) *Pairer {
 	return NewPairerColumns(ColumnsOf(items), worstN)
 }
 
-// NewPairerColumns indexes the baseline's items, kept in columns (which the
-// pairer reads and the caller must not change while it is used).
+// NewPairerColumns pairs with the baseline's items, kept in columns (which
+// the pairer reads and the caller must not append to while it is used); it
+// uses their id index, built here unless a duplicate check already did
+// (baseline.Read does).
 func NewPairerColumns(items *ItemColumns, worstN int) *Pairer {
 	if items == nil {
 		items = &ItemColumns{}
