@@ -71,7 +71,7 @@ func TestReadFast(t *testing.T) {
 		b, _ := json.Marshal(m2)
 		return b
 	}
-	first := []byte(`{"items":` + string(m["items"]) + "," + strings.TrimPrefix(string(compact.Bytes()), "{"))
+	first := []byte(`{"items":` + string(m["items"]) + "," + strings.TrimPrefix(compact.String(), "{"))
 	first = bytes.Replace(first, []byte(`,"items":`+string(mustCompact(t, m["items"]))), nil, 1)
 	if !bytes.HasPrefix(first, []byte(`{"items":`)) || bytes.Count(first, []byte(`"items"`)) != 1 {
 		t.Fatalf("items first: %.200s", first)
