@@ -191,3 +191,41 @@ func FuzzReadFast(f *testing.F) {
 		sameDecode(t, data)
 	})
 }
+
+// A score column reads every number as strconv.ParseFloat does, bit for
+// bit, through the exact fast path, the cache of repeated values (whose
+// slots are shared) and strconv.
+func TestScoreColumnValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var nums []string
+	for range 50_000 {
+		f := 90 + 10*rng.Float64() // sixteen digits from 90.07: past the fast path
+		if rng.IntN(2) == 0 {
+			f = float64(rng.IntN(3000)) / 30
+		}
+		s := string(appendJSONFloat(nil, f))
+		if rng.IntN(5) == 0 {
+			s = strconv.FormatFloat(f, 'e', -1, 64)
+		}
+		nums = append(nums, s)
+	}
+	raw := []byte("[" + strings.Join(nums, ",") + "]")
+	var c scoreColumn
+	if c.UnmarshalJSON(raw); c.err != nil {
+		t.Fatal(c.err.msg)
+	}
+	for i, s := range nums {
+		want, _ := strconv.ParseFloat(s, 64)
+		if math.Float64bits(c.scores[i]) != math.Float64bits(want) {
+			t.Fatalf("%s read as %v, want %v", s, c.scores[i], want)
+		}
+	}
+	var nc numCache
+	nc.put([]byte("93.33333333333333"), 93.33333333333333)
+	if v, ok := nc.get([]byte("93.33333333333333")); !ok || v != 93.33333333333333 {
+		t.Error("cached value not found")
+	}
+	if _, ok := nc.get([]byte("93.33333333333334")); ok {
+		t.Error("another number found in the cache")
+	}
+}
