@@ -271,7 +271,7 @@ func gateJudgeFlags(fs *flag.FlagSet, c *judgeConfig) {
 // file it wrote.
 func judgeForGate(ctx context.Context, c *judgeConfig, t *tierConfig, rb *rubric.Rubric, e *env) (string, error) {
 	jc := *c
-	jc.model, jc.productionModel, jc.sameFamily = t.judgeModel, t.productionModel, t.sameFamily
+	jc.model, jc.productionModel, jc.sameFamily = t.JudgeModel, t.ProductionModel, t.SameFamily
 	jc.seed, jc.rpm, jc.retries = 1, 0, 6
 	jc.timeout, jc.maxWait, jc.progress = 60*time.Second, 5*time.Minute, "auto"
 	if strings.TrimSpace(jc.model) == "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/fraction"
+	userr "github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
@@ -172,4 +173,14 @@ func openInputs(patterns []string, format string, e *env) ([]gate.Input, func(),
 // formatHelp is the --format flag's help.
 func formatHelp() string {
 	return "results format: " + strings.Join(results.Names(), ", ") + " (default: from the file's name and content)"
+}
+
+// usageOf reports a library's setting mistake (a *userr.Error) as a usage
+// error; other errors pass through.
+func usageOf(err error) error {
+	var u *userr.Error
+	if errors.As(err, &u) {
+		return &usageError{u.Msg}
+	}
+	return err
 }

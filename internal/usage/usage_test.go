@@ -1,0 +1,21 @@
+package usage
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestErrorIsFoundThroughWrapping(t *testing.T) {
+	err := fmt.Errorf("gate: %w", Errorf("--tier %q: expected one of %s", "33", "10,25"))
+	var u *Error
+	if !errors.As(err, &u) || u.Msg != `--tier "33": expected one of 10,25` {
+		t.Fatalf("%v", err)
+	}
+	if Wrap(nil) != nil {
+		t.Fatal("Wrap(nil) is not nil")
+	}
+	if !errors.As(Wrap(errors.New("bad")), &u) || u.Msg != "bad" {
+		t.Fatal("Wrap lost the message")
+	}
+}
