@@ -9,9 +9,9 @@ import (
 
 	"github.com/rubricgate/rubricgate/calibrate"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/results"
 	"github.com/rubricgate/rubricgate/rubric"
-	"github.com/rubricgate/rubricgate/internal/usage"
 )
 
 func TestParseTier(t *testing.T) {
