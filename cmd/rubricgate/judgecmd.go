@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/judge"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -55,19 +54,19 @@ func cmdJudge(args []string, e *env) (int, error) {
 	fs.StringVar(&c.out, "out", "", "results file to write (JSON lines; - for stdout)")
 	judgeFlags(fs, &c)
 	pos, err := parseArgs(fs, args)
-	if err == nil && len(pos) > 0 {
-		err = usagef("judge: unexpected argument %q", pos[0])
-	} else if err == nil && c.out == "" {
-		err = usagef("--out is required")
+	switch {
+	case err != nil:
+		return exitError, err
+	case len(pos) > 0:
+		return exitError, usagef("judge: unexpected argument %q", pos[0])
+	case c.out == "":
+		return exitError, usagef("--out is required")
 	}
+	rb, _, err := loadRubric(*rubricPath, e)
 	if err != nil {
 		return exitError, err
 	}
-	rb, _, err := loadRubric(*rubricPath, e)
-	if err == nil {
-		err = runJudge(context.Background(), &c, rb, e)
-	}
-	if err != nil {
+	if err := runJudge(context.Background(), &c, rb, e); err != nil {
 		return exitError, err
 	}
 	return exitPass, nil
@@ -89,11 +88,7 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) er
 	if err != nil {
 		return usageOf(err)
 	}
-	if c.out == "-" {
-		_, err := e.stdout.Write(buf.Bytes())
-		return err
-	}
-	return stage.WriteAtomic(c.out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
+	return writeOutputs(e, []output{{Path: c.out, Write: func(w io.Writer) error { _, err := buf.WriteTo(w); return err }}})
 }
 
 // gateJudgeFlags declares the judge flags of the one-step gate (gate
