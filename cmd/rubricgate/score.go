@@ -96,11 +96,7 @@ func cmdScore(args []string, e *env) (int, error) {
 
 // junit writes the JUnit XML report through the table of renderers.
 func junit(w io.Writer, g *gate.GateReport, title string, now time.Time) error {
-	fn, err := render.Lookup("junit", render.Options{Title: title, Now: now})
-	if err != nil {
-		return err
-	}
-	return fn(w, g)
+	return render.Table(render.Options{Title: title, Now: now})["junit"](w, g)
 }
 
 // parseShare reads a share such as "5%" or "0.05" (see internal/fraction).
