@@ -14,7 +14,7 @@ import (
 func ParseOptions(metric, minAgreement string) (Options, error) {
 	m, err := ParseMetric(metric)
 	if err != nil {
-		return Options{}, usage.Errorf("--metric: %v", err)
+		return Options{}, usage.Errorf("--metric: %w", err)
 	}
 	min, err := fraction.ParsePositive("--min-agreement", minAgreement)
 	if err != nil {

@@ -140,7 +140,7 @@ func (o *Options) config(rb *rubric.Rubric) (Config, error) {
 	}
 	policy, err := calibrate.ParseFamilyPolicy(o.SameFamily)
 	if err != nil {
-		return cfg, usage.Errorf("same-family: %v", err)
+		return cfg, usage.Errorf("same-family: %w", err)
 	}
 	if strings.TrimSpace(o.ProductionModel) != "" {
 		fc, err := calibrate.CheckFamilies(cfg.Model, o.ProductionModel, rb.ModelFamilies, policy)

@@ -38,7 +38,7 @@ func ParseTier(s TierSettings, rb *rubric.Rubric) (*Tier, error) {
 	t := &Tier{JudgeModel: strings.TrimSpace(s.JudgeModel), ProductionModel: strings.TrimSpace(s.ProductionModel)}
 	var err error
 	if t.Family, err = calibrate.ParseFamilyPolicy(s.SameFamily); err != nil {
-		return nil, usage.Errorf("same-family: %v", err)
+		return nil, usage.Errorf("same-family: %w", err)
 	}
 	if t.MinAgreement, err = fraction.ParsePositive("min-agreement", s.MinAgreement); err != nil {
 		return nil, usage.Wrap(err)

@@ -15,7 +15,11 @@ func TestErrorIsFoundThroughWrapping(t *testing.T) {
 	if Wrap(nil) != nil {
 		t.Fatal("Wrap(nil) is not nil")
 	}
-	if !errors.As(Wrap(errors.New("bad")), &u) || u.Msg != "bad" {
-		t.Fatal("Wrap lost the message")
+	cause := errors.New("bad")
+	if err := Errorf("--metric: %w", cause); !errors.As(err, &u) || u.Msg != "--metric: bad" || !errors.Is(err, cause) {
+		t.Fatalf("Errorf with %%w: %v", err)
+	}
+	if err := Wrap(cause); !errors.As(err, &u) || u.Msg != "bad" || !errors.Is(err, cause) {
+		t.Fatal("Wrap lost the message or the cause")
 	}
 }
