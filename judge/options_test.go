@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -105,5 +106,38 @@ func TestOptionsRunJudgesAndRedacts(t *testing.T) {
 	cfg, err := o.config(rb)
 	if err != nil || !slices.Contains(cfg.Secrets, "pa55word-XYZ") || !slices.Contains(cfg.Secrets, testKey) {
 		t.Fatalf("secrets %q: %v", cfg.Secrets, err)
+	}
+}
+
+func TestIsTerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(&bytes.Buffer{}) || isTerminal(f) {
+		t.Error("a buffer or a regular file taken for a terminal")
+	}
+	// /dev/zero: a character device (on some sandboxes /dev/null is not).
+	dev, err := os.OpenFile("/dev/zero", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer dev.Close()
+	if !isTerminal(dev) {
+		t.Error("a character device not taken for a terminal")
+	}
+}
+
+func TestCallFailedHidesTheURL(t *testing.T) {
+	cause := &url.Error{Op: "Post", URL: "http://user:pa55word@127.0.0.1:1/v1/chat", Err: errors.New("connection refused")}
+	err := callFailed(context.Background(), cause)
+	if !errors.Is(err, errTransport) || err.Error() != "transport error: Post: connection refused" {
+		t.Errorf("transport: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := callFailed(ctx, cause); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }
