@@ -4,13 +4,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
+	"github.com/rubricgate/rubricgate/pipeline"
+	"github.com/rubricgate/rubricgate/results"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -27,8 +30,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	// now is the clock (nil: time.Now).
-	now func() time.Time
+	now            func() time.Time // the clock (nil: time.Now)
 	// githubHome is where a container action finds the runner's mounted
 	// home ("": /github/home); tests point it at a temp dir.
 	githubHome string
@@ -70,66 +72,57 @@ Inside GitHub Actions with no arguments, rubricgate runs the gate from the actio
 Exit status: 0 pass, 1 blocked, 2 error.
 `
 
+// commands are the subcommands by name.
+var commands = map[string]func([]string, *env) (int, error){
+	"score": cmdScore, "gate": cmdGate, "judge": cmdJudge, "comment": cmdComment,
+	"calibrate": cmdCalibrate, "rubric": cmdRubric,
+}
+
 // run executes one command line and returns the exit status.
 func run(args []string, e *env) int {
-	if len(args) == 0 && e.inActions() {
+	switch {
+	case len(args) == 0 && e.inActions():
 		return runAction(e)
-	}
-	if len(args) == 0 {
+	case len(args) == 0:
 		fmt.Fprint(e.stderr, usage)
 		return exitError
-	}
-	var code int
-	var err error
-	switch args[0] {
-	case "score":
-		code, err = cmdScore(args[1:], e)
-	case "gate":
-		code, err = cmdGate(args[1:], e, nil)
-	case "judge":
-		code, err = cmdJudge(args[1:], e)
-	case "comment":
-		code, err = cmdComment(args[1:], e)
-	case "calibrate":
-		code, err = cmdCalibrate(args[1:], e)
-	case "rubric":
-		code, err = cmdRubric(args[1:], e)
-	case "help", "-h", "--help":
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		fmt.Fprint(e.stdout, usage)
 		return exitPass
-	case "version", "--version":
+	case args[0] == "version" || args[0] == "--version":
 		fmt.Fprintln(e.stdout, "rubricgate", version())
 		return exitPass
-	default:
-		err = usagef("unknown command %q", args[0])
 	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		return fail(e, usagef("unknown command %q", args[0]))
+	}
+	code, err := cmd(args[1:], e)
 	if err != nil {
 		return fail(e, err)
 	}
 	return code
 }
 
-// fail prints an error and returns exit 2. Inside Actions it also makes an
-// error annotation.
+// fail prints an error and returns exit 2 (with a hint for a usage error
+// from here or a library). Inside Actions it also makes an error annotation.
 func fail(e *env, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitPass // -h asked for the usage, which the flag set printed
 	}
-	msg := err.Error()
-	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(msg))
+	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(err.Error()))
 	var u *usageError
-	if errors.As(err, &u) {
+	var ru *results.UsageError
+	var hc *host.ConfigError
+	var ps *pipeline.SettingsError
+	if errors.As(err, &u) || errors.As(err, &ru) || errors.As(err, &hc) || errors.As(err, &ps) {
 		fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
 	}
 	if e.inActions() {
-		fmt.Fprintf(e.stdout, "::error title=rubricgate::%s\n", escapeCommand(msg))
+		fmt.Fprintf(e.stdout, "::error title=rubricgate::%s\n", safe.CommandMessage(err.Error()))
 	}
 	return exitError
 }
-
-// escapeCommand escapes a workflow command's message as the runner expects
-// and neutralises bidi and other format characters (see safe.CommandMessage).
-func escapeCommand(s string) string { return safe.CommandMessage(s) }
 
 // newFlags makes a flag set that reports errors instead of exiting.
 func newFlags(name string, e *env) *flag.FlagSet {
@@ -192,34 +185,25 @@ func loadRubric(path string, e *env) (*rubric.Rubric, []rubric.Warning, error) {
 
 // warn prints a warning; inside Actions as a ::warning annotation.
 func warn(e *env, file string, line int, msg string) {
-	if e.inActions() {
-		props := "title=rubricgate"
-		if file != "" {
-			props = fmt.Sprintf("file=%s,line=%d,title=rubricgate", escapeProperty(file), line)
-		}
-		fmt.Fprintf(e.stdout, "::warning %s::%s\n", props, escapeCommand(msg))
+	if !e.inActions() {
+		fmt.Fprintf(e.stderr, "warning: %s\n", safe.LogLine(msg))
 		return
 	}
-	fmt.Fprintf(e.stderr, "warning: %s\n", safe.LogLine(msg))
+	props := "title=rubricgate"
+	if file != "" {
+		esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+		props = fmt.Sprintf("file=%s,line=%d,title=rubricgate", esc.Replace(file), line)
+	}
+	fmt.Fprintf(e.stdout, "::warning %s::%s\n", props, safe.CommandMessage(msg))
 }
 
-func escapeProperty(s string) string {
-	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-	return r.Replace(s)
-}
-
-// output is one file a command writes once everything is computed (see
-// internal/stage: all or nothing).
-type output = stage.Output
-
-// staged holds a command's outputs until they are renamed into place together.
-type staged = stage.Set
+// output is one file a command writes once everything is computed, staged
+// holds them until they are renamed into place together (internal/stage:
+// all or nothing).
+type (
+	output = stage.Output
+	staged = stage.Set
+)
 
 // writeOutputs writes every output (stdout for "-") all or nothing.
-func writeOutputs(e *env, outs []output) error {
-	var stdout io.Writer = io.Discard
-	if e != nil {
-		stdout = e.stdout
-	}
-	return stage.WriteAll(stdout, outs)
-}
+func writeOutputs(e *env, outs []output) error { return stage.WriteAll(e.stdout, outs) }

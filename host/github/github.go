@@ -192,8 +192,10 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 	return b, ev, nil
 }
 
-// Host is the GitHub Actions host of one run.
+// Host is the GitHub Actions host of one run. Its Runner maps paths
+// between a container action and the runner host.
 type Host struct {
+	Runner
 	build  *host.Build
 	event  *Event
 	getenv func(string) string
@@ -209,7 +211,7 @@ func New(getenv func(string) string, stdout io.Writer) (*Host, error) {
 		return nil, err
 	}
 	out := &keepErr{w: stdout}
-	return &Host{build: b, event: ev, getenv: getenv, out: out,
+	return &Host{Runner: Runner{Getenv: getenv}, build: b, event: ev, getenv: getenv, out: out,
 		gha: githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(out))}, nil
 }
 
@@ -467,8 +469,37 @@ func (c *Commenter) RunPullRequest(ctx context.Context, run *WorkflowRun) (int, 
 	return n, nil
 }
 
+// Commenting is the pull request's sticky comment, posted with o.Token.
+// The gate's previous comment is read back (for the record of an accepted
+// regression) only when it can be the gate's own: a token, a named author,
+// and not a fork's pull request, whose read-only token never posted it.
+func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
+	c := host.Commenting{Noun: "comment"}
+	if o.Token == "" {
+		c.Missing = "comment: no github-token given; the comment was not posted"
+		return c
+	}
+	cm := h.Commenter(o.Token, o.Author)
+	cm.Logf = o.Logf
+	c.Commenter = cm
+	if o.Mode != host.CommentNever && o.Author != "*" && o.Author != "" && !h.event.FromFork() {
+		c.Previous = func(ctx context.Context, key string) (string, bool, error) {
+			svc, err := cm.service()
+			if err != nil {
+				return "", false, err
+			}
+			ctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			return svc.Existing(ctx, h.build.ChangeRequest, key)
+		}
+	}
+	return c
+}
+
 // Interface checks.
 var (
+	_ host.Host      = (*Host)(nil)
+	_ host.Files     = (*Host)(nil)
 	_ host.BuildInfo = (*Host)(nil)
 	_ host.Reporter  = (*Host)(nil)
 	_ host.Stores    = (*Host)(nil)
