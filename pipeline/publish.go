@@ -4,17 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/render"
 )
 
 // PublishOptions say how [Publish] shows an outcome.
 type PublishOptions struct {
-	// Comments is the host's commenting (host.Host.Commenting), Mode the
-	// comment setting.
-	Comments host.Commenting
-	Mode     host.CommentMode
+	// Comment are the comment settings (see host.Host.Commenting).
+	Comment host.CommentOptions
 	// ReportPath and BaselinePath are the JSON report and the new baseline
 	// written ("" for none), as this process names them.
 	ReportPath, BaselinePath string
@@ -22,6 +22,12 @@ type PublishOptions struct {
 	// outputs); when last fails it puts the files back and returns the
 	// error.
 	Commit func(last func() error) error
+	// Log receives the decision's log lines. With Annotate (a host whose
+	// reporter makes annotations: GitHub Actions) the blocking reasons and
+	// the warnings are annotations through the host's reporter; otherwise
+	// the warnings go to Warn.
+	Log      io.Writer
+	Annotate bool
 	// Warn shows a warning.
 	Warn func(msg string)
 }
@@ -32,15 +38,15 @@ type PublishOptions struct {
 // are committed with the outputs as the last step of the commit: when they
 // cannot be written the files are put back and the error returned (exit
 // 2), since later steps (the baseline upload) rely on them. The job summary
-// is for people: a failure to write it is a warning. It returns the log
-// line saying what the comment did ("" for nothing).
-func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) (logLine string, err error) {
+// is for people: a failure to write it is a warning. Last the decision is
+// logged (render.DecisionLog), with what the comment did.
+func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) error {
 	warn := func(s string) {
 		if o.Warn != nil {
 			o.Warn(s)
 		}
 	}
-	url, logLine := postComment(ctx, h.Build(), out, o, warn)
+	url, commentLine := postComment(ctx, h, out, o.Comment, warn)
 	path := func(p string) string {
 		if f, ok := h.(host.Files); ok {
 			return f.HostPath(p)
@@ -60,19 +66,40 @@ func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) (
 		return nil
 	}
 	if err := o.Commit(last); err != nil {
-		return "", err
+		return err
 	}
-	return logLine, nil
+	if o.Log == nil {
+		return nil
+	}
+	// The rubric's warnings were shown with their file and line when it
+	// was loaded: the others only.
+	shown, rep := *out.Report, *out.Report.Report
+	rep.Warnings = rep.Warnings[out.RubricWarnings:]
+	shown.Report = &rep
+	for _, l := range render.DecisionLog(&shown, o.BaselinePath, o.Annotate) {
+		switch {
+		case l.Annotation == nil:
+			fmt.Fprintln(o.Log, l.Line)
+		case o.Annotate:
+			_ = h.Annotate(*l.Annotation) // the log is best effort
+		default:
+			warn(l.Annotation.Message)
+		}
+	}
+	if commentLine != "" {
+		fmt.Fprintln(o.Log, commentLine)
+	}
+	return nil
 }
 
 // postComment posts or updates the sticky comment and returns its address
 // and the log line saying what it did.
-func postComment(ctx context.Context, b *host.Build, out *Outcome, o PublishOptions, warn func(string)) (url, logLine string) {
-	c := o.Comments
+func postComment(ctx context.Context, h host.Host, out *Outcome, o host.CommentOptions, warn func(string)) (url, logLine string) {
+	c := h.Commenting(o)
 	if c.Noun == "" {
 		return "", "" // a host without comments
 	}
-	ok, w := host.ShouldComment(o.Mode, b)
+	ok, w := host.ShouldComment(o.Mode, h.Build())
 	if w != "" {
 		warn(w)
 	}

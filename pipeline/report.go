@@ -17,9 +17,13 @@ import (
 )
 
 // ReadReport reads a gate JSON report another job made (data: parsed with
-// a size cap of limit bytes, never executed or unpacked) and checks it with
-// [CheckReport].
-func ReadReport(path string, limit int64) (*gate.GateReport, error) {
+// a size cap of maxReport, a size like 10MiB, never executed or unpacked)
+// and checks it with [CheckReport].
+func ReadReport(path, maxReport string) (*gate.GateReport, error) {
+	limit, err := ParseSize("max-report", maxReport)
+	if err != nil {
+		return nil, err
+	}
 	data, err := boundedio.ReadFile(path, limit)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/sethvargo/go-githubactions"
-
 	ghhost "github.com/rubricgate/rubricgate/host/github"
 	"github.com/rubricgate/rubricgate/pipeline"
 )
@@ -14,8 +12,8 @@ import (
 // runAction runs inside GitHub Actions with no arguments: the command and
 // its flags come from the action inputs (INPUT_<NAME>), with the same names.
 func runAction(e *env) int {
-	gha := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.stdout))
-	command := gha.GetInput("command")
+	r := ghhost.Runner{Getenv: e.getenv, Home: e.githubHome}
+	command, cmd := r.Input("command"), cmdGate
 	if command == "" {
 		command = "gate"
 	}
@@ -25,26 +23,13 @@ func runAction(e *env) int {
 		gateFlags(fs, &gateConfig{})
 	case "comment":
 		commentFlags(fs, &commentConfig{})
+		cmd = cmdComment
 	default:
 		return fail(e, usagef("input command %q: expected gate or comment", command))
 	}
-	var args []string
-	fs.VisitAll(func(f *flag.Flag) {
-		if v := gha.GetInput(f.Name); v != "" {
-			args = append(args, "--"+f.Name+"="+v)
-		}
-	})
-	r := ghhost.Runner{Getenv: e.getenv, Home: e.githubHome}
-	for _, name := range ghhost.PathInputs {
-		if fs.Lookup(name) != nil {
-			if err := r.CheckInput(name, gha.GetInput(name)); err != nil {
-				return fail(e, err)
-			}
-		}
-	}
-	cmd := cmdGate
-	if command == "comment" {
-		cmd = cmdComment
+	args, err := r.Args(fs)
+	if err != nil {
+		return fail(e, err)
 	}
 	code, err := cmd(args, e)
 	if err != nil {
@@ -83,11 +68,7 @@ func cmdComment(args []string, e *env) (int, error) {
 	case c.report == "":
 		return exitError, usagef("comment: --report is required")
 	}
-	limit, err := pipeline.ParseSize("max-report", c.maxReport)
-	if err != nil {
-		return exitError, err
-	}
-	g, err := pipeline.ReadReport(c.report, limit)
+	g, err := pipeline.ReadReport(c.report, c.maxReport)
 	if err != nil {
 		return exitError, err
 	}

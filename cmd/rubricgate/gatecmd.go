@@ -5,16 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os/exec"
-	"path/filepath"
 
-	"github.com/rubricgate/rubricgate/baseline"
-	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	ghhost "github.com/rubricgate/rubricgate/host/github"
 	glhost "github.com/rubricgate/rubricgate/host/gitlab"
 	"github.com/rubricgate/rubricgate/host/local"
-	"github.com/rubricgate/rubricgate/internal/gctune"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
@@ -80,10 +75,10 @@ func pickHost(e *env, branch string) (host.Host, error) {
 	return local.New(local.Options{Branch: branch, Stderr: e.stderr, SkipGit: true})
 }
 
-// runGate runs the gate pipeline on the host with the checked settings of
-// c, stages the files it writes, and publishes the outcome (comment,
-// outputs, summary) with them; then logs the decision. It returns the exit
-// status (0 pass, 1 blocked); an error is exit 2.
+// runGate runs the gate on the host with the checked settings of c,
+// stages the files it writes and publishes the outcome (comment, outputs,
+// summary, log). It returns the exit status (0 pass, 1 blocked); an error
+// is exit 2.
 func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	h, err := pickHost(e, c.branch)
 	if err != nil {
@@ -115,83 +110,34 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	b, logf := host.CIBuild(h), func(f string, a ...any) { warn(e, "", 0, fmt.Sprintf(f, a...)) }
-	save := pipeline.SaveInputs{Branch: c.branch, Getenv: e.getenv, WorkDir: e.wd}
-	ref := pipeline.ResolveBaselineBranch(c.baselineBranch, b, save)
-	store, saveDir, err := s.Store(h, c.githubToken, logf)
+	warnf := func(msg string) { warn(e, "", 0, msg) }
+	co := host.CommentOptions{Mode: s.CommentMode, Token: c.githubToken, Author: c.CommentAuthor}
+	res, err := pipeline.OnHost(ctx, h, pipeline.HostOptions{Settings: s, Rubric: rb, RubricWarnings: warns,
+		Results: src, ResultNames: c.results, BaselineBranch: c.baselineBranch, Branch: c.branch,
+		WriteBaseline: c.writeBaseline != "", Comment: co, CommentKey: c.commentKey, Title: c.title, Tier: tier,
+		Getenv: e.getenv, WorkDir: e.wd, Now: e.clock(), Warn: warnf,
+		Log: func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) }})
 	if err != nil {
 		return exitError, err
 	}
-	if saveDir != nil {
-		if w := pipeline.TrackedStoreWarning(saveDir.Root, exec.LookPath); w != "" {
-			warn(e, "", 0, w)
-		}
-	}
-	cm := h.Commenting(host.CommentOptions{Mode: s.CommentMode, Token: c.githubToken, Author: c.CommentAuthor, Logf: logf})
-	res, err := pipeline.Gate(ctx, pipeline.Options{
-		Rubric: rb, RubricWarnings: warns, Results: src, ResultNames: c.results,
-		Thresholds: s.Thresholds, Policy: s.Policy, MaxUnscored: s.MaxUnscored,
-		Store: store, Query: baseline.Query{Rubric: rb.Name, Branch: ref.Branch, Key: c.BaselineKey}, StoreName: pipeline.StoreName(store),
-		OnBaselineError: s.OnBaselineError, SaveDir: saveDir, WriteBaseline: c.writeBaseline != "",
-		Save: save, BaselineRef: ref, BaselineLoaded: func(n int) { gctune.ForBaseline(e.getenv, n) },
-		Build: b, CommentKey: c.commentKey, Title: c.title, Tier: tier, Now: e.clock(), Accept: cm.Previous,
-		Warn: func(msg string) { warn(e, "", 0, msg) },
-		Log:  func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) },
-	})
-	if err != nil {
-		return exitError, err
-	}
-	// Everything is staged and renamed into place together (the local
-	// store's baseline last) once everything succeeded.
+	g, reportPath := res.Report, host.ReportPath(h, c.jsonOut)
 	var out staged
 	defer out.Abort()
-	g, baselinePath, reportPath := res.Report, res.SaveTo, host.ReportPath(h, c.jsonOut)
-	if c.writeBaseline != "" && res.NewBaseline != nil {
-		baselinePath = c.writeBaseline
-		if err := out.Add(output{Path: c.writeBaseline, Write: res.NewBaseline.Write}); err != nil {
-			return exitError, err
-		}
-	} else if c.writeBaseline != "" && g.Decision != gate.Pass {
-		fmt.Fprintf(e.stderr, "no baseline written to %s: the run was blocked\n", c.writeBaseline)
-	}
-	if err := out.Add(
+	baselinePath, note, err := res.Stage(&out, c.writeBaseline,
 		output{Path: reportPath, Write: func(w io.Writer) error { return render.JSON(w, g) }},
 		output{Path: c.mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, res.Markdown); return err }},
-		output{Path: c.junitOut, Write: func(w io.Writer) error { return junit(w, g, c.title, e.clock()) }},
-	); err != nil {
-		return exitError, err
+		output{Path: c.junitOut, Write: func(w io.Writer) error { return junit(w, g, c.title, e.clock()) }})
+	if note != "" {
+		fmt.Fprintln(e.stderr, note)
 	}
-	if res.SaveTo != "" {
-		if err := out.Mkdirs(filepath.Dir(res.SaveTo)); err != nil {
-			return exitError, fmt.Errorf("save baseline: %w", err)
-		}
-		if err := out.Add(output{Path: res.SaveTo, Write: res.NewBaseline.Write}); err != nil {
-			return exitError, fmt.Errorf("save baseline: %w", err)
-		}
-	}
-	commentLine, err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comments: cm, Mode: s.CommentMode,
-		ReportPath: reportPath, BaselinePath: baselinePath, Warn: func(msg string) { warn(e, "", 0, msg) },
-		Commit: func(last func() error) error { return out.CommitThen(e.stdout, last) }})
 	if err != nil {
 		return exitError, err
 	}
-	// The log. The rubric's warnings were printed with their file and line
-	// when it was loaded: the others only.
-	shown, rep := *g, *g.Report
-	rep.Warnings = rep.Warnings[res.RubricWarnings:]
-	shown.Report = &rep
-	for _, l := range render.DecisionLog(&shown, baselinePath, e.inActions()) {
-		switch {
-		case l.Annotation == nil:
-			fmt.Fprintln(e.stdout, l.Line)
-		case e.inActions():
-			_ = h.Annotate(*l.Annotation)
-		default:
-			warn(e, "", 0, l.Annotation.Message)
-		}
-	}
-	if commentLine != "" {
-		fmt.Fprintln(e.stdout, commentLine)
+	co.Logf = func(f string, a ...any) { warnf(fmt.Sprintf(f, a...)) }
+	if err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comment: co, ReportPath: reportPath,
+		BaselinePath: baselinePath, Log: e.stdout, Annotate: e.inActions(), Warn: warnf,
+		Commit: func(last func() error) error { return out.CommitThen(e.stdout, last) }}); err != nil {
+		return exitError, err
 	}
 	if res.Blocked() {
 		return exitBlocked, nil

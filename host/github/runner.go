@@ -1,8 +1,11 @@
 package github
 
 import (
+	"flag"
 	"path/filepath"
 	"strings"
+
+	"github.com/sethvargo/go-githubactions"
 
 	"github.com/rubricgate/rubricgate/host"
 )
@@ -114,4 +117,29 @@ func (r Runner) CheckInput(input, value string) error {
 		}
 	}
 	return nil
+}
+
+// Input is the action input name (INPUT_<NAME>, trimmed).
+func (r Runner) Input(name string) string {
+	return githubactions.New(githubactions.WithGetenv(r.Getenv)).GetInput(name)
+}
+
+// Args turns the action inputs named like fs's flags into --name=value
+// arguments for fs, once [Runner.CheckInput] accepted every path input.
+func (r Runner) Args(fs *flag.FlagSet) ([]string, error) {
+	var args []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if v := r.Input(f.Name); v != "" {
+			args = append(args, "--"+f.Name+"="+v)
+		}
+	})
+	for _, name := range PathInputs {
+		if fs.Lookup(name) == nil {
+			continue
+		}
+		if err := r.CheckInput(name, r.Input(name)); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
 }
