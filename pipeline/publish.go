@@ -13,7 +13,8 @@ import (
 
 // PublishOptions say how [Publish] shows an outcome.
 type PublishOptions struct {
-	// Comment are the comment settings (see host.Host.Commenting).
+	// Comment are the comment settings (see host.Host.Commenting); the
+	// comment service's warnings go to Warn unless Comment.Logf is set.
 	Comment host.CommentOptions
 	// ReportPath and BaselinePath are the JSON report and the new baseline
 	// written ("" for none), as this process names them.
@@ -45,6 +46,9 @@ func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) e
 		if o.Warn != nil {
 			o.Warn(s)
 		}
+	}
+	if o.Comment.Logf == nil {
+		o.Comment.Logf = func(f string, a ...any) { warn(fmt.Sprintf(f, a...)) }
 	}
 	url, commentLine := postComment(ctx, h, out, o.Comment, warn)
 	path := func(p string) string {

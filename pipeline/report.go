@@ -40,6 +40,8 @@ func ReadReport(path, maxReport string) (*gate.GateReport, error) {
 
 // PostReportOptions are the settings of [PostReport].
 type PostReportOptions struct {
+	// Report is the report's path, MaxReport its largest size (10MiB).
+	Report, MaxReport string
 	// Token (pull-requests: write) and Author (the login whose marker
 	// comment is adopted) are the comment's.
 	Token, Author string
@@ -51,12 +53,16 @@ type PostReportOptions struct {
 	Warn func(msg string)
 }
 
-// PostReport posts g, a report made by the run that triggered this
-// workflow_run workflow (the fork-safe pattern), on that run's pull
-// request, once host/github.CheckProvenance found it belongs to that run
-// (repository, run id, head commit). It returns what the comment did and
-// the pull request's number.
-func PostReport(ctx context.Context, gh *ghhost.Host, g *gate.GateReport, o PostReportOptions) (host.CommentResult, int, error) {
+// PostReport posts the report o.Report (see [ReadReport]), made by the run
+// that triggered this workflow_run workflow (the fork-safe pattern), on
+// that run's pull request, once host/github.CheckProvenance found it
+// belongs to that run (repository, run id, head commit). It returns what
+// the comment did and the pull request's number.
+func PostReport(ctx context.Context, gh *ghhost.Host, o PostReportOptions) (host.CommentResult, int, error) {
+	g, err := ReadReport(o.Report, o.MaxReport)
+	if err != nil {
+		return host.CommentResult{}, 0, err
+	}
 	wr := gh.Event().WorkflowRun
 	if err := ghhost.CheckProvenance(g.Context, gh.Build(), wr); err != nil {
 		return host.CommentResult{}, 0, err

@@ -10,10 +10,20 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"github.com/rubricgate/rubricgate/internal/gctune"
 	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/rubric"
 )
+
+// ReadRubric reads and validates a rubric file (at most 8 MiB).
+func ReadRubric(path string) (*rubric.Rubric, []rubric.Warning, error) {
+	data, err := boundedio.ReadFile(path, 8<<20)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rubric: %w", err)
+	}
+	return rubric.Load(path, data)
+}
 
 // HostOptions are the inputs of [OnHost], parsed and checked by the caller.
 type HostOptions struct {

@@ -39,16 +39,13 @@ func runAction(e *env) int {
 }
 
 // commentConfig holds the flags of `rubricgate comment`.
-type commentConfig struct {
-	report, maxReport string
-	pipeline.PostReportOptions
-}
+type commentConfig struct{ pipeline.PostReportOptions }
 
 func commentFlags(fs *flag.FlagSet, c *commentConfig) {
-	fs.StringVar(&c.report, "report", "", "a gate JSON report made by another job (the untrusted pull_request workflow)")
+	fs.StringVar(&c.Report, "report", "", "a gate JSON report made by another job (the untrusted pull_request workflow)")
 	fs.StringVar(&c.Token, "github-token", "", "token with pull-requests: write; never printed")
 	fs.StringVar(&c.Title, "title", "", "heading of the comment (default: rubricgate: <rubric name>)")
-	fs.StringVar(&c.maxReport, "max-report", "10MiB", "largest report accepted")
+	fs.StringVar(&c.MaxReport, "max-report", "10MiB", "largest report accepted")
 	fs.StringVar(&c.Author, "comment-author", pipeline.DefaultCommentAuthor, "login whose marker comment is adopted and edited; * for any author")
 	fs.StringVar(&c.Key, "comment-key", "", "sticky comment key (default: report: plus the report's own key)")
 }
@@ -65,19 +62,15 @@ func cmdComment(args []string, e *env) (int, error) {
 		return exitError, err
 	case len(posArgs) > 0:
 		return exitError, usagef("comment: unexpected argument %q", posArgs[0])
-	case c.report == "":
+	case c.Report == "":
 		return exitError, usagef("comment: --report is required")
-	}
-	g, err := pipeline.ReadReport(c.report, c.maxReport)
-	if err != nil {
-		return exitError, err
 	}
 	gh, err := ghhost.New(e.getenv, e.stdout)
 	if err != nil {
 		return exitError, err
 	}
 	c.Now, c.Warn = e.clock(), func(msg string) { warn(e, "", 0, msg) }
-	out, pr, err := pipeline.PostReport(context.Background(), gh, g, c.PostReportOptions)
+	out, pr, err := pipeline.PostReport(context.Background(), gh, c.PostReportOptions)
 	if err != nil {
 		return exitError, err
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/host"
-	"github.com/rubricgate/rubricgate/internal/boundedio"
+	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/pipeline"
@@ -32,11 +32,9 @@ type env struct {
 	getenv         func(string) string
 	now            func() time.Time // the clock (nil: time.Now)
 	// githubHome is where a container action finds the runner's mounted
-	// home ("": /github/home); tests point it at a temp dir.
-	githubHome string
-	// wd is where the git checkout is looked up from ("": the process's
-	// working directory).
-	wd string
+	// home ("": /github/home); wd is where the git checkout is looked up
+	// from ("": the working directory). Tests point them at temp dirs.
+	githubHome, wd string
 }
 
 func (e *env) clock() time.Time {
@@ -74,8 +72,7 @@ Exit status: 0 pass, 1 blocked, 2 error.
 
 // commands are the subcommands by name.
 var commands = map[string]func([]string, *env) (int, error){
-	"score": cmdScore, "gate": cmdGate, "judge": cmdJudge, "comment": cmdComment,
-	"calibrate": cmdCalibrate, "rubric": cmdRubric,
+	"score": cmdScore, "gate": cmdGate, "judge": cmdJudge, "comment": cmdComment, "calibrate": cmdCalibrate, "rubric": cmdRubric,
 }
 
 // run executes one command line and returns the exit status.
@@ -104,19 +101,18 @@ func run(args []string, e *env) int {
 	return code
 }
 
-// fail prints an error and returns exit 2 (with a hint for a usage error
-// from here or a library). Inside Actions it also makes an error annotation.
+// fail prints an error and returns exit 2, with a hint for a usage error
+// (from here or a library). Inside Actions it also makes an error annotation.
 func fail(e *env, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitPass // -h asked for the usage, which the flag set printed
 	}
 	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(err.Error()))
-	var u *usageError
-	var ru *results.UsageError
-	var hc *host.ConfigError
-	var ps *pipeline.SettingsError
-	if errors.As(err, &u) || errors.As(err, &ru) || errors.As(err, &hc) || errors.As(err, &ps) {
-		fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
+	for _, target := range []any{new(*usageError), new(*results.UsageError), new(*host.ConfigError), new(*pipeline.SettingsError)} {
+		if errors.As(err, target) {
+			fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
+			break
+		}
 	}
 	if e.inActions() {
 		fmt.Fprintf(e.stdout, "::error title=rubricgate::%s\n", safe.CommandMessage(err.Error()))
@@ -131,49 +127,18 @@ func newFlags(name string, e *env) *flag.FlagSet {
 	return fs
 }
 
-// parseArgs parses flags wherever they stand among the arguments, as users
-// write them ("--results a.jsonl b.jsonl --json out.json"), and returns the
-// positional arguments. "--" ends the flags.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
+// parseArgs parses flags among the positional arguments (cliflag.Parse);
+// stringList is a repeatable flag of whitespace-separated entries.
+var parseArgs = cliflag.Parse
 
-// stringList is a repeatable flag; each value may hold several entries
-// separated by newlines or spaces (as action inputs do).
-type stringList []string
-
-func (s *stringList) String() string { return strings.Join(*s, " ") }
-
-// Set adds the value's entries.
-func (s *stringList) Set(v string) error {
-	*s = append(*s, strings.Fields(v)...)
-	return nil
-}
+type stringList = cliflag.List
 
 // loadRubric reads and validates a rubric file, printing its warnings.
 func loadRubric(path string, e *env) (*rubric.Rubric, []rubric.Warning, error) {
 	if path == "" {
 		return nil, nil, usagef("--rubric is required")
 	}
-	data, err := boundedio.ReadFile(path, 8<<20)
-	if err != nil {
-		return nil, nil, fmt.Errorf("rubric: %w", err)
-	}
-	rb, warns, err := rubric.Load(path, data)
+	rb, warns, err := pipeline.ReadRubric(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -192,12 +157,12 @@ func warn(e *env, file string, line int, msg string) {
 	props := "title=rubricgate"
 	if file != "" {
 		esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-		props = fmt.Sprintf("file=%s,line=%d,title=rubricgate", esc.Replace(file), line)
+		props = fmt.Sprintf("file=%s,line=%d,%s", esc.Replace(file), line, props)
 	}
 	fmt.Fprintf(e.stdout, "::warning %s::%s\n", props, safe.CommandMessage(msg))
 }
 
-// output is one file a command writes once everything is computed, staged
+// output is one file a command writes once everything is computed; staged
 // holds them until they are renamed into place together (internal/stage:
 // all or nothing).
 type (

@@ -19,12 +19,11 @@ import (
 // gateConfig holds the gate's flags: the names are the action inputs.
 type gateConfig struct {
 	pipeline.Settings
-	rubric, format, baselineBranch, branch, writeBaseline string
-	results                                               stringList
-	jsonOut, mdOut, junitOut, commentKey, githubToken     string
-	title                                                 string
-	tierCfg                                               tierConfig
-	judge                                                 judgeConfig // one-step gate: --input and the judge flags
+	run                                                     pipeline.HostOptions
+	rubric, format, writeBaseline, jsonOut, mdOut, junitOut string
+	results                                                 stringList
+	tierCfg                                                 tierConfig
+	judge                                                   judgeConfig // one-step gate: --input and the judge flags
 }
 
 // gateFlags declares the gate's flags on fs (see action.yml).
@@ -33,15 +32,15 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.Var(&c.results, "results", "results files or globs (repeatable; whitespace-separated)")
 	fs.StringVar(&c.format, "format", "", formatHelp())
 	c.Settings.Flags(fs)
-	fs.StringVar(&c.baselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
-	fs.StringVar(&c.branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
+	fs.StringVar(&c.run.BaselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
+	fs.StringVar(&c.run.Branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
 	fs.StringVar(&c.writeBaseline, "write-baseline", "", "write a new baseline file here when the run passes")
 	fs.StringVar(&c.jsonOut, "json", "", "write the JSON report here (- for stdout)")
 	fs.StringVar(&c.mdOut, "markdown", "", "write the markdown report here")
 	fs.StringVar(&c.junitOut, "junit", "", "write a JUnit XML report here (a test case per criterion and per blocking item)")
-	fs.StringVar(&c.commentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
-	fs.StringVar(&c.githubToken, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
-	fs.StringVar(&c.title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
+	fs.StringVar(&c.run.CommentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
+	fs.StringVar(&c.run.Comment.Token, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
+	fs.StringVar(&c.run.Title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
 	tierFlags(fs, &c.tierCfg)
 	gateJudgeFlags(fs, &c.judge)
 }
@@ -64,11 +63,10 @@ func pickHost(e *env, branch string) (host.Host, error) {
 	switch {
 	case e.inActions():
 		h, err := ghhost.New(e.getenv, e.stdout)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			h.Home = e.githubHome
 		}
-		h.Home = e.githubHome
-		return h, nil
+		return h, err
 	case glhost.InCI(e.getenv):
 		return glhost.NewJob(e.getenv, e.stdout)
 	}
@@ -80,62 +78,56 @@ func pickHost(e *env, branch string) (host.Host, error) {
 // summary, log). It returns the exit status (0 pass, 1 blocked); an error
 // is exit 2.
 func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
-	h, err := pickHost(e, c.branch)
+	h, err := pickHost(e, c.run.Branch)
 	if err != nil {
 		return exitError, err
 	}
-	s, err := c.Parse()
-	if err != nil {
+	o := &c.run
+	if o.Settings, err = c.Parse(); err != nil {
 		return exitError, err
 	}
-	rb, warns, err := loadRubric(c.rubric, e)
-	if err != nil {
+	if o.Rubric, o.RubricWarnings, err = loadRubric(c.rubric, e); err != nil {
 		return exitError, err
 	}
 	if c.judge.input != "" {
 		if len(c.results) > 0 {
 			return exitError, usagef("give --input (answers to judge) or --results, not both")
 		}
-		out, err := judgeForGate(ctx, &c.judge, &c.tierCfg, rb, e)
+		out, err := judgeForGate(ctx, &c.judge, &c.tierCfg, o.Rubric, e)
 		if err != nil {
 			return exitError, err
 		}
 		c.results = stringList{out}
 	}
-	src, err := results.NewSource(c.results, c.format, e.stdin)
+	if o.Results, err = results.NewSource(c.results, c.format, e.stdin); err != nil {
+		return exitError, err
+	}
+	if o.Tier, err = c.tierCfg.check(o.Rubric, e); err != nil {
+		return exitError, err
+	}
+	o.ResultNames, o.WriteBaseline, o.Getenv, o.WorkDir, o.Now = c.results, c.writeBaseline != "", e.getenv, e.wd, e.clock()
+	o.Comment.Mode, o.Comment.Author = o.Settings.CommentMode, c.CommentAuthor
+	o.Warn = func(msg string) { warn(e, "", 0, msg) }
+	o.Log = func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) }
+	res, err := pipeline.OnHost(ctx, h, *o)
 	if err != nil {
 		return exitError, err
 	}
-	tier, err := c.tierCfg.check(rb, e)
-	if err != nil {
-		return exitError, err
-	}
-	warnf := func(msg string) { warn(e, "", 0, msg) }
-	co := host.CommentOptions{Mode: s.CommentMode, Token: c.githubToken, Author: c.CommentAuthor}
-	res, err := pipeline.OnHost(ctx, h, pipeline.HostOptions{Settings: s, Rubric: rb, RubricWarnings: warns,
-		Results: src, ResultNames: c.results, BaselineBranch: c.baselineBranch, Branch: c.branch,
-		WriteBaseline: c.writeBaseline != "", Comment: co, CommentKey: c.commentKey, Title: c.title, Tier: tier,
-		Getenv: e.getenv, WorkDir: e.wd, Now: e.clock(), Warn: warnf,
-		Log: func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) }})
-	if err != nil {
-		return exitError, err
-	}
-	g, reportPath := res.Report, host.ReportPath(h, c.jsonOut)
 	var out staged
 	defer out.Abort()
+	g, reportPath := res.Report, host.ReportPath(h, c.jsonOut)
 	baselinePath, note, err := res.Stage(&out, c.writeBaseline,
 		output{Path: reportPath, Write: func(w io.Writer) error { return render.JSON(w, g) }},
 		output{Path: c.mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, res.Markdown); return err }},
-		output{Path: c.junitOut, Write: func(w io.Writer) error { return junit(w, g, c.title, e.clock()) }})
+		output{Path: c.junitOut, Write: func(w io.Writer) error { return junit(w, g, o.Title, e.clock()) }})
 	if note != "" {
 		fmt.Fprintln(e.stderr, note)
 	}
 	if err != nil {
 		return exitError, err
 	}
-	co.Logf = func(f string, a ...any) { warnf(fmt.Sprintf(f, a...)) }
-	if err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comment: co, ReportPath: reportPath,
-		BaselinePath: baselinePath, Log: e.stdout, Annotate: e.inActions(), Warn: warnf,
+	if err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comment: o.Comment, ReportPath: reportPath,
+		BaselinePath: baselinePath, Log: e.stdout, Annotate: e.inActions(), Warn: o.Warn,
 		Commit: func(last func() error) error { return out.CommitThen(e.stdout, last) }}); err != nil {
 		return exitError, err
 	}
