@@ -27,24 +27,17 @@ func ReadRubric(path string) (*rubric.Rubric, []rubric.Warning, error) {
 
 // HostOptions are the inputs of [OnHost], parsed and checked by the caller.
 type HostOptions struct {
-	// Settings are the checked policy and store settings.
+	// Settings are the checked settings.
 	Settings *Checked
 	// Rubric and its load warnings; Results and the names given.
 	Rubric         *rubric.Rubric
 	RubricWarnings []rubric.Warning
 	Results        Results
 	ResultNames    []string
-	// BaselineBranch and Branch are the --baseline-branch and --branch
-	// flags ("" to find them).
-	BaselineBranch, Branch string
 	// WriteBaseline is true when a new baseline file was asked for.
 	WriteBaseline bool
-	// Comment are the comment settings (the token also reads the
-	// artifact store).
-	Comment host.CommentOptions
-	// CommentKey, Title and Tier are as in [Options].
-	CommentKey, Title string
-	Tier              *Tier
+	// Tier is the judge-bias and tier state (see [Tier]).
+	Tier *Tier
 	// Getenv reads the process's environment (the variables of other CI
 	// systems, GOGC); WorkDir is where the git checkout is looked up from.
 	Getenv  func(string) string
@@ -62,9 +55,9 @@ type HostOptions struct {
 func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 	b, s := host.CIBuild(h), o.Settings
 	logf := func(f string, a ...any) { o.Warn(fmt.Sprintf(f, a...)) }
-	save := SaveInputs{Branch: o.Branch, Getenv: o.Getenv, WorkDir: o.WorkDir}
-	ref := ResolveBaselineBranch(o.BaselineBranch, b, save)
-	store, saveDir, err := s.Store(h, o.Comment.Token, logf)
+	save := SaveInputs{Branch: s.Branch, Getenv: o.Getenv, WorkDir: o.WorkDir}
+	ref := ResolveBaselineBranch(s.BaselineBranch, b, save)
+	store, saveDir, err := s.Store(h, s.GitHubToken, logf)
 	if err != nil {
 		return nil, err
 	}
@@ -73,17 +66,16 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 			o.Warn(w)
 		}
 	}
-	if o.Comment.Logf == nil {
-		o.Comment.Logf = logf
-	}
+	co := s.CommentOptions()
+	co.Logf = logf
 	return Gate(ctx, Options{
 		Rubric: o.Rubric, RubricWarnings: o.RubricWarnings, Results: o.Results, ResultNames: o.ResultNames,
 		Thresholds: s.Thresholds, Policy: s.Policy, MaxUnscored: s.MaxUnscored,
 		Store: store, Query: baseline.Query{Rubric: o.Rubric.Name, Branch: ref.Branch, Key: s.BaselineKey}, StoreName: StoreName(store),
 		OnBaselineError: s.OnBaselineError, SaveDir: saveDir, WriteBaseline: o.WriteBaseline,
 		Save: save, BaselineRef: ref, BaselineLoaded: func(n int) { gctune.ForBaseline(o.Getenv, n) },
-		Build: b, CommentKey: o.CommentKey, Title: o.Title, Tier: o.Tier, Now: o.Now,
-		Accept: h.Commenting(o.Comment).Previous, Warn: o.Warn, Log: o.Log,
+		Build: b, CommentKey: s.CommentKey, Title: s.Title, Tier: o.Tier, Now: o.Now,
+		Accept: h.Commenting(co).Previous, Warn: o.Warn, Log: o.Log,
 	})
 }
 

@@ -24,6 +24,12 @@ type Settings struct {
 	// BaselineFile, BaselineDir, BaselineArtifact and BaselineKey choose
 	// the baseline store (see [Checked.Store]).
 	BaselineFile, BaselineDir, BaselineArtifact, BaselineKey string
+	// BaselineBranch and Branch are the baseline's branch and the run's
+	// ("" to find them: see [ResolveBaselineBranch] and [MaySave]).
+	BaselineBranch, Branch string
+	// CommentKey is the sticky comment key, GitHubToken the token for the
+	// GitHub API, Title the report's heading ("" for the defaults).
+	CommentKey, GitHubToken, Title string
 }
 
 // DefaultCommentAuthor is the login of the workflow's GITHUB_TOKEN: only
@@ -50,6 +56,16 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.AcceptLabel, "accept-label", "rubricgate:accept-regression", "pull request label that accepts a relative-drop regression or a rubric change the gate cannot follow")
 	fs.StringVar(&s.Comment, "comment", "auto", "PR comment: auto (on pull request events), always, never")
 	fs.StringVar(&s.CommentAuthor, "comment-author", DefaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
+	fs.StringVar(&s.BaselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
+	fs.StringVar(&s.Branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
+	fs.StringVar(&s.CommentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
+	fs.StringVar(&s.GitHubToken, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
+	fs.StringVar(&s.Title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
+}
+
+// CommentOptions are the comment settings for host.Host.Commenting.
+func (c *Checked) CommentOptions() host.CommentOptions {
+	return host.CommentOptions{Mode: c.CommentMode, Token: c.GitHubToken, Author: c.CommentAuthor}
 }
 
 // Checked are the parsed, checked forms of [Settings].

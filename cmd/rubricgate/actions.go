@@ -39,7 +39,7 @@ func runAction(e *env) int {
 }
 
 // commentConfig holds the flags of `rubricgate comment`.
-type commentConfig struct{ pipeline.PostReportOptions }
+type commentConfig = pipeline.PostReportOptions
 
 func commentFlags(fs *flag.FlagSet, c *commentConfig) {
 	fs.StringVar(&c.Report, "report", "", "a gate JSON report made by another job (the untrusted pull_request workflow)")
@@ -53,10 +53,8 @@ func commentFlags(fs *flag.FlagSet, c *commentConfig) {
 // cmdComment posts a report another job made, the fork-safe pattern (see
 // pipeline.PostReport): it runs in a workflow_run workflow.
 func cmdComment(args []string, e *env) (int, error) {
-	fs := newFlags("comment", e)
 	var c commentConfig
-	commentFlags(fs, &c)
-	posArgs, err := parseArgs(fs, args)
+	posArgs, err := parseFlags("comment", e, args, func(fs *flag.FlagSet) { commentFlags(fs, &c) })
 	switch {
 	case err != nil:
 		return exitError, err
@@ -70,7 +68,7 @@ func cmdComment(args []string, e *env) (int, error) {
 		return exitError, err
 	}
 	c.Now, c.Warn = e.clock(), func(msg string) { warn(e, "", 0, msg) }
-	out, pr, err := pipeline.PostReport(context.Background(), gh, c.PostReportOptions)
+	out, pr, err := pipeline.PostReport(context.Background(), gh, c)
 	if err != nil {
 		return exitError, err
 	}

@@ -19,7 +19,6 @@ import (
 // gateConfig holds the gate's flags: the names are the action inputs.
 type gateConfig struct {
 	pipeline.Settings
-	run                                                     pipeline.HostOptions
 	rubric, format, writeBaseline, jsonOut, mdOut, junitOut string
 	results                                                 stringList
 	tierCfg                                                 tierConfig
@@ -32,25 +31,18 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.Var(&c.results, "results", "results files or globs (repeatable; whitespace-separated)")
 	fs.StringVar(&c.format, "format", "", formatHelp())
 	c.Settings.Flags(fs)
-	fs.StringVar(&c.run.BaselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
-	fs.StringVar(&c.run.Branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
 	fs.StringVar(&c.writeBaseline, "write-baseline", "", "write a new baseline file here when the run passes")
 	fs.StringVar(&c.jsonOut, "json", "", "write the JSON report here (- for stdout)")
 	fs.StringVar(&c.mdOut, "markdown", "", "write the markdown report here")
 	fs.StringVar(&c.junitOut, "junit", "", "write a JUnit XML report here (a test case per criterion and per blocking item)")
-	fs.StringVar(&c.run.CommentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
-	fs.StringVar(&c.run.Comment.Token, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
-	fs.StringVar(&c.run.Title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
 	tierFlags(fs, &c.tierCfg)
 	gateJudgeFlags(fs, &c.judge)
 }
 
 // cmdGate runs the gate. It returns the exit status; errors are exit 2.
 func cmdGate(args []string, e *env) (int, error) {
-	fs := newFlags("gate", e)
 	var c gateConfig
-	gateFlags(fs, &c)
-	posArgs, err := parseArgs(fs, args)
+	posArgs, err := parseFlags("gate", e, args, func(fs *flag.FlagSet) { gateFlags(fs, &c) })
 	if err != nil {
 		return exitError, err
 	}
@@ -78,38 +70,40 @@ func pickHost(e *env, branch string) (host.Host, error) {
 // summary, log). It returns the exit status (0 pass, 1 blocked); an error
 // is exit 2.
 func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
-	h, err := pickHost(e, c.run.Branch)
+	h, err := pickHost(e, c.Branch)
 	if err != nil {
 		return exitError, err
 	}
-	o := &c.run
-	if o.Settings, err = c.Parse(); err != nil {
+	s, err := c.Parse()
+	if err != nil {
 		return exitError, err
 	}
-	if o.Rubric, o.RubricWarnings, err = loadRubric(c.rubric, e); err != nil {
+	rb, warns, err := loadRubric(c.rubric, e)
+	if err != nil {
 		return exitError, err
 	}
-	if c.judge.input != "" {
-		if len(c.results) > 0 {
-			return exitError, usagef("give --input (answers to judge) or --results, not both")
-		}
-		out, err := judgeForGate(ctx, &c.judge, &c.tierCfg, o.Rubric, e)
+	if c.judge.input != "" && len(c.results) > 0 {
+		return exitError, usagef("give --input (answers to judge) or --results, not both")
+	} else if c.judge.input != "" {
+		out, err := judgeForGate(ctx, &c.judge, &c.tierCfg, rb, e)
 		if err != nil {
 			return exitError, err
 		}
 		c.results = stringList{out}
 	}
-	if o.Results, err = results.NewSource(c.results, c.format, e.stdin); err != nil {
+	src, err := results.NewSource(c.results, c.format, e.stdin)
+	if err != nil {
 		return exitError, err
 	}
-	if o.Tier, err = c.tierCfg.check(o.Rubric, e); err != nil {
+	tier, err := c.tierCfg.check(rb, e)
+	if err != nil {
 		return exitError, err
 	}
-	o.ResultNames, o.WriteBaseline, o.Getenv, o.WorkDir, o.Now = c.results, c.writeBaseline != "", e.getenv, e.wd, e.clock()
-	o.Comment.Mode, o.Comment.Author = o.Settings.CommentMode, c.CommentAuthor
-	o.Warn = func(msg string) { warn(e, "", 0, msg) }
-	o.Log = func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) }
-	res, err := pipeline.OnHost(ctx, h, *o)
+	warnf := func(msg string) { warn(e, "", 0, msg) }
+	res, err := pipeline.OnHost(ctx, h, pipeline.HostOptions{Settings: s, Rubric: rb, RubricWarnings: warns,
+		Results: src, ResultNames: c.results, WriteBaseline: c.writeBaseline != "", Tier: tier,
+		Getenv: e.getenv, WorkDir: e.wd, Now: e.clock(), Warn: warnf,
+		Log: func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) }})
 	if err != nil {
 		return exitError, err
 	}
@@ -119,15 +113,15 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	baselinePath, note, err := res.Stage(&out, c.writeBaseline,
 		output{Path: reportPath, Write: func(w io.Writer) error { return render.JSON(w, g) }},
 		output{Path: c.mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, res.Markdown); return err }},
-		output{Path: c.junitOut, Write: func(w io.Writer) error { return junit(w, g, o.Title, e.clock()) }})
+		output{Path: c.junitOut, Write: func(w io.Writer) error { return junit(w, g, c.Title, e.clock()) }})
 	if note != "" {
 		fmt.Fprintln(e.stderr, note)
 	}
 	if err != nil {
 		return exitError, err
 	}
-	if err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comment: o.Comment, ReportPath: reportPath,
-		BaselinePath: baselinePath, Log: e.stdout, Annotate: e.inActions(), Warn: o.Warn,
+	if err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comment: s.CommentOptions(), ReportPath: reportPath,
+		BaselinePath: baselinePath, Log: e.stdout, Annotate: e.inActions(), Warn: warnf,
 		Commit: func(last func() error) error { return out.CommitThen(e.stdout, last) }}); err != nil {
 		return exitError, err
 	}
