@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -251,7 +252,7 @@ func (h *Host) Annotate(a finding.Annotation) error {
 		}
 	}
 	gha := h.gha.WithFieldsMap(props)
-	msg := safe.LogLine(a.Message)
+	msg := formatChars(safe.LogLine(a.Message))
 	switch a.Level {
 	case finding.Error:
 		gha.Errorf("%s", msg)
@@ -264,6 +265,27 @@ func (h *Host) Annotate(a finding.Annotation) error {
 		return fmt.Errorf("annotation: %w", err)
 	}
 	return nil
+}
+
+// formatChars percent-encodes, byte by byte, the format characters
+// (Unicode Cf: zero width characters, which safe.LogLine leaves while it
+// encodes the bidirectional controls), so they show as text instead of
+// hiding part of an annotation.
+func formatChars(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !unicode.Is(unicode.Cf, r) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, c := range []byte(string(r)) {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // Summary appends markdown to the job summary (GITHUB_STEP_SUMMARY); a
