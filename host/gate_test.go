@@ -1,6 +1,7 @@
 package host
 
 import (
+	"github.com/rubricgate/rubricgate/gate"
 	"math"
 	"testing"
 )
@@ -37,5 +38,42 @@ func TestOutputNumbers(t *testing.T) {
 		if got := OutputChange(tc.f); got != tc.want {
 			t.Errorf("OutputChange(%v) = %q, want %q", tc.f, got, tc.want)
 		}
+	}
+}
+
+type files struct{ BuildInfo }
+
+func (files) DefaultReportPath() string { return "/tmp/report.json" }
+func (files) HostPath(p string) string  { return "host:" + p }
+func (f files) Build() *Build           { return &Build{Host: "github"} }
+
+type localBuild struct{}
+
+func (localBuild) Build() *Build { return &Build{Host: "local"} }
+
+func TestGateOutputsAndPaths(t *testing.T) {
+	score, change := 75.89285714285715, -0.06593406593406598
+	g := &gate.GateReport{Report: &gate.Report{Score: &score, BlockingFailures: make([]gate.BlockingFailure, 2)},
+		Baseline: &gate.BaselineInfo{Score: 81.25000000000001}, RelativeChange: &change, Decision: gate.Block,
+		Tier: &gate.TierInfo{MayAdvance: false, Next: 25}}
+	got := map[string]string{}
+	for _, o := range GateOutputs(g, "r.json", "", "https://c") {
+		got[o.Name] = o.Value
+	}
+	want := map[string]string{"decision": "block", "passed": "false", "score": "75.9", "baseline-score": "81.3", "relative-change": "-0.06593",
+		"blocking-failures": "2", "report": "r.json", "baseline-file": "", "comment-url": "https://c", "may-advance": "false", "next-tier": "25"}
+	if len(got) != len(want) {
+		t.Errorf("outputs %v", got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if ReportPath(files{}, "") != "/tmp/report.json" || ReportPath(files{}, "x.json") != "x.json" || ReportPath(localBuild{}, "") != "" {
+		t.Error("ReportPath")
+	}
+	if CIBuild(files{}) == nil || CIBuild(localBuild{}) != nil {
+		t.Error("CIBuild")
 	}
 }
