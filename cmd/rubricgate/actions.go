@@ -13,25 +13,22 @@ import (
 // its flags come from the action inputs (INPUT_<NAME>), with the same names.
 func runAction(e *env) int {
 	r := ghhost.Runner{Getenv: e.getenv, Home: e.githubHome}
-	command, cmd := r.Input("command"), cmdGate
-	if command == "" {
-		command = "gate"
-	}
-	fs := newFlags(command, e)
-	switch command {
-	case "gate":
-		gateFlags(fs, &gateConfig{})
-	case "comment":
-		commentFlags(fs, &commentConfig{})
-		cmd = cmdComment
-	default:
-		return fail(e, usagef("input command %q: expected gate or comment", command))
-	}
-	args, err := r.Args(fs)
+	command, args, err := r.Command("gate", func(name string) *flag.FlagSet {
+		fs := newFlags(name, e)
+		switch name {
+		case "gate":
+			gateFlags(fs, &gateConfig{})
+		case "comment":
+			commentFlags(fs, &commentConfig{})
+		default:
+			return nil
+		}
+		return fs
+	})
 	if err != nil {
 		return fail(e, err)
 	}
-	code, err := cmd(args, e)
+	code, err := commands[command](args, e)
 	if err != nil {
 		return fail(e, err)
 	}
@@ -54,7 +51,9 @@ func commentFlags(fs *flag.FlagSet, c *commentConfig) {
 // pipeline.PostReport): it runs in a workflow_run workflow.
 func cmdComment(args []string, e *env) (int, error) {
 	var c commentConfig
-	posArgs, err := parseFlags("comment", e, args, func(fs *flag.FlagSet) { commentFlags(fs, &c) })
+	fs := newFlags("comment", e)
+	commentFlags(fs, &c)
+	posArgs, err := parseArgs(fs, args)
 	switch {
 	case err != nil:
 		return exitError, err

@@ -131,13 +131,6 @@ func newFlags(name string, e *env) *flag.FlagSet {
 // stringList is a repeatable flag of whitespace-separated entries.
 var parseArgs = cliflag.Parse
 
-// parseFlags declares a command's flags on a new flag set and parses args.
-func parseFlags(name string, e *env, args []string, declare func(*flag.FlagSet)) ([]string, error) {
-	fs := newFlags(name, e)
-	declare(fs)
-	return parseArgs(fs, args)
-}
-
 type stringList = cliflag.List
 
 // loadRubric reads and validates a rubric file, printing its warnings.

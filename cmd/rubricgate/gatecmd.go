@@ -42,7 +42,9 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 // cmdGate runs the gate. It returns the exit status; errors are exit 2.
 func cmdGate(args []string, e *env) (int, error) {
 	var c gateConfig
-	posArgs, err := parseFlags("gate", e, args, func(fs *flag.FlagSet) { gateFlags(fs, &c) })
+	fs := newFlags("gate", e)
+	gateFlags(fs, &c)
+	posArgs, err := parseArgs(fs, args)
 	if err != nil {
 		return exitError, err
 	}

@@ -143,3 +143,19 @@ func (r Runner) Args(fs *flag.FlagSet) ([]string, error) {
 	}
 	return args, nil
 }
+
+// Command reads the action's command input (def when empty) and turns the
+// inputs into arguments for it: flags makes the command's flag set, nil for
+// a command the action does not run (a *host.ConfigError).
+func (r Runner) Command(def string, flags func(command string) *flag.FlagSet) (command string, args []string, err error) {
+	command = r.Input("command")
+	if command == "" {
+		command = def
+	}
+	fs := flags(command)
+	if fs == nil {
+		return "", nil, host.Configf("input command %q: expected gate or comment", command)
+	}
+	args, err = r.Args(fs)
+	return command, args, err
+}
