@@ -59,6 +59,9 @@ type PostReportOptions struct {
 // belongs to that run (repository, run id, head commit). It returns what
 // the comment did and the pull request's number.
 func PostReport(ctx context.Context, gh *ghhost.Host, o PostReportOptions) (host.CommentResult, int, error) {
+	if o.Report == "" {
+		return host.CommentResult{}, 0, host.Configf("comment: --report is required")
+	}
 	g, err := ReadReport(o.Report, o.MaxReport)
 	if err != nil {
 		return host.CommentResult{}, 0, err

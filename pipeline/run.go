@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"github.com/rubricgate/rubricgate/internal/gctune"
+	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -42,9 +44,11 @@ type HostOptions struct {
 	// systems, GOGC); WorkDir is where the git checkout is looked up from.
 	Getenv  func(string) string
 	WorkDir string
-	// Now is the clock; Warn shows a warning, Log a plain line of the log.
-	Now       time.Time
-	Warn, Log func(msg string)
+	// Now is the clock; Warn shows a warning; Log receives the plain lines
+	// of the log (escaped).
+	Now  time.Time
+	Warn func(msg string)
+	Log  io.Writer
 }
 
 // OnHost runs [Gate] on the CI host h: the baseline branch resolved from
@@ -75,7 +79,8 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 		OnBaselineError: s.OnBaselineError, SaveDir: saveDir, WriteBaseline: o.WriteBaseline,
 		Save: save, BaselineRef: ref, BaselineLoaded: func(n int) { gctune.ForBaseline(o.Getenv, n) },
 		Build: b, CommentKey: s.CommentKey, Title: s.Title, Tier: o.Tier, Now: o.Now,
-		Accept: h.Commenting(co).Previous, Warn: o.Warn, Log: o.Log,
+		Accept: h.Commenting(co).Previous, Warn: o.Warn,
+		Log: func(msg string) { fmt.Fprintln(o.Log, safe.LogLine(msg)) },
 	})
 }
 

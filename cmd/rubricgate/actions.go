@@ -9,22 +9,17 @@ import (
 	"github.com/rubricgate/rubricgate/pipeline"
 )
 
+// actionFlags declare the flags of the commands the action runs.
+var actionFlags = map[string]func(*flag.FlagSet){
+	"gate":    func(fs *flag.FlagSet) { gateFlags(fs, &gateConfig{}) },
+	"comment": func(fs *flag.FlagSet) { commentFlags(fs, &commentConfig{}) },
+}
+
 // runAction runs inside GitHub Actions with no arguments: the command and
 // its flags come from the action inputs (INPUT_<NAME>), with the same names.
 func runAction(e *env) int {
 	r := ghhost.Runner{Getenv: e.getenv, Home: e.githubHome}
-	command, args, err := r.Command("gate", func(name string) *flag.FlagSet {
-		fs := newFlags(name, e)
-		switch name {
-		case "gate":
-			gateFlags(fs, &gateConfig{})
-		case "comment":
-			commentFlags(fs, &commentConfig{})
-		default:
-			return nil
-		}
-		return fs
-	})
+	command, args, err := r.Command("gate", actionFlags, func(name string) *flag.FlagSet { return newFlags(name, e) })
 	if err != nil {
 		return fail(e, err)
 	}
@@ -59,8 +54,6 @@ func cmdComment(args []string, e *env) (int, error) {
 		return exitError, err
 	case len(posArgs) > 0:
 		return exitError, usagef("comment: unexpected argument %q", posArgs[0])
-	case c.Report == "":
-		return exitError, usagef("comment: --report is required")
 	}
 	gh, err := ghhost.New(e.getenv, e.stdout)
 	if err != nil {

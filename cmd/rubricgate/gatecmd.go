@@ -10,7 +10,6 @@ import (
 	ghhost "github.com/rubricgate/rubricgate/host/github"
 	glhost "github.com/rubricgate/rubricgate/host/gitlab"
 	"github.com/rubricgate/rubricgate/host/local"
-	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
@@ -104,8 +103,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	warnf := func(msg string) { warn(e, "", 0, msg) }
 	res, err := pipeline.OnHost(ctx, h, pipeline.HostOptions{Settings: s, Rubric: rb, RubricWarnings: warns,
 		Results: src, ResultNames: c.results, WriteBaseline: c.writeBaseline != "", Tier: tier,
-		Getenv: e.getenv, WorkDir: e.wd, Now: e.clock(), Warn: warnf,
-		Log: func(msg string) { fmt.Fprintln(e.stdout, safe.LogLine(msg)) }})
+		Getenv: e.getenv, WorkDir: e.wd, Now: e.clock(), Warn: warnf, Log: e.stdout})
 	if err != nil {
 		return exitError, err
 	}

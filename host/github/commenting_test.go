@@ -60,3 +60,27 @@ func TestRunnerArgs(t *testing.T) {
 		t.Errorf("a run: step may use RUNNER_TEMP: %v", err)
 	}
 }
+
+// The command input picks the flag set (the default when empty); a
+// command the action does not run is a configuration error naming them.
+func TestRunnerCommand(t *testing.T) {
+	vars := map[string]string{"INPUT_REPORT": "r.json"}
+	r := Runner{Getenv: env(vars)}
+	declare := map[string]func(*flag.FlagSet){
+		"gate":    func(fs *flag.FlagSet) { fs.String("rubric", "", "") },
+		"comment": func(fs *flag.FlagSet) { fs.String("report", "", "") },
+	}
+	newFlags := func(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ContinueOnError) }
+	if c, args, err := r.Command("gate", declare, newFlags); c != "gate" || len(args) != 0 || err != nil {
+		t.Errorf("default: %q %q %v", c, args, err)
+	}
+	vars["INPUT_COMMAND"] = "comment"
+	if c, args, err := r.Command("gate", declare, newFlags); c != "comment" || !slices.Equal(args, []string{"--report=r.json"}) || err != nil {
+		t.Errorf("comment: %q %q %v", c, args, err)
+	}
+	vars["INPUT_COMMAND"] = "judge"
+	var ce *host.ConfigError
+	if _, _, err := r.Command("gate", declare, newFlags); !errors.As(err, &ce) || err.Error() != `input command "judge": expected comment or gate` {
+		t.Errorf("judge: %v", err)
+	}
+}

@@ -2,7 +2,9 @@ package github
 
 import (
 	"flag"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -145,17 +147,21 @@ func (r Runner) Args(fs *flag.FlagSet) ([]string, error) {
 }
 
 // Command reads the action's command input (def when empty) and turns the
-// inputs into arguments for it: flags makes the command's flag set, nil for
-// a command the action does not run (a *host.ConfigError).
-func (r Runner) Command(def string, flags func(command string) *flag.FlagSet) (command string, args []string, err error) {
+// inputs into arguments for it: declare holds the flags of each command
+// the action runs (another is a *host.ConfigError), newFlags makes a flag
+// set.
+func (r Runner) Command(def string, declare map[string]func(*flag.FlagSet), newFlags func(name string) *flag.FlagSet) (command string, args []string, err error) {
 	command = r.Input("command")
 	if command == "" {
 		command = def
 	}
-	fs := flags(command)
-	if fs == nil {
-		return "", nil, host.Configf("input command %q: expected gate or comment", command)
+	decl, ok := declare[command]
+	if !ok {
+		names := slices.Sorted(maps.Keys(declare))
+		return "", nil, host.Configf("input command %q: expected %s or %s", command, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	}
+	fs := newFlags(command)
+	decl(fs)
 	args, err = r.Args(fs)
 	return command, args, err
 }
