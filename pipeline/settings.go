@@ -16,8 +16,13 @@ import (
 // Settings are the gate's policy settings as written: the flags of
 // `rubricgate gate` and the action inputs of the same names.
 type Settings struct {
+	// MaxDrop, NoisyDrop, HardDrop and MaxUnscored are the decision's
+	// thresholds; MaxBaselineAge warns of an old baseline, MaxArchive caps
+	// a downloaded one.
 	MaxDrop, NoisyDrop, HardDrop, MaxUnscored, MaxBaselineAge, MaxArchive string
-	IfNoBaseline, OnBaselineError, OnRubricChange, AcceptLabel            string
+	// IfNoBaseline, OnBaselineError, OnRubricChange and AcceptLabel are
+	// the policy.
+	IfNoBaseline, OnBaselineError, OnRubricChange, AcceptLabel string
 	// Comment is the comment mode, CommentAuthor the login whose marker
 	// comment is adopted.
 	Comment, CommentAuthor string
@@ -68,7 +73,7 @@ func (c *Checked) CommentOptions() host.CommentOptions {
 	return host.CommentOptions{Mode: c.CommentMode, Token: c.GitHubToken, Author: c.CommentAuthor}
 }
 
-// Checked are the parsed, checked forms of [Settings].
+// Checked are the parsed, checked forms of [Settings], which it keeps.
 type Checked struct {
 	Thresholds      gate.Thresholds
 	Policy          gate.Policy
@@ -82,6 +87,7 @@ type Checked struct {
 // SettingsError is a setting that does not parse: a usage error (exit 2).
 type SettingsError struct{ Msg string }
 
+// Error returns the message, which names the setting.
 func (e *SettingsError) Error() string { return e.Msg }
 
 func settingsErr(err error) error { return &SettingsError{err.Error()} }

@@ -56,7 +56,7 @@ import (
 )
 
 // DefaultDir is the local baseline store's root when none is given.
-const DefaultDir = ".rubricgate/baselines"
+const DefaultDir = host.DefaultLocalDir
 
 // InCI reports whether the process runs as a GitLab CI job.
 func InCI(getenv func(string) string) bool { return getenv("GITLAB_CI") == "true" }

@@ -22,7 +22,7 @@ import (
 )
 
 // DefaultDir is the local baseline store's root when none is given.
-const DefaultDir = ".rubricgate/baselines"
+const DefaultDir = host.DefaultLocalDir
 
 // maxGitFile caps the git files read (HEAD, a ref, .git as a file);
 // packed-refs gets maxPackedRefs.
