@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/fraction"
+	"github.com/rubricgate/rubricgate/results"
 )
 
 // Settings are the gate's policy settings as written: the flags of
@@ -91,6 +93,16 @@ type SettingsError struct{ Msg string }
 func (e *SettingsError) Error() string { return e.Msg }
 
 func settingsErr(err error) error { return &SettingsError{err.Error()} }
+
+// IsUsage reports whether err is a mistake in the settings, inputs or
+// environment the user gave (a *SettingsError, a *host.ConfigError or a
+// *results.UsageError), which a command answers with a hint at its usage.
+func IsUsage(err error) bool {
+	var se *SettingsError
+	var ce *host.ConfigError
+	var ue *results.UsageError
+	return errors.As(err, &se) || errors.As(err, &ce) || errors.As(err, &ue)
+}
 
 // Parse checks the settings; every error is a *SettingsError naming the
 // setting and what it expects.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -86,5 +87,12 @@ func TestParseAgeAndSize(t *testing.T) {
 		if _, err := ParseSize("max-report", in); err == nil || !strings.Contains(err.Error(), "max-report") {
 			t.Errorf("ParseSize(%q): %v", in, err)
 		}
+	}
+}
+
+func TestIsUsage(t *testing.T) {
+	_, err := (&Settings{MaxDrop: "x"}).Parse()
+	if !IsUsage(err) || !IsUsage(fmt.Errorf("wrapped: %w", host.Configf("no token"))) || IsUsage(errors.New("disk full")) || IsUsage(nil) {
+		t.Error("IsUsage")
 	}
 }

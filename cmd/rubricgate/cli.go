@@ -8,12 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/pipeline"
-	"github.com/rubricgate/rubricgate/results"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -108,11 +106,8 @@ func fail(e *env, err error) int {
 		return exitPass // -h asked for the usage, which the flag set printed
 	}
 	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(err.Error()))
-	for _, target := range []any{new(*usageError), new(*results.UsageError), new(*host.ConfigError), new(*pipeline.SettingsError)} {
-		if errors.As(err, target) {
-			fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
-			break
-		}
+	if u := (*usageError)(nil); errors.As(err, &u) || pipeline.IsUsage(err) {
+		fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
 	}
 	if e.inActions() {
 		fmt.Fprintf(e.stdout, "::error title=rubricgate::%s\n", safe.CommandMessage(err.Error()))

@@ -55,11 +55,7 @@ func cmdGate(args []string, e *env) (int, error) {
 func pickHost(e *env, branch string) (host.Host, error) {
 	switch {
 	case e.inActions():
-		h, err := ghhost.New(e.getenv, e.stdout)
-		if err == nil {
-			h.Home = e.githubHome
-		}
-		return h, err
+		return ghhost.NewOnRunner(ghhost.Runner{Getenv: e.getenv, Home: e.githubHome}, e.stdout)
 	case glhost.InCI(e.getenv):
 		return glhost.NewJob(e.getenv, e.stdout)
 	}

@@ -207,12 +207,19 @@ type Host struct {
 // New reads the build from the environment; annotations go to stdout,
 // where the runner reads workflow commands.
 func New(getenv func(string) string, stdout io.Writer) (*Host, error) {
+	return NewOnRunner(Runner{Getenv: getenv}, stdout)
+}
+
+// NewOnRunner is [New] with the runner's paths r (a container action's
+// mounted home).
+func NewOnRunner(r Runner, stdout io.Writer) (*Host, error) {
+	getenv := r.Getenv
 	b, ev, err := ReadBuild(getenv)
 	if err != nil {
 		return nil, err
 	}
 	out := &keepErr{w: stdout}
-	return &Host{Runner: Runner{Getenv: getenv}, build: b, event: ev, getenv: getenv, out: out,
+	return &Host{Runner: r, build: b, event: ev, getenv: getenv, out: out,
 		gha: githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(out))}, nil
 }
 
