@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -51,6 +52,17 @@ type PostReportOptions struct {
 	// Now is the clock; Warn shows a warning.
 	Now  time.Time
 	Warn func(msg string)
+}
+
+// Flags declares the comment command's settings on fs under their names
+// (the flags and action inputs of `rubricgate comment`).
+func (o *PostReportOptions) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Report, "report", "", "a gate JSON report made by another job (the untrusted pull_request workflow)")
+	fs.StringVar(&o.Token, "github-token", "", "token with pull-requests: write; never printed")
+	fs.StringVar(&o.Title, "title", "", "heading of the comment (default: rubricgate: <rubric name>)")
+	fs.StringVar(&o.MaxReport, "max-report", "10MiB", "largest report accepted")
+	fs.StringVar(&o.Author, "comment-author", DefaultCommentAuthor, "login whose marker comment is adopted and edited; * for any author")
+	fs.StringVar(&o.Key, "comment-key", "", "sticky comment key (default: report: plus the report's own key)")
 }
 
 // PostReport posts the report o.Report (see [ReadReport]), made by the run

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +11,7 @@ import (
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/fraction"
-	"github.com/rubricgate/rubricgate/results"
+	"github.com/rubricgate/rubricgate/internal/usage"
 )
 
 // Settings are the gate's policy settings as written: the flags of
@@ -86,41 +85,33 @@ type Checked struct {
 	Settings
 }
 
-// SettingsError is a setting that does not parse: a usage error (exit 2).
-type SettingsError struct{ Msg string }
-
-// Error returns the message, which names the setting.
-func (e *SettingsError) Error() string { return e.Msg }
-
-func settingsErr(err error) error { return &SettingsError{err.Error()} }
-
 // IsUsage reports whether err is a mistake in the settings, inputs or
-// environment the user gave (a *SettingsError, a *host.ConfigError or a
-// *results.UsageError), which a command answers with a hint at its usage.
+// environment the user gave (a *usage.Error, which every library returns
+// for a setting given wrong, or a *host.ConfigError), which a command
+// answers with a hint at its usage.
 func IsUsage(err error) bool {
-	var se *SettingsError
+	var ue *usage.Error
 	var ce *host.ConfigError
-	var ue *results.UsageError
-	return errors.As(err, &se) || errors.As(err, &ce) || errors.As(err, &ue)
+	return errors.As(err, &ue) || errors.As(err, &ce)
 }
 
-// Parse checks the settings; every error is a *SettingsError naming the
+// Parse checks the settings; every error is a *usage.Error naming the
 // setting and what it expects.
 func (s *Settings) Parse() (*Checked, error) {
 	c := &Checked{Settings: *s}
 	th, p := gate.DefaultThresholds, gate.DefaultPolicy
 	var err error
 	if th.MaxDrop, err = gate.ParseMaxDrop(s.MaxDrop); err != nil {
-		return nil, settingsErr(err)
+		return nil, usage.Wrap(err)
 	}
 	if th.NoisyDrop, err = gate.ParseNoisyMode(s.NoisyDrop); err != nil {
-		return nil, settingsErr(err)
+		return nil, usage.Wrap(err)
 	}
 	if th.HardDrop, err = gate.ParseDrop("hard-drop", s.HardDrop); err != nil {
-		return nil, settingsErr(err)
+		return nil, usage.Wrap(err)
 	}
 	if c.MaxUnscored, err = fraction.Parse("max-unscored", s.MaxUnscored); err != nil {
-		return nil, settingsErr(err)
+		return nil, usage.Wrap(err)
 	}
 	if th.MaxBaselineAge, err = ParseAge("max-baseline-age", s.MaxBaselineAge); err != nil {
 		return nil, err
@@ -130,21 +121,21 @@ func (s *Settings) Parse() (*Checked, error) {
 	}
 	p.IfNoBaseline, p.OnRubricChange, p.AcceptLabel = s.IfNoBaseline, s.OnRubricChange, s.AcceptLabel
 	if err := p.Validate(); err != nil {
-		return nil, settingsErr(err)
+		return nil, usage.Wrap(err)
 	}
 	c.Thresholds, c.Policy = th, p
 	switch c.OnBaselineError = OnBaselineError(s.OnBaselineError); c.OnBaselineError {
 	case BaselineErrorFail, BaselineErrorPass:
 	default:
-		return nil, &SettingsError{fmt.Sprintf("on-baseline-error %q: expected fail or pass", s.OnBaselineError)}
+		return nil, usage.Errorf("on-baseline-error %q: expected fail or pass", s.OnBaselineError)
 	}
 	switch c.CommentMode = host.CommentMode(s.Comment); c.CommentMode {
 	case host.CommentAuto, host.CommentAlways, host.CommentNever:
 	default:
-		return nil, &SettingsError{fmt.Sprintf("comment %q: expected auto, always or never", s.Comment)}
+		return nil, usage.Errorf("comment %q: expected auto, always or never", s.Comment)
 	}
 	if s.BaselineFile != "" && s.BaselineDir != "" {
-		return nil, &SettingsError{"give --baseline or --baseline-dir, not both"}
+		return nil, usage.Errorf("give --baseline or --baseline-dir, not both")
 	}
 	return c, nil
 }
@@ -170,7 +161,7 @@ func ParseAge(name, s string) (time.Duration, error) {
 	if t == "0" || t == "" {
 		return 0, nil
 	}
-	bad := &SettingsError{fmt.Sprintf("%s %q: expected days like 30d or a duration like 72h", name, s)}
+	bad := usage.Errorf("%s %q: expected days like 30d or a duration like 72h", name, s)
 	if d, ok := strings.CutSuffix(t, "d"); ok {
 		n, err := strconv.Atoi(d)
 		if err != nil || n < 0 {
@@ -201,7 +192,7 @@ func ParseSize(name, s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || n <= 0 || n > (1<<40)/mult {
-		return 0, &SettingsError{fmt.Sprintf("%s %q: expected a size like 100MiB", name, s)}
+		return 0, usage.Errorf("%s %q: expected a size like 100MiB", name, s)
 	}
 	return n * mult, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/usage"
 )
 
 // defaults returns the settings as the flags leave them.
@@ -39,7 +40,7 @@ func TestSettingsDefaults(t *testing.T) {
 	}
 }
 
-// Every bad setting is a *SettingsError (a usage error, exit 2) that names
+// Every bad setting is a *usage.Error (a usage error, exit 2) that names
 // the setting.
 func TestSettingsErrors(t *testing.T) {
 	for _, tc := range []struct {
@@ -60,7 +61,7 @@ func TestSettingsErrors(t *testing.T) {
 		s := defaults(t)
 		tc.set(s)
 		_, err := s.Parse()
-		var se *SettingsError
+		var se *usage.Error
 		if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v", tc.want, err)
 		}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,6 +29,18 @@ type TierSettings struct {
 	// JudgeModel and ProductionModel are the models; SameFamily the policy
 	// when they are of one family (fail or warn).
 	JudgeModel, ProductionModel, SameFamily string
+}
+
+// Flags declares the settings on fs under their names (the gate's flags
+// and action inputs), with their defaults and help.
+func (s *TierSettings) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&s.Tiers, "tiers", "10,25,50,75,90", "staged-rollout traffic tiers, in percent")
+	fs.StringVar(&s.Tier, "tier", "", "the current rollout tier (enables the tier decision)")
+	fs.StringVar(&s.Calibration, "calibration", "", "a calibration report (rubricgate calibrate --json); refused when made with another rubric")
+	fs.StringVar(&s.MinAgreement, "min-agreement", "0.80", "agreement every criterion needs before the tier advances")
+	fs.StringVar(&s.JudgeModel, "judge-model", "", "the judge model (also read from judge_model in results)")
+	fs.StringVar(&s.ProductionModel, "production-model", "", "the production model whose outputs are judged")
+	fs.StringVar(&s.SameFamily, "same-family", "fail", "judge and production model of one family: fail or warn")
 }
 
 // ParseTier checks the settings and reads the calibration report. A report

@@ -6,13 +6,14 @@ import (
 	"fmt"
 
 	ghhost "github.com/rubricgate/rubricgate/host/github"
+	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/pipeline"
 )
 
 // actionFlags declare the flags of the commands the action runs.
 var actionFlags = map[string]func(*flag.FlagSet){
 	"gate":    func(fs *flag.FlagSet) { gateFlags(fs, &gateConfig{}) },
-	"comment": func(fs *flag.FlagSet) { commentFlags(fs, &commentConfig{}) },
+	"comment": func(fs *flag.FlagSet) { (&commentConfig{}).Flags(fs) },
 }
 
 // runAction runs inside GitHub Actions with no arguments: the command and
@@ -33,27 +34,18 @@ func runAction(e *env) int {
 // commentConfig holds the flags of `rubricgate comment`.
 type commentConfig = pipeline.PostReportOptions
 
-func commentFlags(fs *flag.FlagSet, c *commentConfig) {
-	fs.StringVar(&c.Report, "report", "", "a gate JSON report made by another job (the untrusted pull_request workflow)")
-	fs.StringVar(&c.Token, "github-token", "", "token with pull-requests: write; never printed")
-	fs.StringVar(&c.Title, "title", "", "heading of the comment (default: rubricgate: <rubric name>)")
-	fs.StringVar(&c.MaxReport, "max-report", "10MiB", "largest report accepted")
-	fs.StringVar(&c.Author, "comment-author", pipeline.DefaultCommentAuthor, "login whose marker comment is adopted and edited; * for any author")
-	fs.StringVar(&c.Key, "comment-key", "", "sticky comment key (default: report: plus the report's own key)")
-}
-
 // cmdComment posts a report another job made, the fork-safe pattern (see
 // pipeline.PostReport): it runs in a workflow_run workflow.
 func cmdComment(args []string, e *env) (int, error) {
 	var c commentConfig
 	fs := newFlags("comment", e)
-	commentFlags(fs, &c)
+	c.Flags(fs)
 	posArgs, err := parseArgs(fs, args)
 	switch {
 	case err != nil:
 		return exitError, err
 	case len(posArgs) > 0:
-		return exitError, usagef("comment: unexpected argument %q", posArgs[0])
+		return exitError, usage.Errorf("comment: unexpected argument %q", posArgs[0])
 	}
 	gh, err := ghhost.New(e.getenv, e.stdout)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/render"
 )
 
@@ -26,22 +27,22 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	}
 	opts, err := calibrate.ParseOptions(*metric, *minAgree)
 	if err != nil {
-		return exitError, usageOf(err)
+		return exitError, err
 	}
 	rb, _, err := loadRubric(*rubricPath, e)
 	switch {
 	case err != nil:
 		return exitError, err
 	case f.Reviewers != "" && len(pos) != 0:
-		return exitError, usagef("calibrate --reviewers takes one sheet and no other files")
+		return exitError, usage.Errorf("calibrate --reviewers takes one sheet and no other files")
 	case f.Reviewers == "" && len(pos) != 2:
-		return exitError, usagef("calibrate: expected two files, HUMAN and JUDGE (or --reviewers SHEET)")
+		return exitError, usage.Errorf("calibrate: expected two files, HUMAN and JUDGE (or --reviewers SHEET)")
 	case f.Reviewers == "":
 		f.Human, f.Judge = pos[0], pos[1]
 	}
 	res, err := calibrate.CompareFiles(rb, f, opts)
 	if err != nil {
-		return exitError, usageOf(err)
+		return exitError, err
 	}
 	table := render.CalibrationTable()
 	if err := writeOutputs(e, []output{

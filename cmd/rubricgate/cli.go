@@ -11,6 +11,7 @@ import (
 	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
+	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -45,14 +46,7 @@ func (e *env) clock() time.Time {
 // inActions reports whether the process runs as a GitHub Actions step.
 func (e *env) inActions() bool { return e.getenv("GITHUB_ACTIONS") == "true" }
 
-// usageError is a command-line mistake: exit 2 with a hint.
-type usageError struct{ msg string }
-
-func (u *usageError) Error() string { return u.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-const usage = `rubricgate: a CI regression gate for LLM outputs
+const usageText = `rubricgate: a CI regression gate for LLM outputs
 
 Usage:
   rubricgate score --rubric R --results F [F...] [--json OUT] [--items OUT] [--markdown OUT]
@@ -79,10 +73,10 @@ func run(args []string, e *env) int {
 	case len(args) == 0 && e.inActions():
 		return runAction(e)
 	case len(args) == 0:
-		fmt.Fprint(e.stderr, usage)
+		fmt.Fprint(e.stderr, usageText)
 		return exitError
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
-		fmt.Fprint(e.stdout, usage)
+		fmt.Fprint(e.stdout, usageText)
 		return exitPass
 	case args[0] == "version" || args[0] == "--version":
 		fmt.Fprintln(e.stdout, "rubricgate", version())
@@ -90,7 +84,7 @@ func run(args []string, e *env) int {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		return fail(e, usagef("unknown command %q", args[0]))
+		return fail(e, usage.Errorf("unknown command %q", args[0]))
 	}
 	code, err := cmd(args[1:], e)
 	if err != nil {
@@ -106,7 +100,7 @@ func fail(e *env, err error) int {
 		return exitPass // -h asked for the usage, which the flag set printed
 	}
 	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(err.Error()))
-	if u := (*usageError)(nil); errors.As(err, &u) || pipeline.IsUsage(err) {
+	if pipeline.IsUsage(err) {
 		fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
 	}
 	if e.inActions() {
@@ -131,7 +125,7 @@ type stringList = cliflag.List
 // loadRubric reads and validates a rubric file, printing its warnings.
 func loadRubric(path string, e *env) (*rubric.Rubric, []rubric.Warning, error) {
 	if path == "" {
-		return nil, nil, usagef("--rubric is required")
+		return nil, nil, usage.Errorf("--rubric is required")
 	}
 	rb, warns, err := pipeline.ReadRubric(path)
 	if err != nil {

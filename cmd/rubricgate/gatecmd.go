@@ -10,6 +10,7 @@ import (
 	ghhost "github.com/rubricgate/rubricgate/host/github"
 	glhost "github.com/rubricgate/rubricgate/host/gitlab"
 	"github.com/rubricgate/rubricgate/host/local"
+	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
@@ -20,7 +21,7 @@ type gateConfig struct {
 	pipeline.Settings
 	rubric, format, writeBaseline, jsonOut, mdOut, junitOut string
 	results                                                 stringList
-	tierCfg                                                 tierConfig
+	tier                                                    pipeline.TierSettings
 	judge                                                   judgeConfig // one-step gate: --input and the judge flags
 }
 
@@ -34,8 +35,9 @@ func gateFlags(fs *flag.FlagSet, c *gateConfig) {
 	fs.StringVar(&c.jsonOut, "json", "", "write the JSON report here (- for stdout)")
 	fs.StringVar(&c.mdOut, "markdown", "", "write the markdown report here")
 	fs.StringVar(&c.junitOut, "junit", "", "write a JUnit XML report here (a test case per criterion and per blocking item)")
-	tierFlags(fs, &c.tierCfg)
-	gateJudgeFlags(fs, &c.judge)
+	c.tier.Flags(fs)
+	c.judge.GateFlags(fs)
+	fs.StringVar(&c.judge.input, "input", "", "answers to judge first (rubricgate judge), instead of --results; the results are written beside them as <name>.judged.jsonl")
 }
 
 // cmdGate runs the gate. It returns the exit status; errors are exit 2.
@@ -80,9 +82,9 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 		return exitError, err
 	}
 	if c.judge.input != "" && len(c.results) > 0 {
-		return exitError, usagef("give --input (answers to judge) or --results, not both")
+		return exitError, usage.Errorf("give --input (answers to judge) or --results, not both")
 	} else if c.judge.input != "" {
-		out, err := judgeForGate(ctx, &c.judge, &c.tierCfg, rb, e)
+		out, err := judgeForGate(ctx, &c.judge, &c.tier, rb, e)
 		if err != nil {
 			return exitError, err
 		}
@@ -92,7 +94,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	tier, err := c.tierCfg.check(rb, e)
+	tier, err := pipeline.ParseTier(c.tier, rb)
 	if err != nil {
 		return exitError, err
 	}
@@ -109,7 +111,9 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	baselinePath, note, err := res.Stage(&out, c.writeBaseline,
 		output{Path: reportPath, Write: func(w io.Writer) error { return render.JSON(w, g) }},
 		output{Path: c.mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, res.Markdown); return err }},
-		output{Path: c.junitOut, Write: func(w io.Writer) error { return junit(w, g, c.Title, e.clock()) }})
+		output{Path: c.junitOut, Write: func(w io.Writer) error {
+			return render.Table(render.Options{Title: c.Title, Now: e.clock()})["junit"](w, g)
+		}})
 	if note != "" {
 		fmt.Fprintln(e.stderr, note)
 	}

@@ -6,16 +6,17 @@ import (
 	"strings"
 
 	"github.com/rubricgate/rubricgate/internal/safe"
+	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // cmdRubric runs `rubric validate` and `rubric export`.
 func cmdRubric(args []string, e *env) (int, error) {
 	if len(args) == 0 {
-		return exitError, usagef("rubric: expected validate or export")
+		return exitError, usage.Errorf("rubric: expected validate or export")
 	}
 	if args[0] != "validate" && args[0] != "export" {
-		return exitError, usagef("rubric: unknown subcommand %q (expected validate or export)", args[0])
+		return exitError, usage.Errorf("rubric: unknown subcommand %q (expected validate or export)", args[0])
 	}
 	fs := newFlags("rubric "+args[0], e)
 	var format, out *string
@@ -25,14 +26,14 @@ func cmdRubric(args []string, e *env) (int, error) {
 	}
 	pos, err := parseArgs(fs, args[1:])
 	if err == nil && len(pos) != 1 {
-		err = usagef("rubric %s: expected one rubric file", args[0])
+		err = usage.Errorf("rubric %s: expected one rubric file", args[0])
 	}
 	var export rubric.ExportFunc
 	if err == nil && format != nil {
 		export, err = rubric.Exporter(*format)
 	}
 	if err != nil {
-		return exitError, usageOf(err)
+		return exitError, err
 	}
 	rb, warns, err := loadRubric(pos[0], e)
 	if err != nil {

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/fraction"
-	userr "github.com/rubricgate/rubricgate/internal/usage"
+	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
@@ -19,8 +17,8 @@ import (
 func cmdScore(args []string, e *env) (int, error) {
 	fs := newFlags("score", e)
 	rubricPath := fs.String("rubric", "", "rubric file (YAML or JSON)")
-	var results stringList
-	fs.Var(&results, "results", "results file(s) or globs: .jsonl/.json lines, .csv review sheets or another tool's results (see --format); - for stdin (repeatable)")
+	var resultFiles stringList
+	fs.Var(&resultFiles, "results", "results file(s) or globs: .jsonl/.json lines, .csv review sheets or another tool's results (see --format); - for stdin (repeatable)")
 	format := fs.String("format", "", formatHelp())
 	maxUnscored := fs.String("max-unscored", "0", "share of unscored (judge error) items tolerated before the run blocks, e.g. 0.05 or 5%")
 	jsonOut := fs.String("json", "", "write the JSON report to this file (- for stdout)")
@@ -31,7 +29,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	mu, err := parseShare("max-unscored", *maxUnscored)
+	mu, err := fraction.Parse("max-unscored", *maxUnscored)
 	if err != nil {
 		return exitError, err
 	}
@@ -39,7 +37,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	inputs, closeAll, err := openInputs(append(results, posArgs...), *format, e)
+	inputs, closeAll, err := results.Open(append(resultFiles, posArgs...), *format, e.stdin)
 	if err != nil {
 		return exitError, err
 	}
@@ -51,7 +49,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	opts := gate.ScoreOptions{MaxUnscored: mu}
 	var items *render.ItemWriter
 	if *itemsOut == "-" {
-		return exitError, usagef("--items -: write the items to a file (stdout carries the table)")
+		return exitError, usage.Errorf("--items -: write the items to a file (stdout carries the table)")
 	} else if *itemsOut != "" {
 		f, err := out.Create(*itemsOut)
 		if err != nil {
@@ -94,34 +92,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	return exitPass, nil
 }
 
-// junit writes the JUnit XML report through the table of renderers.
-func junit(w io.Writer, g *gate.GateReport, title string, now time.Time) error {
-	return render.Table(render.Options{Title: title, Now: now})["junit"](w, g)
-}
-
-// parseShare reads a share such as "5%" or "0.05" (see internal/fraction).
-func parseShare(name, s string) (float64, error) {
-	v, err := fraction.Parse(name, s)
-	return v, usageOf(err)
-}
-
-// openInputs opens the results files (see results.Open).
-func openInputs(patterns []string, format string, e *env) ([]gate.Input, func(), error) {
-	inputs, closeAll, err := results.Open(patterns, format, e.stdin)
-	return inputs, closeAll, usageOf(err)
-}
-
 // formatHelp is the --format flag's help.
 func formatHelp() string {
 	return "results format: " + strings.Join(results.Names(), ", ") + " (default: from the file's name and content)"
-}
-
-// usageOf reports a library's setting mistake (a *usage.Error) as a usage
-// error; other errors pass through.
-func usageOf(err error) error {
-	var u *userr.Error
-	if errors.As(err, &u) {
-		return &usageError{u.Msg}
-	}
-	return err
 }
