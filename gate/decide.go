@@ -388,6 +388,7 @@ type DecideInput struct {
 func Decide(in DecideInput) *GateReport {
 	cc := *in.Current
 	cc.Warnings = append([]string{}, in.Current.Warnings...)
+	cc.Findings = append([]finding.Finding{}, in.Current.Findings...)
 	cc.BlockingFailures = append([]BlockingFailure{}, in.Current.BlockingFailures...)
 	cur := &cc
 	g := &GateReport{
@@ -588,33 +589,24 @@ func Decide(in DecideInput) *GateReport {
 		}
 	}
 	// The one place the English is derived from the findings.
-	g.Findings = append(reasons, warns...)
 	g.Reasons = Texts(reasons)
-	cur.Warnings = append(cur.Warnings, Texts(warns)...)
+	cur.Warn(warns...)
+	g.Findings = append(reasons, cur.Findings...)
 	return g
+}
+
+// Warn adds warnings to the gate report: fs (their severity set to
+// Warning) to Findings and to the run report's, and their text to Warnings.
+func (g *GateReport) Warn(fs ...finding.Finding) {
+	n := len(g.Report.Findings)
+	g.Report.Warn(fs...)
+	g.Findings = append(g.Findings, g.Report.Findings[n:]...)
 }
 
 // Texts renders findings as the report's strings: each finding's Text,
 // consecutive blocking failures (of the same rubric) joined into one
-// reason as [finding.JoinBlocking] does.
-func Texts(fs []finding.Finding) []string {
-	out := make([]string, 0, len(fs))
-	for i := 0; i < len(fs); {
-		f := fs[i]
-		if f.Kind != finding.BlockingFailure {
-			out = append(out, f.Text())
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(fs) && fs[j].Kind == finding.BlockingFailure && fs[j].BaselineRubric == f.BaselineRubric {
-			j++
-		}
-		out = append(out, finding.JoinBlocking(fs[i:j]))
-		i = j
-	}
-	return out
-}
+// reason as [finding.JoinBlocking] does (see [finding.Texts]).
+func Texts(fs []finding.Finding) []string { return finding.Texts(fs) }
 
 // setSeverity sets the severity of every finding of fs (in place) and returns fs.
 func setSeverity(fs []finding.Finding, s finding.Severity) []finding.Finding {
