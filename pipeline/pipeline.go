@@ -268,8 +268,8 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
 	}
-	if w := DefaultBranchWarning(o.BaselineRef, o.Save, b); w != "" {
-		g.Warnings = append(g.Warnings, w)
+	if f, ok := DefaultBranchFinding(o.BaselineRef, o.Save, b); ok {
+		g.Warn(f)
 	}
 	out := &Outcome{Report: g, CommentKey: commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
 	if b != nil {
@@ -321,16 +321,25 @@ func DefaultCommentKey(workflow, job, rubricName string, results []string) strin
 	return strings.Join([]string{workflow, job, rubricName, strings.Join(results, ",")}, "/")
 }
 
-// AddRubricWarnings puts the rubric's load warnings first in the report's.
+// AddRubricWarnings puts the rubric's load warnings first in the report's,
+// as findings (finding.RubricWarning) and their text.
 func AddRubricWarnings(rep *gate.Report, warns []rubric.Warning) {
 	if len(warns) == 0 {
 		return
 	}
-	ws := make([]string, 0, len(warns)+len(rep.Warnings))
+	fs := make([]finding.Finding, 0, len(warns)+len(rep.Findings))
 	for _, w := range warns {
-		ws = append(ws, w.String())
+		fs = append(fs, RubricFinding(w))
 	}
-	rep.Warnings = append(ws, rep.Warnings...)
+	ws := append(finding.Texts(fs), rep.Warnings...)
+	rep.Findings, rep.Warnings = append(fs, rep.Findings...), ws
+}
+
+// RubricFinding is a rubric's load warning as a finding: its Text is the
+// warning's String.
+func RubricFinding(w rubric.Warning) finding.Finding {
+	return finding.Finding{Kind: finding.RubricWarning, Severity: finding.Warning, Criterion: w.Criterion,
+		File: w.File, Line: w.Line, Col: w.Col, Params: finding.Params{Detail: w.Msg}}
 }
 
 // StoreName names a baseline store in a note.
@@ -375,8 +384,7 @@ func renamedRubric(g *gate.GateReport, e *baseline.OtherRubricsError, p gate.Pol
 		e.Rubric, e.Branch, strings.Join(e.Found, ", "))
 	// The reasons and warnings are the findings' texts: keep both in step.
 	note := func(text string) {
-		g.Warnings = append(g.Warnings, text)
-		g.Findings = append(g.Findings, finding.Finding{Kind: finding.Message, Severity: finding.Warning, Params: finding.Params{Detail: text}})
+		g.Warn(finding.Finding{Kind: finding.Message, Params: finding.Params{Detail: text}})
 	}
 	switch {
 	case p.BaselineBranchRun:
