@@ -513,9 +513,9 @@ func (f Finding) render(e escaper) string {
 		if len(f.Below) > 0 {
 			gates := make([]string, len(f.Below))
 			for i, b := range f.Below {
-				gates[i] = fmt.Sprintf("%s %s < %s", e.id(b.Criterion), num(b.Score), num(b.Min))
+				gates[i] = fmt.Sprintf("%s %s < %s", b.Criterion, num(b.Score), num(b.Min))
 			}
-			why = "; below minimum: " + strings.Join(gates, ", ")
+			why = "; below minimum: " + e.ids(gates, e.id)
 		}
 		return fmt.Sprintf("%s:%d: item %s: the pass column says %s but the rubric gives %s (score %.1f, threshold %g%s)",
 			e.id(f.File), f.Line, e.item(f.Item), say[f.ColumnPass], say[!f.ColumnPass], f.Score, f.Threshold, why)

@@ -351,3 +351,67 @@ func TestMarkdownIDsAsCode(t *testing.T) {
 		t.Errorf("Markdown = %q, want %q", got, want)
 	}
 }
+
+// The kinds of the run report's, the judge checks' and the pipeline's
+// warnings escape every untrusted parameter in the comment and the log.
+func TestNewKindsEscapeUntrusted(t *testing.T) {
+	fs := []finding.Finding{
+		{Kind: finding.PassColumnDisagrees, File: hostile, Line: 2, Item: hostile, Params: finding.Params{ColumnPass: true, Below: []finding.Below{{Criterion: hostile, Score: 1, Min: 2}}}},
+		{Kind: finding.MorePassDisagreements, Params: finding.Params{Count: 3}},
+		{Kind: finding.OutvotedFailures, Criterion: hostile, Params: finding.Params{Count: 9, Items: []string{hostile}}},
+		{Kind: finding.ToolWeightsVary, File: hostile, Params: finding.Params{Format: "promptfoo", Metrics: []string{hostile}}},
+		{Kind: finding.ToolWeightsDiffer, File: hostile, Params: finding.Params{Format: "promptfoo", Weights: []finding.Weight{{Criterion: hostile, Rubric: 1, Metric: hostile, Tool: 2}}}},
+		{Kind: finding.JudgeModelMissing, Params: finding.Params{Role: "judge"}},
+		{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{Role: "judge", Model: hostile}},
+		{Kind: finding.JudgeSameFamily, Params: finding.Params{Model: hostile, Production: hostile, Family: hostile}},
+		{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: 4, Limit: 100}},
+		{Kind: finding.LengthBias, Criterion: hostile, Params: finding.Params{Rho: 0.7, MaxRho: 0.5, Count: 40}},
+		{Kind: finding.DefaultBranchNotBaseline, Params: finding.Params{Branch: hostile, BaselineBranch: hostile, Source: hostile}},
+	}
+	for _, f := range fs {
+		f.Severity = finding.Warning
+		if f.Text() == "" || f.Text() == f.Detail {
+			t.Errorf("%s: no text of its own: %q", f.Kind, f.Text())
+		}
+		log := f.Log()
+		if strings.ContainsAny(log, "\n\r\x1b\u202e") || strings.HasPrefix(strings.TrimSpace(log), "::") || strings.Contains(log, "\n::") {
+			t.Errorf("%s: Log is not one safe line: %q", f.Kind, log)
+		}
+		md := f.Markdown()
+		for _, bad := range []string{"<!--", "\n", "\x1b", "\u202e"} {
+			if strings.Contains(md, bad) {
+				t.Errorf("%s: Markdown contains %q: %q", f.Kind, bad, md)
+			}
+		}
+	}
+	// The plain text quotes names as it always did; markdown shows them as code.
+	f := finding.Finding{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{Role: "production", Model: "my-model"}}
+	if got := f.Text(); got != `production model "my-model" is of an unknown family: the judge family check could not be made (add it under model_families in the rubric)` {
+		t.Errorf("Text = %q", got)
+	}
+	if got := f.Markdown(); !strings.HasPrefix(got, "production model `my-model` is of") {
+		t.Errorf("Markdown = %q", got)
+	}
+	// An item id of a row is quoted and cut at 64 bytes in the text.
+	long := strings.Repeat("é", 40)
+	p := finding.Finding{Kind: finding.PassColumnDisagrees, File: "s.csv", Line: 2, Item: long, Params: finding.Params{Score: 50, Threshold: 70}}
+	if want := `s.csv:2: item "` + strings.Repeat("é", 32) + `"...: the pass column says fail but the rubric gives pass (score 50.0, threshold 70)`; p.Text() != want {
+		t.Errorf("Text = %q, want %q", p.Text(), want)
+	}
+}
+
+// Texts and Markdowns give one line per reason, blocking failures of
+// consecutive criteria joined.
+func TestTextsAndMarkdowns(t *testing.T) {
+	fs := []finding.Finding{
+		{Kind: finding.BlockingFailure, Criterion: "safety", Params: finding.Params{Items: []string{"a"}}},
+		{Kind: finding.BlockingFailure, Criterion: "pii", Params: finding.Params{Items: []string{"b|c"}}},
+		{Kind: finding.NoBlockingFailed},
+	}
+	if got := finding.Texts(fs); len(got) != 2 || got[0] != "blocking criterion failed: pii on 1 item(s): b|c; safety on 1 item(s): a" {
+		t.Errorf("Texts = %q", got)
+	}
+	if got := finding.Markdowns(fs); len(got) != 2 || got[0] != "blocking criterion failed: `pii` on 1 item(s): `b\\|c`; `safety` on 1 item(s): `a`" || got[1] != "no blocking criterion failed" {
+		t.Errorf("Markdowns = %q", got)
+	}
+}
