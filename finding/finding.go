@@ -90,6 +90,9 @@ const (
 	// accept label accepted it or AcceptLabel (the label that would),
 	// NewBaseline (a warning on the baseline branch).
 	ItemsRemoved Kind = "items-removed"
+	// DropWithinNoise: a drop at or above max-drop whose paired interval
+	// includes 0 passed under noisy-drop warn. Change, MaxDrop.
+	DropWithinNoise Kind = "drop-within-noise"
 	// NoCommonItems: the run shares no item with the baseline, so the
 	// relative check compares the full sets.
 	NoCommonItems Kind = "no-common-items"
@@ -481,6 +484,8 @@ func (f Finding) render(e escaper) string {
 			s += "; a reviewer who accepts the removal adds the " + e.id(f.AcceptLabel) + " label"
 		}
 		return accepted(e, f.Label, s)
+	case DropWithinNoise:
+		return fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", DropPct(-f.Change, f.MaxDrop))
 	case NoCommonItems:
 		return "the run shares no item with the baseline: the relative check compares the full sets, which may hold different items"
 	case NoBlockingFailed:

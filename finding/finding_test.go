@@ -238,7 +238,7 @@ func TestTextMatchesDecide(t *testing.T) {
 		},
 		{
 			// The interval's clause rides in AggregateDrop's Detail; the
-			// noisy-drop warning has no kind of its own (a Message).
+			// noisy-drop warning is DropWithinNoise (its text pinned here).
 			name: "drop within noise, noisy-drop warn",
 			g: decide(report(78), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
 				in.MaxBaselineAge = 0
@@ -247,8 +247,7 @@ func TestTextMatchesDecide(t *testing.T) {
 			}),
 			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02,
 				Detail: ", but its 95% CI -5.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%"}}.Text()},
-			warnings: []string{finding.Finding{Kind: finding.Message, Params: finding.Params{
-				Detail: "the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more items would tell"}}.Text()},
+			warnings: []string{"the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more items would tell"},
 		},
 		{
 			name: "nothing scored",
@@ -413,5 +412,23 @@ func TestTextsAndMarkdowns(t *testing.T) {
 	}
 	if got := finding.Markdowns(fs); len(got) != 2 || got[0] != "blocking criterion failed: `pii` on 1 item(s): `b\\|c`; `safety` on 1 item(s): `a`" || got[1] != "no blocking criterion failed" {
 		t.Errorf("Markdowns = %q", got)
+	}
+}
+
+// A drop within noise that passes under noisy-drop warn is a typed warning.
+func TestDropWithinNoiseKind(t *testing.T) {
+	g := decide(report(78), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+		in.MaxBaselineAge = 0
+		in.NoisyDrop = gate.NoisyWarn
+		in.Paired = &gate.Paired{Method: "paired", Common: 10, CI95: &[2]float64{-0.05, 0.01}}
+	})
+	var got []finding.Finding
+	for _, f := range g.Findings {
+		if f.Severity == finding.Warning {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Kind != finding.DropWithinNoise || got[0].Change != (78.0-80)/80 || got[0].MaxDrop != 0.02 {
+		t.Fatalf("warnings %+v", got)
 	}
 }

@@ -286,11 +286,10 @@ type GateReport struct {
 	// later job can check a report it is asked to post.
 	Context *RunContext `json:"context,omitempty"`
 	// Findings are the typed forms of what the gate found, in order: the
-	// reasons' findings (Error or Notice), then the warnings' (Warning).
-	// Reasons and the warnings Decide adds are their Text (blocking
-	// failures joined as [finding.JoinBlocking] does). The run report's
-	// own warnings (from reading and scoring) and those the pipeline adds
-	// for tiers stay strings only.
+	// reasons' findings (Error or Notice), then the warnings' (Warning),
+	// the run report's own first. Reasons and Warnings are their text
+	// (blocking failures joined as [finding.JoinBlocking] does); add a
+	// warning to both with [GateReport.Warn].
 	Findings []finding.Finding `json:"findings"`
 }
 
@@ -506,8 +505,7 @@ func Decide(in DecideInput) *GateReport {
 						soft = append(soft, f)
 					} else if dc.Case == DropNoise {
 						pass = append(pass, f)
-						warn(finding.Finding{Kind: finding.Message, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop,
-							Detail: fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", fmtDrop(dc.Drop, in.MaxDrop))}})
+						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop}})
 					}
 				}
 			} else if basis == BasisCommon {
