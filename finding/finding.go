@@ -146,6 +146,16 @@ const (
 	// not the baseline branch. Branch, BaselineBranch, Source (where the
 	// baseline branch came from).
 	DefaultBranchNotBaseline Kind = "default-branch-not-baseline"
+	// RenamedRubric: the rubric's name has no baseline on the branch but
+	// the store holds others there, a rubric change. Rubric (the name),
+	// Branch, Rubrics (the names found); NewBaseline on the baseline
+	// branch, Label when the accept label accepted it, else AcceptLabel.
+	RenamedRubric Kind = "renamed-rubric"
+	// AcceptanceNotCovered: the accept label was applied for less than this
+	// push brings, so the run is blocked again. AcceptLabel, Commit (where it was
+	// applied), Waived (the kinds it was applied for), From (that rubric's
+	// hash), Adds (what this push adds).
+	AcceptanceNotCovered Kind = "acceptance-not-covered"
 	// Message: any other remark, already in English. Detail.
 	Message Kind = "message"
 )
@@ -248,6 +258,16 @@ type Params struct {
 	Branch         string `json:"branch,omitempty"`
 	BaselineBranch string `json:"baseline_branch,omitempty"`
 	Source         string `json:"source,omitempty"`
+	// Rubric is a rubric's name and Rubrics other rubrics' names
+	// (RenamedRubric).
+	Rubric  string   `json:"rubric,omitempty"`
+	Rubrics []string `json:"rubrics,omitempty"`
+	// Commit is a commit SHA, shortened when shown; Waived the kinds of
+	// reason an accept label waived; Adds what a push adds that it does not
+	// cover (AcceptanceNotCovered).
+	Commit string   `json:"commit,omitempty"`
+	Waived []string `json:"waived,omitempty"`
+	Adds   []string `json:"adds,omitempty"`
 }
 
 // Below is a critical minimum an item's score is below.
@@ -558,6 +578,31 @@ func (f Finding) render(e escaper) string {
 		br, base := e.q(f.Branch), e.q(f.BaselineBranch)
 		return fmt.Sprintf("this run is on the default branch %s but the baseline branch is %s (from %s): no run on %s ever saves a baseline, and runs compared with %s find none unless one is saved there; set --baseline-branch %s or run the gate on %s",
 			br, base, e.text(f.Source), br, base, e.id(f.Branch), base)
+	case RenamedRubric:
+		s := fmt.Sprintf("rubric %s has no baseline on branch %s, but the store holds baselines for %s there: a renamed rubric is a rubric change",
+			e.q(f.Rubric), e.q(f.Branch), e.ids(f.Rubrics, e.id))
+		switch {
+		case f.NewBaseline:
+			return s + "; this run on the baseline branch starts a new baseline"
+		case f.Label != "":
+			return s + "; accepted by the label " + e.id(f.Label) + ": a new baseline starts when this merges"
+		}
+		return s + " that the gate cannot follow; add the label " + e.id(f.AcceptLabel) + " to accept it (or pin the slot with baseline-key)"
+	case AcceptanceNotCovered:
+		what := "nothing"
+		if len(f.Waived) > 0 {
+			what = e.ids(f.Waived, e.text)
+		}
+		adds := make([]string, len(f.Adds))
+		for i, a := range f.Adds {
+			adds[i] = e.text(a)
+		}
+		commit := f.Commit
+		if len(commit) > 7 {
+			commit = commit[:7]
+		}
+		return fmt.Sprintf("the %s label was applied at commit %s for %s (rubric %s); this push adds %s, which the label does not cover: remove and re-add the label to accept again",
+			e.id(f.AcceptLabel), e.id(commit), what, ShortHash(f.From), strings.Join(adds, "; "))
 	default: // Message and kinds this version does not know
 		return e.text(f.Detail)
 	}

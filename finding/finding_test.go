@@ -366,6 +366,9 @@ func TestNewKindsEscapeUntrusted(t *testing.T) {
 		{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: 4, Limit: 100}},
 		{Kind: finding.LengthBias, Criterion: hostile, Params: finding.Params{Rho: 0.7, MaxRho: 0.5, Count: 40}},
 		{Kind: finding.DefaultBranchNotBaseline, Params: finding.Params{Branch: hostile, BaselineBranch: hostile, Source: hostile}},
+		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, AcceptLabel: hostile}},
+		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Label: hostile}},
+		{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: hostile, Commit: hostile, Waived: []string{hostile}, From: hostile, Adds: []string{hostile}}},
 	}
 	for _, f := range fs {
 		f.Severity = finding.Warning

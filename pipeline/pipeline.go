@@ -253,7 +253,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	})
 	var extraKinds []string
 	if renamed != nil {
-		renamedRubric(g, renamed, policy, warn)
+		renamedRubric(g, renamed, policy)
 		if policy.Accepted && !policy.BaselineBranchRun {
 			extraKinds = append(extraKinds, KindRenamedRubric)
 		}
@@ -379,29 +379,27 @@ func BaselineBranch(explicit string, b *host.Build) string {
 // while the store holds others on the branch: it blocks unless the pull
 // request carries the accept label or this is the baseline branch's own run,
 // where a new baseline starts.
-func renamedRubric(g *gate.GateReport, e *baseline.OtherRubricsError, p gate.Policy, warn func(string)) {
-	msg := fmt.Sprintf("rubric %q has no baseline on branch %q, but the store holds baselines for %s there: a renamed rubric is a rubric change",
-		e.Rubric, e.Branch, strings.Join(e.Found, ", "))
+func renamedRubric(g *gate.GateReport, e *baseline.OtherRubricsError, p gate.Policy) {
+	f := finding.Finding{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: e.Rubric, Branch: e.Branch, Rubrics: e.Found}}
 	// The reasons and warnings are the findings' texts: keep both in step.
-	note := func(text string) {
-		g.Warn(finding.Finding{Kind: finding.Message, Params: finding.Params{Detail: text}})
-	}
 	switch {
 	case p.BaselineBranchRun:
-		note(msg + "; this run on the baseline branch starts a new baseline")
+		f.NewBaseline = true
+		g.Warn(f)
 	case p.Accepted:
-		note(msg + "; accepted by the label " + p.AcceptLabel + ": a new baseline starts when this merges")
+		f.Label = p.AcceptLabel
+		g.Warn(f)
 	default:
 		g.Decision = gate.Block
-		text := msg + " that the gate cannot follow; add the label " + p.AcceptLabel + " to accept it (or pin the slot with baseline-key)"
-		reasons := []string{text}
+		f.AcceptLabel, f.Severity = p.AcceptLabel, finding.Error
+		reasons := []string{f.Text()}
 		for _, r := range g.Reasons {
 			if !strings.HasSuffix(r, ": this run starts the baseline") {
 				reasons = append(reasons, r)
 			}
 		}
 		g.Reasons = reasons
-		fs := []finding.Finding{{Kind: finding.Message, Severity: finding.Error, Params: finding.Params{Detail: text}}}
+		fs := []finding.Finding{f}
 		for _, f := range g.Findings {
 			if f.Kind != finding.NoBaseline || f.PolicyFail {
 				fs = append(fs, f)
