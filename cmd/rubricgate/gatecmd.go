@@ -332,9 +332,8 @@ func printDecision(e *env, g *gate.GateReport, baselinePath string) {
 		fmt.Fprintf(e.stdout, "  %s\n", line)
 	}
 	// A reason or warning that is one finding's text is annotated from the
-	// finding (its level, and file and line when known); the others (joined
-	// blocking failures, the run report's and the tiers' warnings) stay
-	// strings.
+	// finding (its level, and file and line when known); a reason joining
+	// the blocking failures of several criteria is annotated as a string.
 	byText := map[string]finding.Finding{}
 	for _, f := range g.Findings {
 		byText[f.Text()] = f
