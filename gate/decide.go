@@ -852,10 +852,6 @@ func fmtPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) +
 // (One definition: finding.ChangePct, which the findings' texts use.)
 func FormatChange(rel, maxDrop float64) string { return finding.ChangePct(rel, maxDrop) }
 
-// fmtDrop formats a drop (positive) in percent, without the sign and the %
-// sign, with the digits FormatChange would use.
-func fmtDrop(drop, maxDrop float64) string { return finding.DropPct(drop, maxDrop) }
-
 func fmtSignedPct(f float64) string {
 	return fmt.Sprintf("%+.2f%%", 100*f)
 }
