@@ -49,6 +49,7 @@ func TestHostile(t *testing.T) {
 		{"ragas-empty-input.csv", "ragas", 3, "", "empty user_input"},
 		{"ragas-ragged.csv", "ragas", 3, "", "wrong number of fields"},
 		{"ragas-quote.csv", "ragas", 0, "", "not valid CSV"},
+		{"ragas-cr.csv", "ragas", 1, "", "bare carriage return (CR line ends)"},
 		{"inspect-nan-garbage.json", "inspect", 0, "$.samples[0].scores.rubric.value.safety", "expected NaN"},
 	}
 	for _, c := range cases {

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -10,6 +11,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/internal/crlf"
 )
 
 // ragas results as CSV: result.to_pandas().to_csv(path), one row per
@@ -77,7 +80,13 @@ var ragasDataColumns = map[string]bool{
 }
 
 func readRagas(name string, r io.Reader, fn func(*Record) error) error {
-	cr := csv.NewReader(limitedReader(r, maxFile))
+	br := bufio.NewReaderSize(limitedReader(r, maxFile), 64<<10)
+	// Peek returns (and clears) a read error, so it is checked here.
+	peek, perr := br.Peek(br.Size())
+	if crlf.BareCR(peek) {
+		return &InputError{File: name, Line: 1, Msg: crlf.Message}
+	}
+	cr := csv.NewReader(br)
 	cr.ReuseRecord = false
 	csvErr := func(err error) error {
 		var pe *csv.ParseError
@@ -85,6 +94,9 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 			return &InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
 		}
 		return &InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
+	}
+	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
+		return csvErr(perr)
 	}
 	head, err := cr.Read()
 	if err == io.EOF {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rubricgate/rubricgate/internal/crlf"
 )
 
 // column roles in a review sheet.
@@ -64,6 +66,14 @@ func newCSVReader(sc *schema, in Input) (*csvReader, error) {
 	br := bufio.NewReaderSize(&lineLimit{r: in.R, max: sc.maxLine, file: in.Name, line: 1}, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
+	}
+	// Peek returns (and clears) a read error: report it here.
+	peek, perr := br.Peek(br.Size())
+	if crlf.BareCR(peek) {
+		return nil, &InputError{File: in.Name, Line: 1, Msg: crlf.Message}
+	}
+	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
+		return nil, (&csvReader{file: in.Name}).wrap(perr)
 	}
 	r := csv.NewReader(br)
 	r.FieldsPerRecord = 0

@@ -209,6 +209,11 @@ func (d *decoder) decodeJSON(line []byte, lineNo int) (ok bool, err error) {
 	}
 	s.ws()
 	if s.i < len(s.b) {
+		if s.i > 0 && s.b[s.i-1] == '\r' {
+			// ws skipped a carriage return: the objects are separated by
+			// bare CRs (old Mac line ends), which JSON lines does not allow.
+			return false, d.errf(lineNo, "objects separated by a bare carriage return (CR line ends): expected one object a line, lines ending in LF or CRLF")
+		}
 		return false, d.wrap(lineNo, s.errf("unexpected %s after the JSON object (one object a line)", s.describe()))
 	}
 	if err := d.finish(); err != nil {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rubricgate/rubricgate/internal/crlf"
 )
 
 // Item is one answer to judge.
@@ -259,7 +261,16 @@ func parseAnswerJSON(b []byte) (Item, error) {
 }
 
 func readAnswersCSV(name string, r io.Reader) ([]Item, error) {
-	cr := csv.NewReader(bufio.NewReader(r))
+	br := bufio.NewReaderSize(r, 64<<10)
+	// Peek returns (and clears) a read error, so it is checked here.
+	peek, perr := br.Peek(br.Size())
+	if crlf.BareCR(peek) {
+		return nil, &InputError{File: name, Line: 1, Msg: crlf.Message}
+	}
+	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
+		return nil, csvErr(name, perr)
+	}
+	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
 	if err == io.EOF {

@@ -22,6 +22,7 @@ func TestReadAnswersErrors(t *testing.T) {
 		"csv no answer": {"a.csv", "id,question\n1,q\n", `a.csv:1: missing the answer column`},
 		"csv empty id":  {"a.csv", "id,answer\n1,x\n,y\n", `a.csv:3: empty "id"`},
 		"csv dup id":    {"a.csv", "id,answer\n1,x\n1,y\n", `a.csv:3: duplicate id "1" (first on line 2)`},
+		"csv CR lines":  {"a.csv", "id,answer\r1,x\r2,y\r", `a.csv:1: the first line ends in a bare carriage return`},
 	} {
 		_, err := ReadAnswers(c.file, strings.NewReader(c.in))
 		var ie *InputError
