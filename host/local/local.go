@@ -23,7 +23,7 @@ import (
 )
 
 // DefaultDir is the local baseline store's root when none is given.
-const DefaultDir = ".rubricgate/baselines"
+const DefaultDir = host.DefaultLocalDir
 
 // maxGitFile caps the git files read (HEAD, a ref, .git as a file);
 // packed-refs gets maxPackedRefs.
@@ -41,6 +41,9 @@ type Options struct {
 	Dir string
 	// Stderr receives annotations (nil: discarded).
 	Stderr io.Writer
+	// SkipGit leaves the git repository unread: the branch is only
+	// Branch (the gate pipeline finds the checkout's branch itself).
+	SkipGit bool
 }
 
 // Host is the local host.
@@ -53,16 +56,19 @@ type Host struct {
 // is not an error: the branch is then only what Options.Branch says.
 func New(o Options) (*Host, error) {
 	b := host.Build{Host: "local", Event: "local"}
-	dir := o.Dir
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("working directory: %w", err)
+	var g Git
+	if !o.SkipGit {
+		dir := o.Dir
+		if dir == "" {
+			var err error
+			if dir, err = os.Getwd(); err != nil {
+				return nil, fmt.Errorf("working directory: %w", err)
+			}
 		}
-	}
-	g, err := ReadGit(dir)
-	if err != nil {
-		return nil, err
+		var err error
+		if g, err = ReadGit(dir); err != nil {
+			return nil, err
+		}
 	}
 	b.Branch, b.SHA, b.DefaultBranch = g.Branch, g.SHA, g.DefaultBranch
 	if o.Branch != "" {
@@ -115,6 +121,9 @@ func (h *Host) DefaultStore(o host.StoreOptions) (baseline.Store, *baseline.Dir,
 	d := &baseline.Dir{Root: root}
 	return d, d, nil
 }
+
+// Commenting is none: a terminal has no change request to comment on.
+func (h *Host) Commenting(host.CommentOptions) host.Commenting { return host.Commenting{} }
 
 // Git is what ReadGit finds.
 type Git struct {
@@ -264,6 +273,7 @@ func readSmall(path string) (string, error) {
 
 // Interface checks.
 var (
+	_ host.Host      = (*Host)(nil)
 	_ host.BuildInfo = (*Host)(nil)
 	_ host.Reporter  = (*Host)(nil)
 	_ host.Stores    = (*Host)(nil)

@@ -174,3 +174,18 @@ func TestReporterAndStore(t *testing.T) {
 type failing struct{}
 
 func (failing) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+// SkipGit leaves the checkout unread: the branch is only the one given;
+// a terminal has no comments.
+func TestSkipGit(t *testing.T) {
+	h, err := New(Options{Branch: "main", Dir: t.TempDir(), SkipGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := h.Build(); b.Branch != "main" || b.SHA != "" || !b.BaselineEvent {
+		t.Errorf("build %+v", b)
+	}
+	if c := h.Commenting(host.CommentOptions{Mode: host.CommentAlways}); c.Noun != "" || c.Commenter != nil {
+		t.Errorf("commenting %+v", c)
+	}
+}
