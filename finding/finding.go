@@ -555,11 +555,19 @@ func (f Finding) render(e escaper) string {
 	case ToolWeightsVary:
 		return fmt.Sprintf("%s: %s weighs %s differently from row to row; the rubric's weights are used", e.id(f.File), e.id(f.Format), e.ids(f.Metrics, e.q))
 	case ToolWeightsDiffer:
-		parts := make([]string, len(f.Weights))
-		for i, w := range f.Weights {
+		ws := f.Weights
+		if e.list > 0 && len(ws) > e.list {
+			ws = ws[:e.list]
+		}
+		parts := make([]string, len(ws))
+		for i, w := range ws {
 			parts[i] = fmt.Sprintf("%s %s (%s %s)", e.id(w.Criterion), num(w.Rubric), e.q(w.Metric), num(w.Tool))
 		}
-		return fmt.Sprintf("%s: %s's own weights differ from the rubric's; the rubric's weights are used: %s", e.id(f.File), e.id(f.Format), strings.Join(parts, ", "))
+		list := strings.Join(parts, ", ")
+		if len(ws) < len(f.Weights) {
+			list += fmt.Sprintf(" and %d more", len(f.Weights)-len(ws))
+		}
+		return fmt.Sprintf("%s: %s's own weights differ from the rubric's; the rubric's weights are used: %s", e.id(f.File), e.id(f.Format), list)
 	case JudgeModelMissing:
 		return fmt.Sprintf("no %s model given: the judge family check could not be made", f.Role)
 	case JudgeFamilyUnknown:
@@ -593,8 +601,12 @@ func (f Finding) render(e escaper) string {
 		if len(f.Waived) > 0 {
 			what = e.ids(f.Waived, e.text)
 		}
-		adds := make([]string, len(f.Adds))
-		for i, a := range f.Adds {
+		adds := f.Adds
+		if e.list > 0 && len(adds) > e.list {
+			adds = append(adds[:e.list:e.list], fmt.Sprintf("%d more", len(f.Adds)-e.list))
+		}
+		adds = append([]string(nil), adds...)
+		for i, a := range adds {
 			adds[i] = e.text(a)
 		}
 		commit := f.Commit

@@ -435,3 +435,27 @@ func TestDropWithinNoiseKind(t *testing.T) {
 		t.Fatalf("warnings %+v", got)
 	}
 }
+
+// Lists a report controls are cut at five in the comment, whole in the text.
+func TestMarkdownCutsLists(t *testing.T) {
+	var ws []finding.Weight
+	var adds []string
+	for i := range 8 {
+		ws = append(ws, finding.Weight{Criterion: "c" + strings.Repeat("x", i), Rubric: 1, Metric: "m", Tool: 2})
+		adds = append(adds, "a new kind of waived reason: k"+strings.Repeat("x", i))
+	}
+	f := finding.Finding{Kind: finding.ToolWeightsDiffer, File: "r.json", Params: finding.Params{Format: "promptfoo", Weights: ws}}
+	if md := f.Markdown(); !strings.HasSuffix(md, " and 3 more") || strings.Count(md, "(`m`") != 5 {
+		t.Errorf("Markdown = %q", md)
+	}
+	if strings.Count(f.Text(), `("m" 2)`) != 8 {
+		t.Errorf("Text = %q", f.Text())
+	}
+	a := finding.Finding{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: "l", Commit: "0123456789", Adds: adds}}
+	if md := a.Markdown(); !strings.Contains(md, "; 3 more, which the label") || strings.Count(md, "waived reason") != 5 {
+		t.Errorf("Markdown = %q", md)
+	}
+	if txt := a.Text(); strings.Count(txt, "waived reason") != 8 || !strings.Contains(txt, "at commit 0123456 for nothing") {
+		t.Errorf("Text = %q", txt)
+	}
+}
