@@ -19,6 +19,7 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 )
 
 // DefaultDir is the local baseline store's root when none is given.
@@ -134,12 +135,15 @@ type Git struct {
 	// DefaultBranch is origin's default branch (refs/remotes/origin/HEAD),
 	// when the clone recorded it.
 	DefaultBranch string
+	// Head is the path of the HEAD file read; empty outside a repository.
+	Head string
 }
 
 // ReadGit finds the git repository holding dir (dir or a parent with a
 // .git directory or file) and reads its HEAD. Outside a repository it
 // returns a zero Git. A .git file (worktree, submodule) is followed to its
-// gitdir; refs are read from the common directory a worktree shares.
+// gitdir; refs are read from the common directory a worktree shares. It is
+// the one reader of git metadata (pipeline.GitBranch calls it).
 func ReadGit(dir string) (Git, error) {
 	gitDir, err := findGitDir(dir)
 	if err != nil || gitDir == "" {
@@ -155,13 +159,15 @@ func ReadGit(dir string) (Git, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Git{}, err
 	}
-	head, err := readSmall(filepath.Join(gitDir, "HEAD"))
+	headPath := filepath.Join(gitDir, "HEAD")
+	head, err := readSmall(headPath)
 	if err != nil {
 		return Git{}, fmt.Errorf("git HEAD: %w", err)
 	}
 	head = strings.TrimSpace(head)
-	var g Git
-	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
+	g := Git{Head: headPath}
+	if ref, ok := strings.CutPrefix(head, "ref:"); ok {
+		ref = strings.TrimSpace(ref)
 		g.Branch, _ = strings.CutPrefix(ref, "refs/heads/")
 		if g.Branch == ref {
 			g.Branch = "" // HEAD points outside refs/heads: no branch
@@ -196,7 +202,8 @@ func findGitDir(dir string) (string, error) {
 			if err != nil {
 				return "", fmt.Errorf("git: %w", err)
 			}
-			gd, ok := strings.CutPrefix(strings.TrimSpace(s), "gitdir: ")
+			gd, ok := strings.CutPrefix(strings.TrimSpace(s), "gitdir:")
+			gd = strings.TrimSpace(gd)
 			if !ok || gd == "" {
 				return "", fmt.Errorf("git: %s: expected a line \"gitdir: PATH\"", p)
 			}
@@ -255,18 +262,11 @@ func isSHA(s string) bool {
 	return true
 }
 
+// readSmall reads a git metadata file of at most maxGitFile bytes.
 func readSmall(path string) (string, error) {
-	f, err := os.Open(path)
+	data, err := boundedio.ReadFile(path, maxGitFile)
 	if err != nil {
 		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxGitFile+1))
-	if err != nil {
-		return "", err
-	}
-	if len(data) > maxGitFile {
-		return "", fmt.Errorf("%s: larger than %d bytes", path, maxGitFile)
 	}
 	return string(bytes.TrimRight(data, "\x00")), nil
 }
