@@ -1,5 +1,5 @@
 # Build stage: module download cached in its own layer, static binary. The
-# version comes from the source (cmd/rubricgate/version.go).
+# version comes from the source (internal/version/version.go).
 FROM golang:1.26-alpine AS build
 WORKDIR /src
 COPY go.mod go.sum ./

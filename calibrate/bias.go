@@ -1,8 +1,7 @@
 package calibrate
 
 import (
-	"fmt"
-
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -39,8 +38,20 @@ type LengthBias struct {
 	Rho *float64 `json:"rho"`
 	// Warn is true when N >= MinN and Rho >= MaxRho.
 	Warn bool `json:"warn"`
-	// Message explains a warning; empty otherwise.
+	// Message explains a warning (the text of Finding); empty otherwise.
 	Message string `json:"message"`
+
+	maxRho float64 // the threshold Rho reached, for Finding
+}
+
+// Finding is the warning a check that warns gives, typed
+// (finding.LengthBias); the zero Finding when it does not warn.
+func (lb LengthBias) Finding() finding.Finding {
+	if !lb.Warn || lb.Rho == nil {
+		return finding.Finding{}
+	}
+	return finding.Finding{Kind: finding.LengthBias, Severity: finding.Warning, Criterion: lb.Criterion,
+		Params: finding.Params{Rho: *lb.Rho, MaxRho: lb.maxRho, Count: lb.N}}
 }
 
 // CheckLengthBias computes Spearman's rho between answer length and score
@@ -62,12 +73,8 @@ func CheckLengthBias(criterion string, points []LengthPoint, th Thresholds) Leng
 		lb.Rho = &rho
 	}
 	if lb.Rho != nil && lb.N >= th.MinN && *lb.Rho >= th.MaxRho {
-		lb.Warn = true
-		what := "item scores"
-		if criterion != "" {
-			what = fmt.Sprintf("%s scores", criterion)
-		}
-		lb.Message = fmt.Sprintf("%s rise with answer length (Spearman rho %.2f >= %.2f over %d items): the judge may favour longer answers; check against human scores", what, *lb.Rho, th.MaxRho, lb.N)
+		lb.Warn, lb.maxRho = true, th.MaxRho
+		lb.Message = lb.Finding().Text()
 	}
 	return lb
 }

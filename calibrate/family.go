@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/finding"
 )
 
 // Families is the built-in model family table: family -> case-insensitive
@@ -154,8 +156,18 @@ type FamilyCheck struct {
 	// Same is true when both are of one known family.
 	Same bool `json:"same"`
 	// Warnings are unknown families, a missing model, or a same-family pair
-	// under FamilyWarn.
+	// under FamilyWarn: the text of Findings.
 	Warnings []string `json:"warnings"`
+	// Findings are the typed forms of Warnings (finding.JudgeModelMissing,
+	// JudgeFamilyUnknown, JudgeSameFamily), in the same order.
+	Findings []finding.Finding `json:"-"`
+}
+
+// warn adds a warning finding and its text.
+func (fc *FamilyCheck) warn(f finding.Finding) {
+	f.Severity = finding.Warning
+	fc.Findings = append(fc.Findings, f)
+	fc.Warnings = append(fc.Warnings, f.Text())
 }
 
 // SameFamilyError is a judge of the same model family as the production
@@ -164,8 +176,13 @@ type SameFamilyError struct {
 	Family, Judge, Production string
 }
 
-func (e *SameFamilyError) Error() string {
-	return fmt.Sprintf("judge model %q and production model %q are both %s models: a judge favours its own family's outputs; judge with another family", e.Judge, e.Production, e.Family)
+func (e *SameFamilyError) Error() string { return e.Finding().Text() }
+
+// Finding is the error as a typed finding (finding.JudgeSameFamily), of
+// severity Error; under FamilyWarn the check gives it as a warning.
+func (e *SameFamilyError) Finding() finding.Finding {
+	return finding.Finding{Kind: finding.JudgeSameFamily, Severity: finding.Error,
+		Params: finding.Params{Model: e.Judge, Production: e.Production, Family: e.Family}}
 }
 
 // CheckFamilies checks that the judge and the production model come from
@@ -182,9 +199,9 @@ func CheckFamilies(judge, production string, extra map[string][]string, policy F
 	} {
 		switch {
 		case strings.TrimSpace(m.model) == "":
-			fc.Warnings = append(fc.Warnings, fmt.Sprintf("no %s model given: the judge family check could not be made", m.role))
+			fc.warn(finding.Finding{Kind: finding.JudgeModelMissing, Params: finding.Params{Role: m.role}})
 		case m.fam == "":
-			fc.Warnings = append(fc.Warnings, fmt.Sprintf("%s model %q is of an unknown family: the judge family check could not be made (add it under model_families in the rubric)", m.role, m.model))
+			fc.warn(finding.Finding{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{Role: m.role, Model: m.model}})
 		}
 	}
 	if fc.JudgeFamily == "" || fc.JudgeFamily != fc.ProductionFamily {
@@ -193,7 +210,7 @@ func CheckFamilies(judge, production string, extra map[string][]string, policy F
 	fc.Same = true
 	err := &SameFamilyError{Family: fc.JudgeFamily, Judge: judge, Production: production}
 	if policy == FamilyWarn {
-		fc.Warnings = append(fc.Warnings, err.Error())
+		fc.warn(err.Finding())
 		return fc, nil
 	}
 	return fc, err

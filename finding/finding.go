@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rubricgate/rubricgate/internal/safe"
 )
@@ -89,6 +90,9 @@ const (
 	// accept label accepted it or AcceptLabel (the label that would),
 	// NewBaseline (a warning on the baseline branch).
 	ItemsRemoved Kind = "items-removed"
+	// DropWithinNoise: a drop at or above max-drop whose paired interval
+	// includes 0 passed under noisy-drop warn. Change, MaxDrop.
+	DropWithinNoise Kind = "drop-within-noise"
 	// NoCommonItems: the run shares no item with the baseline, so the
 	// relative check compares the full sets.
 	NoCommonItems Kind = "no-common-items"
@@ -105,6 +109,53 @@ const (
 	// RubricWarning: a remark on the rubric file. File, Line, Col,
 	// Criterion, Detail.
 	RubricWarning Kind = "rubric-warning"
+	// PassColumnDisagrees: a row's pass column says pass where the rubric
+	// gives fail, or the reverse. File, Line, Item, ColumnPass, Score,
+	// Threshold, Below (the critical minimums it is below).
+	PassColumnDisagrees Kind = "pass-column-disagrees"
+	// MorePassDisagreements: the rows whose pass column disagrees past the
+	// ones listed. Count.
+	MorePassDisagreements Kind = "more-pass-disagreements"
+	// OutvotedFailures: items of a blocking criterion with a failing
+	// judging outvoted by the majority of their judgings. Criterion, Count,
+	// Items (the first ids).
+	OutvotedFailures Kind = "outvoted-failures"
+	// ToolWeightsVary: a results file's tool weighs metrics differently
+	// from row to row. File, Format, Metrics.
+	ToolWeightsVary Kind = "tool-weights-vary"
+	// ToolWeightsDiffer: a results file's tool weights differ from the
+	// rubric's. File, Format, Weights.
+	ToolWeightsDiffer Kind = "tool-weights-differ"
+	// JudgeModelMissing: no judge or production model given, so the judge
+	// family check could not be made. Role ("judge" or "production").
+	JudgeModelMissing Kind = "judge-model-missing"
+	// JudgeFamilyUnknown: a judge or production model of no known family.
+	// Role, Model.
+	JudgeFamilyUnknown Kind = "judge-family-unknown"
+	// JudgeSameFamily: the judge and the production model are of one
+	// family, allowed by same-family: warn. Model (the judge), Production,
+	// Family.
+	JudgeSameFamily Kind = "judge-same-family"
+	// JudgesUnknownPast: items judged by models of unknown family past the
+	// distinct judge models kept by name. Count, Limit.
+	JudgesUnknownPast Kind = "judges-unknown-past"
+	// LengthBias: scores rise with answer length. Criterion ("" for the
+	// item score), Rho, MaxRho, Count (items with a known length).
+	LengthBias Kind = "length-bias"
+	// DefaultBranchNotBaseline: the run is on the default branch, which is
+	// not the baseline branch. Branch, BaselineBranch, Source (where the
+	// baseline branch came from).
+	DefaultBranchNotBaseline Kind = "default-branch-not-baseline"
+	// RenamedRubric: the rubric's name has no baseline on the branch but
+	// the store holds others there, a rubric change. Rubric (the name),
+	// Branch, Rubrics (the names found); NewBaseline on the baseline
+	// branch, Label when the accept label accepted it, else AcceptLabel.
+	RenamedRubric Kind = "renamed-rubric"
+	// AcceptanceNotCovered: the accept label was applied for less than this
+	// push brings, so the run is blocked again. AcceptLabel, Commit (where it was
+	// applied), Waived (the kinds it was applied for), From (that rubric's
+	// hash), Adds (what this push adds).
+	AcceptanceNotCovered Kind = "acceptance-not-covered"
 	// Message: any other remark, already in English. Detail.
 	Message Kind = "message"
 )
@@ -174,20 +225,118 @@ type Params struct {
 	// request needs the accept label for is a warning and a new baseline
 	// starts (RubricChange, ItemsRemoved).
 	NewBaseline bool `json:"new_baseline,omitempty"`
+
+	// ColumnPass is what a row's pass column says (PassColumnDisagrees);
+	// the rubric gives the opposite.
+	ColumnPass bool `json:"column_pass,omitempty"`
+	// Score is an item's score, 0-100, and Threshold the rubric's pass
+	// threshold (PassColumnDisagrees).
+	Score     float64 `json:"score,omitempty"`
+	Threshold float64 `json:"threshold,omitempty"`
+	// Below are the critical minimums an item is below, when the rubric
+	// fails it (PassColumnDisagrees).
+	Below []Below `json:"below,omitempty"`
+	// Format names a results format (ToolWeightsVary, ToolWeightsDiffer).
+	Format string `json:"format,omitempty"`
+	// Metrics are a tool's metric names (ToolWeightsVary).
+	Metrics []string `json:"metrics,omitempty"`
+	// Weights pair the rubric's weights with a tool's (ToolWeightsDiffer).
+	Weights []Weight `json:"weights,omitempty"`
+	// Role is "judge" or "production"; Model a model name; Production the
+	// production model; Family a model family (the judge family kinds).
+	Role       string `json:"role,omitempty"`
+	Model      string `json:"model,omitempty"`
+	Production string `json:"production,omitempty"`
+	Family     string `json:"family,omitempty"`
+	// Limit is a cap the finding ran into (JudgesUnknownPast).
+	Limit int `json:"limit,omitempty"`
+	// Rho is a rank correlation and MaxRho the limit it reached (LengthBias).
+	Rho    float64 `json:"rho,omitempty"`
+	MaxRho float64 `json:"max_rho,omitempty"`
+	// Branch is the run's branch, BaselineBranch the baseline branch and
+	// Source where that came from (DefaultBranchNotBaseline).
+	Branch         string `json:"branch,omitempty"`
+	BaselineBranch string `json:"baseline_branch,omitempty"`
+	Source         string `json:"source,omitempty"`
+	// Rubric is a rubric's name and Rubrics other rubrics' names
+	// (RenamedRubric).
+	Rubric  string   `json:"rubric,omitempty"`
+	Rubrics []string `json:"rubrics,omitempty"`
+	// Commit is a commit SHA, shortened when shown; Waived the kinds of
+	// reason an accept label waived; Adds what a push adds that it does not
+	// cover (AcceptanceNotCovered).
+	Commit string   `json:"commit,omitempty"`
+	Waived []string `json:"waived,omitempty"`
+	Adds   []string `json:"adds,omitempty"`
+}
+
+// Below is a critical minimum an item's score is below.
+type Below struct {
+	Criterion string  `json:"criterion"`
+	Score     float64 `json:"score"`
+	Min       float64 `json:"min"`
+}
+
+// Weight is a criterion's weight in the rubric beside the weight a tool
+// gave the metric it reads.
+type Weight struct {
+	Criterion string  `json:"criterion"`
+	Rubric    float64 `json:"rubric"`
+	Metric    string  `json:"metric"`
+	Tool      float64 `json:"tool"`
 }
 
 // maxListed is how many item ids a BlockingFailure message lists.
 const maxListed = 5
 
 // escaper escapes untrusted parameters for one medium: id for criterion
-// and item ids and file names, text for free text.
+// and item ids and file names, text for free text, q for a name the plain
+// text quotes (model, branch and metric names), item for a row's item id
+// (quoted and cut at maxQuoted bytes in the plain text).
 type escaper struct {
-	id, text func(string) string
+	id, text, q, item func(string) string
+	// list caps the ids a list shows (0: all of them).
+	list int
 }
 
 func same(s string) string { return s }
 
-var plain = escaper{id: same, text: same}
+var plain = escaper{id: same, text: same, q: strconv.Quote, item: quoteCut}
+
+// maxQuoted is how many bytes of an item id a PassColumnDisagrees text
+// quotes before it cuts with "...".
+const maxQuoted = 64
+
+// quoteCut quotes s as Go does, cut at maxQuoted bytes (on a rune
+// boundary) with "..." after the closing quote.
+func quoteCut(s string) string {
+	if len(s) > maxQuoted {
+		cut := maxQuoted
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// ids escapes ids and joins them with ", ", the first e.list of them when
+// e caps lists, then " and N more".
+func (e escaper) ids(ids []string, esc func(string) string) string {
+	n := len(ids)
+	if e.list > 0 && n > e.list {
+		n = e.list
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = esc(ids[i])
+	}
+	s := strings.Join(out, ", ")
+	if n < len(ids) {
+		s += fmt.Sprintf(" and %d more", len(ids)-n)
+	}
+	return s
+}
 
 // Text is the English message with every parameter as it is, for data
 // (the JSON report's reasons and warnings). Never print it unescaped:
@@ -203,10 +352,17 @@ func (f Finding) Log() string {
 // Markdown is the message for a paragraph, list item or table cell of the
 // comment or job summary: ids as code spans, free text escaped.
 func (f Finding) Markdown() string {
-	return f.render(escaper{
-		id:   func(s string) string { return safe.CellCode(s, 80) },
-		text: func(s string) string { return safe.Cell(s, 500) },
-	})
+	return f.render(markdown)
+}
+
+// markdown escapes for the comment and the job summary: ids and quoted
+// names as code spans, free text escaped, lists cut at maxListed.
+var markdown = escaper{
+	id:   func(s string) string { return safe.CellCode(s, 80) },
+	text: func(s string) string { return safe.Cell(s, 500) },
+	q:    func(s string) string { return safe.CellCode(s, 80) },
+	item: func(s string) string { return safe.CellCode(s, 80) },
+	list: maxListed,
 }
 
 // Annotation is a CI annotation: an error, warning or notice on a file
@@ -292,11 +448,7 @@ func (f Finding) render(e escaper) string {
 	case RubricChange:
 		s := fmt.Sprintf("RUBRIC CHANGE: the rubric changed (%s → %s) in a way the gate cannot follow", ShortHash(f.From), ShortHash(f.To))
 		if len(f.Criteria) > 0 {
-			ids := make([]string, len(f.Criteria))
-			for i, id := range f.Criteria {
-				ids[i] = e.id(id)
-			}
-			s += "; criteria removed: " + strings.Join(ids, ", ")
+			s += "; criteria removed: " + e.ids(f.Criteria, e.id)
 		}
 		switch {
 		case f.NewBaseline:
@@ -352,6 +504,8 @@ func (f Finding) render(e escaper) string {
 			s += "; a reviewer who accepts the removal adds the " + e.id(f.AcceptLabel) + " label"
 		}
 		return accepted(e, f.Label, s)
+	case DropWithinNoise:
+		return fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", DropPct(-f.Change, f.MaxDrop))
 	case NoCommonItems:
 		return "the run shares no item with the baseline: the relative check compares the full sets, which may hold different items"
 	case NoBlockingFailed:
@@ -378,10 +532,96 @@ func (f Finding) render(e escaper) string {
 			loc += ": "
 		}
 		return loc + e.text(f.Detail)
+	case PassColumnDisagrees:
+		say := map[bool]string{true: "pass", false: "fail"}
+		why := ""
+		if len(f.Below) > 0 {
+			gates := make([]string, len(f.Below))
+			for i, b := range f.Below {
+				gates[i] = fmt.Sprintf("%s %s < %s", b.Criterion, num(b.Score), num(b.Min))
+			}
+			why = "; below minimum: " + e.ids(gates, e.id)
+		}
+		return fmt.Sprintf("%s:%d: item %s: the pass column says %s but the rubric gives %s (score %.1f, threshold %g%s)",
+			e.id(f.File), f.Line, e.item(f.Item), say[f.ColumnPass], say[!f.ColumnPass], f.Score, f.Threshold, why)
+	case MorePassDisagreements:
+		return fmt.Sprintf("... and %d more rows whose pass column disagrees with the rubric", f.Count)
+	case OutvotedFailures:
+		ids := e.ids(f.Items, e.id)
+		if f.Count > len(f.Items) {
+			ids += fmt.Sprintf(" and %d more", f.Count-len(f.Items))
+		}
+		return fmt.Sprintf("%s: %d item(s) had a failing judging outvoted by the majority (more than half of their judgings met the minimum): %s", e.id(f.Criterion), f.Count, ids)
+	case ToolWeightsVary:
+		return fmt.Sprintf("%s: %s weighs %s differently from row to row; the rubric's weights are used", e.id(f.File), e.id(f.Format), e.ids(f.Metrics, e.q))
+	case ToolWeightsDiffer:
+		ws := f.Weights
+		if e.list > 0 && len(ws) > e.list {
+			ws = ws[:e.list]
+		}
+		parts := make([]string, len(ws))
+		for i, w := range ws {
+			parts[i] = fmt.Sprintf("%s %s (%s %s)", e.id(w.Criterion), num(w.Rubric), e.q(w.Metric), num(w.Tool))
+		}
+		list := strings.Join(parts, ", ")
+		if len(ws) < len(f.Weights) {
+			list += fmt.Sprintf(" and %d more", len(f.Weights)-len(ws))
+		}
+		return fmt.Sprintf("%s: %s's own weights differ from the rubric's; the rubric's weights are used: %s", e.id(f.File), e.id(f.Format), list)
+	case JudgeModelMissing:
+		return fmt.Sprintf("no %s model given: the judge family check could not be made", f.Role)
+	case JudgeFamilyUnknown:
+		return fmt.Sprintf("%s model %s is of an unknown family: the judge family check could not be made (add it under model_families in the rubric)", f.Role, e.q(f.Model))
+	case JudgeSameFamily:
+		return fmt.Sprintf("judge model %s and production model %s are both %s models: a judge favours its own family's outputs; judge with another family", e.q(f.Model), e.q(f.Production), e.id(f.Family))
+	case JudgesUnknownPast:
+		return fmt.Sprintf("%d more item(s) were judged by models of unknown family (past the first %d distinct judge models named above): the judge family check could not be made for them (add them under model_families in the rubric)", f.Count, f.Limit)
+	case LengthBias:
+		what := "item scores"
+		if f.Criterion != "" {
+			what = e.id(f.Criterion) + " scores"
+		}
+		return fmt.Sprintf("%s rise with answer length (Spearman rho %.2f >= %.2f over %d items): the judge may favour longer answers; check against human scores", what, f.Rho, f.MaxRho, f.Count)
+	case DefaultBranchNotBaseline:
+		br, base := e.q(f.Branch), e.q(f.BaselineBranch)
+		return fmt.Sprintf("this run is on the default branch %s but the baseline branch is %s (from %s): no run on %s ever saves a baseline, and runs compared with %s find none unless one is saved there; set --baseline-branch %s or run the gate on %s",
+			br, base, e.text(f.Source), br, base, e.id(f.Branch), base)
+	case RenamedRubric:
+		s := fmt.Sprintf("rubric %s has no baseline on branch %s, but the store holds baselines for %s there: a renamed rubric is a rubric change",
+			e.q(f.Rubric), e.q(f.Branch), e.ids(f.Rubrics, e.id))
+		switch {
+		case f.NewBaseline:
+			return s + "; this run on the baseline branch starts a new baseline"
+		case f.Label != "":
+			return s + "; accepted by the label " + e.id(f.Label) + ": a new baseline starts when this merges"
+		}
+		return s + " that the gate cannot follow; add the label " + e.id(f.AcceptLabel) + " to accept it (or pin the slot with baseline-key)"
+	case AcceptanceNotCovered:
+		what := "nothing"
+		if len(f.Waived) > 0 {
+			what = e.ids(f.Waived, e.text)
+		}
+		adds := f.Adds
+		if e.list > 0 && len(adds) > e.list {
+			adds = append(adds[:e.list:e.list], fmt.Sprintf("%d more", len(f.Adds)-e.list))
+		}
+		adds = append([]string(nil), adds...)
+		for i, a := range adds {
+			adds[i] = e.text(a)
+		}
+		commit := f.Commit
+		if len(commit) > 7 {
+			commit = commit[:7]
+		}
+		return fmt.Sprintf("the %s label was applied at commit %s for %s (rubric %s); this push adds %s, which the label does not cover: remove and re-add the label to accept again",
+			e.id(f.AcceptLabel), e.id(commit), what, ShortHash(f.From), strings.Join(adds, "; "))
 	default: // Message and kinds this version does not know
 		return e.text(f.Detail)
 	}
 }
+
+// num formats a number in the shortest form that reads back the same.
+func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // accepted prefixes s with the accept label that waived it, if any.
 func accepted(e escaper, label, s string) string {
@@ -395,7 +635,10 @@ func accepted(e escaper, label, s string) string {
 // reason the gate has always written: "blocking criterion failed: A on 2
 // item(s): x, y; B on 1 item(s): z", criteria sorted by id. The findings
 // must all be BlockingFailure with the same BaselineRubric flag.
-func JoinBlocking(fs []Finding) string {
+func JoinBlocking(fs []Finding) string { return joinBlocking(fs, plain) }
+
+// joinBlocking is JoinBlocking with e escaping the ids.
+func joinBlocking(fs []Finding, e escaper) string {
 	parts := make([]string, 0, len(fs))
 	sorted := append([]Finding(nil), fs...)
 	for i := 1; i < len(sorted); i++ { // insertion sort: a handful of criteria
@@ -405,7 +648,7 @@ func JoinBlocking(fs []Finding) string {
 	}
 	suffix := ""
 	for _, f := range sorted {
-		s := strings.TrimPrefix(f.render(plain), "blocking criterion failed: ")
+		s := strings.TrimPrefix(f.render(e), "blocking criterion failed: ")
 		if f.BaselineRubric {
 			s = strings.TrimSuffix(s, " (under the baseline's rubric)")
 			suffix = " (under the baseline's rubric)"
@@ -413,6 +656,36 @@ func JoinBlocking(fs []Finding) string {
 		parts = append(parts, s)
 	}
 	return "blocking criterion failed: " + strings.Join(parts, "; ") + suffix
+}
+
+// Texts renders findings as the report's strings (the JSON's reasons and
+// warnings): each finding's [Finding.Text], consecutive blocking failures
+// (of the same rubric) joined into one as [JoinBlocking] does.
+func Texts(fs []Finding) []string { return lines(fs, plain) }
+
+// Markdowns renders findings as the comment's and job summary's lines, one
+// per string of [Texts]: each finding's [Finding.Markdown], consecutive
+// blocking failures joined.
+func Markdowns(fs []Finding) []string { return lines(fs, markdown) }
+
+// lines renders fs in one medium, joining consecutive blocking failures.
+func lines(fs []Finding, e escaper) []string {
+	out := make([]string, 0, len(fs))
+	for i := 0; i < len(fs); {
+		f := fs[i]
+		if f.Kind != BlockingFailure {
+			out = append(out, f.render(e))
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(fs) && fs[j].Kind == BlockingFailure && fs[j].BaselineRubric == f.BaselineRubric {
+			j++
+		}
+		out = append(out, joinBlocking(fs[i:j], e))
+		i = j
+	}
+	return out
 }
 
 // ShortHash is the first 12 hex digits of a "sha256:..." rubric hash.

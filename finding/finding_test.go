@@ -238,7 +238,7 @@ func TestTextMatchesDecide(t *testing.T) {
 		},
 		{
 			// The interval's clause rides in AggregateDrop's Detail; the
-			// noisy-drop warning has no kind of its own (a Message).
+			// noisy-drop warning is DropWithinNoise (its text pinned here).
 			name: "drop within noise, noisy-drop warn",
 			g: decide(report(78), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
 				in.MaxBaselineAge = 0
@@ -247,8 +247,7 @@ func TestTextMatchesDecide(t *testing.T) {
 			}),
 			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02,
 				Detail: ", but its 95% CI -5.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%"}}.Text()},
-			warnings: []string{finding.Finding{Kind: finding.Message, Params: finding.Params{
-				Detail: "the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more items would tell"}}.Text()},
+			warnings: []string{"the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more items would tell"},
 		},
 		{
 			name: "nothing scored",
@@ -349,5 +348,114 @@ func TestMarkdownIDsAsCode(t *testing.T) {
 	want := "blocking criterion failed: `safety` on 2 item(s): `a\\|b`, `c`"
 	if got := f.Markdown(); got != want {
 		t.Errorf("Markdown = %q, want %q", got, want)
+	}
+}
+
+// The kinds of the run report's, the judge checks' and the pipeline's
+// warnings escape every untrusted parameter in the comment and the log.
+func TestNewKindsEscapeUntrusted(t *testing.T) {
+	fs := []finding.Finding{
+		{Kind: finding.PassColumnDisagrees, File: hostile, Line: 2, Item: hostile, Params: finding.Params{ColumnPass: true, Below: []finding.Below{{Criterion: hostile, Score: 1, Min: 2}}}},
+		{Kind: finding.MorePassDisagreements, Params: finding.Params{Count: 3}},
+		{Kind: finding.OutvotedFailures, Criterion: hostile, Params: finding.Params{Count: 9, Items: []string{hostile}}},
+		{Kind: finding.ToolWeightsVary, File: hostile, Params: finding.Params{Format: "promptfoo", Metrics: []string{hostile}}},
+		{Kind: finding.ToolWeightsDiffer, File: hostile, Params: finding.Params{Format: "promptfoo", Weights: []finding.Weight{{Criterion: hostile, Rubric: 1, Metric: hostile, Tool: 2}}}},
+		{Kind: finding.JudgeModelMissing, Params: finding.Params{Role: "judge"}},
+		{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{Role: "judge", Model: hostile}},
+		{Kind: finding.JudgeSameFamily, Params: finding.Params{Model: hostile, Production: hostile, Family: hostile}},
+		{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: 4, Limit: 100}},
+		{Kind: finding.LengthBias, Criterion: hostile, Params: finding.Params{Rho: 0.7, MaxRho: 0.5, Count: 40}},
+		{Kind: finding.DefaultBranchNotBaseline, Params: finding.Params{Branch: hostile, BaselineBranch: hostile, Source: hostile}},
+		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, AcceptLabel: hostile}},
+		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Label: hostile}},
+		{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: hostile, Commit: hostile, Waived: []string{hostile}, From: hostile, Adds: []string{hostile}}},
+	}
+	for _, f := range fs {
+		f.Severity = finding.Warning
+		if f.Text() == "" || f.Text() == f.Detail {
+			t.Errorf("%s: no text of its own: %q", f.Kind, f.Text())
+		}
+		log := f.Log()
+		if strings.ContainsAny(log, "\n\r\x1b\u202e") || strings.HasPrefix(strings.TrimSpace(log), "::") || strings.Contains(log, "\n::") {
+			t.Errorf("%s: Log is not one safe line: %q", f.Kind, log)
+		}
+		md := f.Markdown()
+		for _, bad := range []string{"<!--", "\n", "\x1b", "\u202e"} {
+			if strings.Contains(md, bad) {
+				t.Errorf("%s: Markdown contains %q: %q", f.Kind, bad, md)
+			}
+		}
+	}
+	// The plain text quotes names as it always did; markdown shows them as code.
+	f := finding.Finding{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{Role: "production", Model: "my-model"}}
+	if got := f.Text(); got != `production model "my-model" is of an unknown family: the judge family check could not be made (add it under model_families in the rubric)` {
+		t.Errorf("Text = %q", got)
+	}
+	if got := f.Markdown(); !strings.HasPrefix(got, "production model `my-model` is of") {
+		t.Errorf("Markdown = %q", got)
+	}
+	// An item id of a row is quoted and cut at 64 bytes in the text.
+	long := strings.Repeat("é", 40)
+	p := finding.Finding{Kind: finding.PassColumnDisagrees, File: "s.csv", Line: 2, Item: long, Params: finding.Params{Score: 50, Threshold: 70}}
+	if want := `s.csv:2: item "` + strings.Repeat("é", 32) + `"...: the pass column says fail but the rubric gives pass (score 50.0, threshold 70)`; p.Text() != want {
+		t.Errorf("Text = %q, want %q", p.Text(), want)
+	}
+}
+
+// Texts and Markdowns give one line per reason, blocking failures of
+// consecutive criteria joined.
+func TestTextsAndMarkdowns(t *testing.T) {
+	fs := []finding.Finding{
+		{Kind: finding.BlockingFailure, Criterion: "safety", Params: finding.Params{Items: []string{"a"}}},
+		{Kind: finding.BlockingFailure, Criterion: "pii", Params: finding.Params{Items: []string{"b|c"}}},
+		{Kind: finding.NoBlockingFailed},
+	}
+	if got := finding.Texts(fs); len(got) != 2 || got[0] != "blocking criterion failed: pii on 1 item(s): b|c; safety on 1 item(s): a" {
+		t.Errorf("Texts = %q", got)
+	}
+	if got := finding.Markdowns(fs); len(got) != 2 || got[0] != "blocking criterion failed: `pii` on 1 item(s): `b\\|c`; `safety` on 1 item(s): `a`" || got[1] != "no blocking criterion failed" {
+		t.Errorf("Markdowns = %q", got)
+	}
+}
+
+// A drop within noise that passes under noisy-drop warn is a typed warning.
+func TestDropWithinNoiseKind(t *testing.T) {
+	g := decide(report(78), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
+		in.MaxBaselineAge = 0
+		in.NoisyDrop = gate.NoisyWarn
+		in.Paired = &gate.Paired{Method: "paired", Common: 10, CI95: &[2]float64{-0.05, 0.01}}
+	})
+	var got []finding.Finding
+	for _, f := range g.Findings {
+		if f.Severity == finding.Warning {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Kind != finding.DropWithinNoise || got[0].Change != (78.0-80)/80 || got[0].MaxDrop != 0.02 {
+		t.Fatalf("warnings %+v", got)
+	}
+}
+
+// Lists a report controls are cut at five in the comment, whole in the text.
+func TestMarkdownCutsLists(t *testing.T) {
+	var ws []finding.Weight
+	var adds []string
+	for i := range 8 {
+		ws = append(ws, finding.Weight{Criterion: "c" + strings.Repeat("x", i), Rubric: 1, Metric: "m", Tool: 2})
+		adds = append(adds, "a new kind of waived reason: k"+strings.Repeat("x", i))
+	}
+	f := finding.Finding{Kind: finding.ToolWeightsDiffer, File: "r.json", Params: finding.Params{Format: "promptfoo", Weights: ws}}
+	if md := f.Markdown(); !strings.HasSuffix(md, " and 3 more") || strings.Count(md, "(`m`") != 5 {
+		t.Errorf("Markdown = %q", md)
+	}
+	if strings.Count(f.Text(), `("m" 2)`) != 8 {
+		t.Errorf("Text = %q", f.Text())
+	}
+	a := finding.Finding{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: "l", Commit: "0123456789", Adds: adds}}
+	if md := a.Markdown(); !strings.Contains(md, "; 3 more, which the label") || strings.Count(md, "waived reason") != 5 {
+		t.Errorf("Markdown = %q", md)
+	}
+	if txt := a.Text(); strings.Count(txt, "waived reason") != 8 || !strings.Contains(txt, "at commit 0123456 for nothing") {
+		t.Errorf("Text = %q", txt)
 	}
 }

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"strconv"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/internal/zipread"
 )
 
 // Inspect AI's eval logs: the JSON log (an EvalLog: version, status, eval,
@@ -167,24 +168,27 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 	if err != nil {
 		return &InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
-		return &InputError{File: name, Msg: fmt.Sprintf("not a zip archive (an Inspect .eval log is one): %v", err)}
+	// The archive is read by internal/zipread, as the baseline store reads
+	// its artifacts.
+	zr, err := zipread.NewReader(data, MaxZipMembers)
+	var ze *zipread.Error
+	if errors.As(err, &ze) {
+		switch ze.Kind {
+		case zipread.Corrupt:
+			return &InputError{File: name, Msg: fmt.Sprintf("not a zip archive (an Inspect .eval log is one): %v", ze.Err)}
+		case zipread.UnsafeName:
+			return &InputError{File: name, Path: ze.Member, Msg: "unsafe member name (absolute, with .. or a backslash); refusing the archive"}
+		}
+		return &InputError{File: name, Msg: ze.Error()}
 	}
-	if zr == nil {
-		return &InputError{File: name, Msg: fmt.Sprintf("not a zip archive: %v", err)}
-	}
-	if len(zr.File) > MaxZipMembers {
-		return &InputError{File: name, Msg: fmt.Sprintf("archive has %d members, over the limit of %d", len(zr.File), MaxZipMembers)}
+	if err != nil {
+		return &InputError{File: name, Msg: err.Error()}
 	}
 	// A re-logged sample appends a second member of the same name; Inspect
 	// reads the last one, and so does this reader.
 	last := map[string]*zip.File{}
 	var order []string
 	for _, f := range zr.File {
-		if !safeMember(f.Name) {
-			return &InputError{File: name, Path: f.Name, Msg: "unsafe member name (absolute, with .. or a backslash); refusing the archive"}
-		}
 		if _, ok := last[f.Name]; !ok {
 			order = append(order, f.Name)
 		}
@@ -234,15 +238,17 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 // trusted).
 func readMember(name string, f *zip.File, budget *int64) (*value, error) {
 	member := name + ":" + f.Name
-	if !f.Mode().IsRegular() {
-		return nil, &InputError{File: member, Msg: fmt.Sprintf("not a regular file (mode %v)", f.Mode())}
-	}
-	if f.UncompressedSize64 > uint64(maxRecord) {
-		return nil, &InputError{File: member, Msg: fmt.Sprintf("declares %d bytes uncompressed, over the %d-byte limit", f.UncompressedSize64, maxRecord)}
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return nil, &InputError{File: member, Msg: fmt.Sprintf("corrupt member: %v", err)}
+	rc, err := zipread.Open(f, maxRecord)
+	var ze *zipread.Error
+	switch {
+	case errors.As(err, &ze) && ze.Kind == zipread.NotRegular:
+		return nil, &InputError{File: member, Msg: fmt.Sprintf("not a regular file (mode %v)", ze.Mode)}
+	case errors.As(err, &ze) && ze.Kind == zipread.TooLarge:
+		return nil, &InputError{File: member, Msg: fmt.Sprintf("declares %d bytes uncompressed, over the %d-byte limit", ze.Size, ze.Limit)}
+	case errors.As(err, &ze) && ze.Kind == zipread.Corrupt:
+		return nil, &InputError{File: member, Msg: fmt.Sprintf("corrupt member: %v", ze.Err)}
+	case err != nil:
+		return nil, &InputError{File: member, Msg: err.Error()}
 	}
 	defer rc.Close()
 	limit := min(maxRecord, *budget)
@@ -263,23 +269,6 @@ func readMember(name string, f *zip.File, budget *int64) (*value, error) {
 		return nil, &InputError{File: member, Msg: "fails its checksum (corrupt)"}
 	}
 	return v, err
-}
-
-// safeMember reports whether a zip member name is relative and stays inside
-// the archive.
-func safeMember(name string) bool {
-	if name == "" || strings.ContainsAny(name, "\\\x00") || strings.HasPrefix(name, "/") {
-		return false
-	}
-	if len(name) >= 2 && name[1] == ':' {
-		return false
-	}
-	for _, el := range strings.Split(name, "/") {
-		if el == ".." {
-			return false
-		}
-	}
-	return !strings.HasPrefix(path.Clean(name), "../")
 }
 
 // sample turns one EvalSample into a record.

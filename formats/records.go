@@ -7,8 +7,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -161,13 +161,12 @@ func (s *Records) noteWeights(rec *Record) {
 // them, with rb's: over the criteria both weigh, the proportions must agree
 // (a tool weight of 2 and 1 is the rubric's 4 and 2). The rubric's weights
 // are used either way; a difference, or a metric the tool weighs differently
-// from row to row, is one warning.
-func (s *Records) Warnings(rb *rubric.Rubric) []string {
+// from row to row, is one warning finding (ToolWeightsDiffer,
+// ToolWeightsVary).
+func (s *Records) Warnings(rb *rubric.Rubric) []finding.Finding {
 	type pair struct {
-		idx          int
-		crit         string
-		metric       string
-		tool, rubric float64
+		idx int
+		w   finding.Weight
 	}
 	var (
 		pairs    []pair
@@ -181,24 +180,25 @@ func (s *Records) Warnings(rb *rubric.Rubric) []string {
 		}
 		w := s.weights[name]
 		if w.varies {
-			varies = append(varies, strconv.Quote(name))
+			varies = append(varies, name)
 			continue
 		}
 		c := &rb.Criteria[i]
-		pairs = append(pairs, pair{i, c.ID, name, w.w, c.Weight})
+		pairs = append(pairs, pair{i, finding.Weight{Criterion: c.ID, Rubric: c.Weight, Metric: name, Tool: w.w}})
 		tSum += w.w
 		rS += c.Weight
 	}
-	var out []string
+	var out []finding.Finding
 	if len(varies) > 0 {
-		out = append(out, fmt.Sprintf("%s: %s weighs %s differently from row to row; the rubric's weights are used", s.name, s.f.Name, strings.Join(varies, ", ")))
+		out = append(out, finding.Finding{Kind: finding.ToolWeightsVary, Severity: finding.Warning, File: s.name,
+			Params: finding.Params{Format: s.f.Name, Metrics: varies}})
 	}
 	if len(pairs) < 2 || tSum <= 0 || rS <= 0 {
 		return out
 	}
 	differ := false
 	for _, p := range pairs {
-		if math.Abs(p.tool/tSum-p.rubric/rS) > 1e-9 {
+		if math.Abs(p.w.Tool/tSum-p.w.Rubric/rS) > 1e-9 {
 			differ = true
 		}
 	}
@@ -207,9 +207,10 @@ func (s *Records) Warnings(rb *rubric.Rubric) []string {
 	}
 	// In the rubric's order: rows arrive in completion order.
 	sort.Slice(pairs, func(a, b int) bool { return pairs[a].idx < pairs[b].idx })
-	var parts []string
-	for _, p := range pairs {
-		parts = append(parts, fmt.Sprintf("%s %s (%s %s)", p.crit, fmtFloat(p.rubric), strconv.Quote(p.metric), fmtFloat(p.tool)))
+	ws := make([]finding.Weight, len(pairs))
+	for i, p := range pairs {
+		ws[i] = p.w
 	}
-	return append(out, fmt.Sprintf("%s: %s's own weights differ from the rubric's; the rubric's weights are used: %s", s.name, s.f.Name, strings.Join(parts, ", ")))
+	return append(out, finding.Finding{Kind: finding.ToolWeightsDiffer, Severity: finding.Warning, File: s.name,
+		Params: finding.Params{Format: s.f.Name, Weights: ws}})
 }

@@ -1,12 +1,12 @@
 package gate
 
 import (
-	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/rubricgate/rubricgate/finding"
 )
 
 // maxWarnings caps the pass-column disagreements listed in a report.
@@ -81,7 +81,7 @@ type partial struct {
 	crit                                 []critAgg
 	unscored                             []UnscoredItem
 	blocking                             []BlockingFailure
-	warnings                             []string
+	warnings                             []finding.Finding
 	warningsN                            int
 	recs                                 []dupRec
 	results                              []ItemResult
@@ -197,22 +197,17 @@ func firstNonBlank(a, b []byte) []byte {
 }
 
 // disagreement describes a review row whose pass column contradicts the rule.
-func disagreement(sc *schema, r *rawItem, file string, score float64, pass bool) string {
-	say := map[bool]string{true: "pass", false: "fail"}
-	why := ""
+func disagreement(sc *schema, r *rawItem, file string, score float64, pass bool) finding.Finding {
+	f := finding.Finding{Kind: finding.PassColumnDisagrees, Severity: finding.Warning, Item: string(r.id), File: file, Line: r.line,
+		Params: finding.Params{ColumnPass: r.pass == 1, Score: score, Threshold: sc.rb.Threshold}}
 	if !pass {
-		var gates []string
 		for i, v := range r.vals {
 			if v.State == Scored && v.Below {
-				gates = append(gates, fmt.Sprintf("%s %s < %s", sc.ids[i], fmtNum(v.Score), fmtNum(sc.min[i])))
+				f.Below = append(f.Below, finding.Below{Criterion: sc.ids[i], Score: v.Score, Min: sc.min[i]})
 			}
 		}
-		if len(gates) > 0 {
-			why = "; below minimum: " + strings.Join(gates, ", ")
-		}
 	}
-	return fmt.Sprintf("%s:%d: item %s: the pass column says %s but the rubric gives %s (score %.1f, threshold %g%s)",
-		file, r.line, quoteBytes(r.id), say[r.pass == 1], say[pass], score, sc.rb.Threshold, why)
+	return f
 }
 
 // run is the whole run's aggregate, folded from partials in chunk order.
@@ -269,16 +264,14 @@ func (u *run) report(opts ScoreOptions) *Report {
 		Scored:           a.scored,
 		Criteria:         make([]CriterionStats, len(sc.ids)),
 		BlockingFailures: a.blocking,
-		Warnings:         a.warnings,
 	}
+	// The warnings, typed; rep.Warn renders their text at the end.
+	warns := append([]finding.Finding(nil), a.warnings...)
 	if rep.BlockingFailures == nil {
 		rep.BlockingFailures = []BlockingFailure{}
 	}
-	if rep.Warnings == nil {
-		rep.Warnings = []string{}
-	}
 	if a.warningsN > len(a.warnings) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("... and %d more rows whose pass column disagrees with the rubric", a.warningsN-len(a.warnings)))
+		warns = append(warns, finding.Finding{Kind: finding.MorePassDisagreements, Severity: finding.Warning, Params: finding.Params{Count: a.warningsN - len(a.warnings)}})
 	}
 	if a.scored > 0 {
 		s := a.scoreSum / float64(a.scored)
@@ -291,11 +284,8 @@ func (u *run) report(opts ScoreOptions) *Report {
 		st := CriterionStats{ID: cr.ID, Name: cr.Name, Weight: cr.Weight, Scored: c.scored, NA: c.na, BelowMin: c.below, Outvoted: c.outvoted, Histogram: make(map[int]int, len(c.hist))}
 		if c.outvoted > 0 && sc.blocking[i] {
 			// The majority rule must not hide a failing judging silently.
-			ids := strings.Join(c.outvotedIDs, ", ")
-			if c.outvoted > len(c.outvotedIDs) {
-				ids += fmt.Sprintf(" and %d more", c.outvoted-len(c.outvotedIDs))
-			}
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d item(s) had a failing judging outvoted by the majority (more than half of their judgings met the minimum): %s", cr.ID, c.outvoted, ids))
+			warns = append(warns, finding.Finding{Kind: finding.OutvotedFailures, Severity: finding.Warning, Criterion: cr.ID,
+				Params: finding.Params{Count: c.outvoted, Items: append([]string(nil), c.outvotedIDs...)}})
 		}
 		if cr.Continuous {
 			st.Bins = make([]Bin, len(c.hist))
@@ -330,6 +320,7 @@ func (u *run) report(opts ScoreOptions) *Report {
 	if rep.Unscored.List == nil {
 		rep.Unscored.List = []UnscoredItem{}
 	}
+	rep.Warn(warns...)
 	return rep
 }
 

@@ -286,11 +286,10 @@ type GateReport struct {
 	// later job can check a report it is asked to post.
 	Context *RunContext `json:"context,omitempty"`
 	// Findings are the typed forms of what the gate found, in order: the
-	// reasons' findings (Error or Notice), then the warnings' (Warning).
-	// Reasons and the warnings Decide adds are their Text (blocking
-	// failures joined as [finding.JoinBlocking] does). The run report's
-	// own warnings (from reading and scoring) and those the pipeline adds
-	// for tiers stay strings only.
+	// reasons' findings (Error or Notice), then the warnings' (Warning),
+	// the run report's own first. Reasons and Warnings are their text
+	// (blocking failures joined as [finding.JoinBlocking] does); add a
+	// warning to both with [GateReport.Warn].
 	Findings []finding.Finding `json:"findings"`
 }
 
@@ -388,6 +387,7 @@ type DecideInput struct {
 func Decide(in DecideInput) *GateReport {
 	cc := *in.Current
 	cc.Warnings = append([]string{}, in.Current.Warnings...)
+	cc.Findings = append([]finding.Finding{}, in.Current.Findings...)
 	cc.BlockingFailures = append([]BlockingFailure{}, in.Current.BlockingFailures...)
 	cur := &cc
 	g := &GateReport{
@@ -505,8 +505,7 @@ func Decide(in DecideInput) *GateReport {
 						soft = append(soft, f)
 					} else if dc.Case == DropNoise {
 						pass = append(pass, f)
-						warn(finding.Finding{Kind: finding.Message, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop,
-							Detail: fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", fmtDrop(dc.Drop, in.MaxDrop))}})
+						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop}})
 					}
 				}
 			} else if basis == BasisCommon {
@@ -588,33 +587,24 @@ func Decide(in DecideInput) *GateReport {
 		}
 	}
 	// The one place the English is derived from the findings.
-	g.Findings = append(reasons, warns...)
 	g.Reasons = Texts(reasons)
-	cur.Warnings = append(cur.Warnings, Texts(warns)...)
+	cur.Warn(warns...)
+	g.Findings = append(reasons, cur.Findings...)
 	return g
+}
+
+// Warn adds warnings to the gate report: fs (their severity set to
+// Warning) to Findings and to the run report's, and their text to Warnings.
+func (g *GateReport) Warn(fs ...finding.Finding) {
+	n := len(g.Report.Findings)
+	g.Report.Warn(fs...)
+	g.Findings = append(g.Findings, g.Report.Findings[n:]...)
 }
 
 // Texts renders findings as the report's strings: each finding's Text,
 // consecutive blocking failures (of the same rubric) joined into one
-// reason as [finding.JoinBlocking] does.
-func Texts(fs []finding.Finding) []string {
-	out := make([]string, 0, len(fs))
-	for i := 0; i < len(fs); {
-		f := fs[i]
-		if f.Kind != finding.BlockingFailure {
-			out = append(out, f.Text())
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(fs) && fs[j].Kind == finding.BlockingFailure && fs[j].BaselineRubric == f.BaselineRubric {
-			j++
-		}
-		out = append(out, finding.JoinBlocking(fs[i:j]))
-		i = j
-	}
-	return out
-}
+// reason as [finding.JoinBlocking] does (see [finding.Texts]).
+func Texts(fs []finding.Finding) []string { return finding.Texts(fs) }
 
 // setSeverity sets the severity of every finding of fs (in place) and returns fs.
 func setSeverity(fs []finding.Finding, s finding.Severity) []finding.Finding {
@@ -861,10 +851,6 @@ func fmtPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) +
 // blocking 2.000% one.
 // (One definition: finding.ChangePct, which the findings' texts use.)
 func FormatChange(rel, maxDrop float64) string { return finding.ChangePct(rel, maxDrop) }
-
-// fmtDrop formats a drop (positive) in percent, without the sign and the %
-// sign, with the digits FormatChange would use.
-func fmtDrop(drop, maxDrop float64) string { return finding.DropPct(drop, maxDrop) }
 
 func fmtSignedPct(f float64) string {
 	return fmt.Sprintf("%+.2f%%", 100*f)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -32,7 +33,7 @@ type Records interface {
 // warnings once the input is read, for the rubric it scored under.
 type RecordsWarner interface {
 	Records
-	Warnings(rb *rubric.Rubric) []string
+	Warnings(rb *rubric.Rubric) []finding.Finding
 }
 
 // Record is one judged item as another tool writes it, before it is checked

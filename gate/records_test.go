@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -220,9 +221,13 @@ func TestRecordsNANotAllowedIsUnscored(t *testing.T) {
 // warnRecs adds a remark for the rubric it is scored under.
 type warnRecs struct{ recs }
 
-func (w *warnRecs) Warnings(rb *rubric.Rubric) []string {
-	return []string{"weights of " + rb.Name}
+func (w *warnRecs) Warnings(rb *rubric.Rubric) []finding.Finding {
+	return []finding.Finding{{Kind: finding.Message, Params: finding.Params{Detail: "weights of " + rb.Name}}}
 }
+
+// The RecordsWarner interface is met (a method of another signature would
+// be skipped silently).
+var _ RecordsWarner = (*warnRecs)(nil)
 
 func TestRecordsWarnings(t *testing.T) {
 	rb := contRubric()
@@ -233,6 +238,9 @@ func TestRecordsWarnings(t *testing.T) {
 	}
 	if len(rep.Warnings) != 1 || rep.Warnings[0] != "weights of cont" {
 		t.Fatalf("warnings %q", rep.Warnings)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Severity != finding.Warning || rep.Findings[0].Detail != "weights of cont" {
+		t.Fatalf("findings %+v", rep.Findings)
 	}
 }
 

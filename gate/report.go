@@ -1,5 +1,7 @@
 package gate
 
+import "github.com/rubricgate/rubricgate/finding"
+
 // RubricRef names a rubric and its hash.
 type RubricRef struct {
 	Name string `json:"name"`
@@ -27,8 +29,14 @@ type Report struct {
 	RetrievalMiss RetrievalMiss `json:"retrieval_miss"`
 	// Unscored lists items the judge failed on.
 	Unscored Unscored `json:"unscored"`
-	// Warnings are non-fatal remarks (rubric warnings, pass-column disagreements).
+	// Warnings are non-fatal remarks (rubric warnings, pass-column
+	// disagreements): the text of Findings, rendered by [finding.Texts].
+	// Add to both with [Report.Warn].
 	Warnings []string `json:"warnings"`
+	// Findings are the typed forms of Warnings, in the same order (every
+	// one of severity Warning). In a [GateReport] its own Findings, which
+	// hold these and the reasons', take their place in the JSON.
+	Findings []finding.Finding `json:"findings"`
 	// MaxSamples is the most judgings ("samples") any item carries, when
 	// more than one; 0 otherwise.
 	MaxSamples int `json:"max_samples,omitempty"`
@@ -134,6 +142,23 @@ type ScoreOptions struct {
 	Read ReadOptions
 	// OnItem, when set, receives every item's result in input order.
 	OnItem func(*ItemResult) error
+}
+
+// Warn adds warnings to the report: fs (their severity set to Warning) to
+// Findings and their text to Warnings. It keeps both non-nil, so
+// rep.Warn() alone makes an empty report's lists empty, not null.
+func (r *Report) Warn(fs ...finding.Finding) {
+	if r.Findings == nil {
+		r.Findings = []finding.Finding{}
+	}
+	for _, f := range fs {
+		f.Severity = finding.Warning
+		r.Findings = append(r.Findings, f)
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	r.Warnings = append(r.Warnings, finding.Texts(fs)...)
 }
 
 // Blocked reports whether the run fails a hard gate on its own: a blocking

@@ -162,7 +162,7 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*Report, error
 	rep := u.report(opts)
 	for _, in := range inputs {
 		if w, ok := in.Records.(RecordsWarner); ok {
-			rep.Warnings = append(rep.Warnings, w.Warnings(rb)...)
+			rep.Warn(w.Warnings(rb)...)
 		}
 	}
 	return rep, nil

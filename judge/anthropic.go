@@ -3,7 +3,6 @@ package judge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -27,11 +26,7 @@ func NewAnthropic(cfg ProviderConfig) *Anthropic {
 	opts := []option.RequestOption{
 		option.WithAPIKey(cfg.APIKey),
 		option.WithMaxRetries(0),
-	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	} else {
-		opts = append(opts, option.WithBaseURL("https://api.anthropic.com/"))
+		option.WithBaseURL(cfg.baseURL("https://api.anthropic.com/")),
 	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
@@ -66,16 +61,9 @@ func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 	if err != nil {
 		var ae *anthropic.Error
 		if errors.As(err, &ae) {
-			out := &APIError{Status: ae.StatusCode, Msg: apiMessage(ae.RawJSON())}
-			if ae.Response != nil {
-				out.Header = ae.Response.Header
-			}
-			return nil, out
+			return nil, apiError(ae.StatusCode, ae.RawJSON(), ae.Response)
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("%w: %s", errTransport, transportMessage(err))
+		return nil, callFailed(ctx, err)
 	}
 	out := &Response{InputTokens: msg.Usage.InputTokens, OutputTokens: msg.Usage.OutputTokens}
 	if hr != nil {

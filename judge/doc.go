@@ -10,6 +10,10 @@
 // send no request. Concurrency, requests per minute and spending are bounded;
 // a run can be split into shards by a hash of the item id.
 //
-// The package does no flag or environment reading: the command builds a
-// Config and passes readers and writers in.
+// [Options] are a run's settings as the user gives them: [Options.Run]
+// checks them (a mistake is a *usage.Error naming the flag), runs the
+// judge-family check before any request, builds the provider, reads the
+// answers file and judges it. The package reads no flag and no environment:
+// the command fills Options, reads the API key from the environment
+// variable [Options.KeyEnv] names, and passes writers in (results, progress).
 package judge

@@ -3,9 +3,7 @@ package judge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync/atomic"
 
@@ -38,11 +36,7 @@ func NewOpenAI(cfg ProviderConfig) *OpenAI {
 	opts := []option.RequestOption{
 		option.WithAPIKey(cfg.APIKey),
 		option.WithMaxRetries(0),
-	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	} else {
-		opts = append(opts, option.WithBaseURL("https://api.openai.com/v1/"))
+		option.WithBaseURL(cfg.baseURL("https://api.openai.com/v1/")),
 	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
@@ -83,10 +77,7 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	if err != nil {
 		var ae *openai.Error
 		if errors.As(err, &ae) {
-			out := &APIError{Status: ae.StatusCode, Msg: apiMessage(ae.RawJSON())}
-			if ae.Response != nil {
-				out.Header = ae.Response.Header
-			}
+			out := apiError(ae.StatusCode, ae.RawJSON(), ae.Response)
 			if ae.StatusCode == http.StatusBadRequest && mode < modeText && refusesFormat(out.Msg) {
 				// Sticky for the run: every later request uses the simpler mode.
 				p.mode.CompareAndSwap(mode, mode+1)
@@ -94,10 +85,7 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 			}
 			return nil, out
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("%w: %s", errTransport, transportMessage(err))
+		return nil, callFailed(ctx, err)
 	}
 	out := &Response{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
 	if hr != nil {
@@ -126,14 +114,4 @@ func refusesFormat(msg string) bool {
 		}
 	}
 	return false
-}
-
-// transportMessage keeps the cause of a transport error but not the URL the
-// http package puts in front of it (a base URL may carry credentials).
-func transportMessage(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Op + ": " + ue.Err.Error()
-	}
-	return err.Error()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -75,6 +76,44 @@ func retryable(err error) bool {
 }
 
 var errTransport = errors.New("transport error")
+
+// apiError is an SDK's error answer (status, body, HTTP response) as an
+// *APIError with the API's message and the rate-limit headers.
+func apiError(status int, raw string, resp *http.Response) *APIError {
+	out := &APIError{Status: status, Msg: apiMessage(raw)}
+	if resp != nil {
+		out.Header = resp.Header
+	}
+	return out
+}
+
+// callFailed is an SDK call's error that is not an API answer: the
+// context's error when the call was cancelled, else a transport error
+// without the URL (see transportMessage).
+func callFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("%w: %s", errTransport, transportMessage(err))
+}
+
+// baseURL is the configured base URL, else the API's default.
+func (c *ProviderConfig) baseURL(def string) string {
+	if c.BaseURL != "" {
+		return c.BaseURL
+	}
+	return def
+}
+
+// transportMessage keeps the cause of a transport error but not the URL the
+// http package puts in front of it (a base URL may carry credentials).
+func transportMessage(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Op + ": " + ue.Err.Error()
+	}
+	return err.Error()
+}
 
 // apiMessage extracts error.message (or message) from an API error body.
 func apiMessage(raw string) string {

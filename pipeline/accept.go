@@ -229,8 +229,9 @@ func acceptanceNote(ctx context.Context, b *host.Build, previous func(context.Co
 		if what == "" {
 			what = "nothing"
 		}
-		reason := fmt.Sprintf("the %s label was applied at commit %s for %s (rubric %s); this push adds %s, which the label does not cover: remove and re-add the label to accept again",
-			label, shortSHA(was.SHA), what, shortRubric(was.Rubric), strings.Join(adds, "; "))
+		revoked := finding.Finding{Kind: finding.AcceptanceNotCovered, Severity: finding.Error,
+			Params: finding.Params{AcceptLabel: label, Commit: was.SHA, Waived: was.Kinds, From: was.Rubric, Adds: adds}}
+		reason := revoked.Text()
 		g.Accepted = false
 		g.Decision = gate.Block
 		if g.RubricChange != nil {
@@ -242,7 +243,7 @@ func acceptanceNote(ctx context.Context, b *host.Build, previous func(context.Co
 		}
 		g.Reasons = reasons
 		// The findings follow: what was accepted blocks again.
-		fs := []finding.Finding{{Kind: finding.Message, Severity: finding.Error, Params: finding.Params{Detail: reason}}}
+		fs := []finding.Finding{revoked}
 		for _, f := range g.Findings {
 			if f.Severity == finding.Notice && f.Label == label {
 				f.Label, f.Severity = "", finding.Error

@@ -125,6 +125,11 @@ func TestAcceptLabelBoundToWhatWasAccepted(t *testing.T) {
 	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], "a larger drop") {
 		t.Errorf("a larger drop is covered: %s %q", res.Report.Decision, res.Report.Reasons)
 	}
+	// The revocation is a typed finding carrying what the label was applied
+	// for and what this push adds.
+	if f := res.Report.Findings[0]; f.Kind != finding.AcceptanceNotCovered || f.AcceptLabel != gate.DefaultPolicy.AcceptLabel || f.Commit == "" || len(f.Adds) != 1 || !strings.HasPrefix(f.Adds[0], "a larger drop") {
+		t.Errorf("first finding %+v, want the acceptance not covered", f)
+	}
 	// The findings follow the revoked acceptance: every reason is an
 	// error finding's text, none is left as an accepted notice.
 	var texts []string

@@ -1,9 +1,9 @@
 package pipeline
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/host/local"
 )
@@ -102,12 +102,22 @@ func ResolveBaselineBranch(explicit string, b *host.Build, in SaveInputs) Baseli
 	return r
 }
 
-// DefaultBranchWarning returns a warning when the run is on the
-// repository's default branch, could save a baseline there, and the
-// baseline branch is another: no run would then ever save one. "" else.
+// DefaultBranchWarning is the text of DefaultBranchFinding, "" when there
+// is none.
 func DefaultBranchWarning(ref BaselineRef, in SaveInputs, b *host.Build) string {
+	if f, ok := DefaultBranchFinding(ref, in, b); ok {
+		return f.Text()
+	}
+	return ""
+}
+
+// DefaultBranchFinding returns a warning (finding.DefaultBranchNotBaseline)
+// when the run is on the repository's default branch, could save a baseline
+// there, and the baseline branch is another: no run would then ever save
+// one. ok is false else.
+func DefaultBranchFinding(ref BaselineRef, in SaveInputs, b *host.Build) (f finding.Finding, ok bool) {
 	if ref.Default == "" || ref.Branch == ref.Default {
-		return ""
+		return finding.Finding{}, false
 	}
 	branch := ""
 	if b != nil && b.Host == "github" {
@@ -118,8 +128,8 @@ func DefaultBranchWarning(ref BaselineRef, in SaveInputs, b *host.Build) string 
 		branch = br
 	}
 	if branch == "" || branch != ref.Default {
-		return ""
+		return finding.Finding{}, false
 	}
-	return fmt.Sprintf("this run is on the default branch %q but the baseline branch is %q (from %s): no run on %q ever saves a baseline, and runs compared with %q find none unless one is saved there; set --baseline-branch %s or run the gate on %q",
-		branch, ref.Branch, ref.From, branch, ref.Branch, branch, ref.Branch)
+	return finding.Finding{Kind: finding.DefaultBranchNotBaseline, Severity: finding.Warning,
+		Params: finding.Params{Branch: branch, BaselineBranch: ref.Branch, Source: ref.From}}, true
 }

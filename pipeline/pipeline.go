@@ -254,7 +254,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	})
 	var extraKinds []string
 	if renamed != nil {
-		renamedRubric(g, renamed, policy, warn)
+		renamedRubric(g, renamed, policy)
 		if policy.Accepted && !policy.BaselineBranchRun {
 			extraKinds = append(extraKinds, KindRenamedRubric)
 		}
@@ -269,8 +269,8 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
 	}
-	if w := DefaultBranchWarning(o.BaselineRef, o.Save, b); w != "" {
-		g.Warnings = append(g.Warnings, w)
+	if f, ok := DefaultBranchFinding(o.BaselineRef, o.Save, b); ok {
+		g.Warn(f)
 	}
 	out := &Outcome{Report: g, CommentKey: commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
 	if b != nil {
@@ -322,16 +322,25 @@ func DefaultCommentKey(workflow, job, rubricName string, results []string) strin
 	return strings.Join([]string{workflow, job, rubricName, strings.Join(results, ",")}, "/")
 }
 
-// AddRubricWarnings puts the rubric's load warnings first in the report's.
+// AddRubricWarnings puts the rubric's load warnings first in the report's,
+// as findings (finding.RubricWarning) and their text.
 func AddRubricWarnings(rep *gate.Report, warns []rubric.Warning) {
 	if len(warns) == 0 {
 		return
 	}
-	ws := make([]string, 0, len(warns)+len(rep.Warnings))
+	fs := make([]finding.Finding, 0, len(warns)+len(rep.Findings))
 	for _, w := range warns {
-		ws = append(ws, w.String())
+		fs = append(fs, RubricFinding(w))
 	}
-	rep.Warnings = append(ws, rep.Warnings...)
+	ws := append(finding.Texts(fs), rep.Warnings...)
+	rep.Findings, rep.Warnings = append(fs, rep.Findings...), ws
+}
+
+// RubricFinding is a rubric's load warning as a finding: its Text is the
+// warning's String.
+func RubricFinding(w rubric.Warning) finding.Finding {
+	return finding.Finding{Kind: finding.RubricWarning, Severity: finding.Warning, Criterion: w.Criterion,
+		File: w.File, Line: w.Line, Col: w.Col, Params: finding.Params{Detail: w.Msg}}
 }
 
 // StoreName names a baseline store in a note.
@@ -371,30 +380,27 @@ func BaselineBranch(explicit string, b *host.Build) string {
 // while the store holds others on the branch: it blocks unless the pull
 // request carries the accept label or this is the baseline branch's own run,
 // where a new baseline starts.
-func renamedRubric(g *gate.GateReport, e *baseline.OtherRubricsError, p gate.Policy, warn func(string)) {
-	msg := fmt.Sprintf("rubric %q has no baseline on branch %q, but the store holds baselines for %s there: a renamed rubric is a rubric change",
-		e.Rubric, e.Branch, strings.Join(e.Found, ", "))
+func renamedRubric(g *gate.GateReport, e *baseline.OtherRubricsError, p gate.Policy) {
+	f := finding.Finding{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: e.Rubric, Branch: e.Branch, Rubrics: e.Found}}
 	// The reasons and warnings are the findings' texts: keep both in step.
-	note := func(text string) {
-		g.Warnings = append(g.Warnings, text)
-		g.Findings = append(g.Findings, finding.Finding{Kind: finding.Message, Severity: finding.Warning, Params: finding.Params{Detail: text}})
-	}
 	switch {
 	case p.BaselineBranchRun:
-		note(msg + "; this run on the baseline branch starts a new baseline")
+		f.NewBaseline = true
+		g.Warn(f)
 	case p.Accepted:
-		note(msg + "; accepted by the label " + p.AcceptLabel + ": a new baseline starts when this merges")
+		f.Label = p.AcceptLabel
+		g.Warn(f)
 	default:
 		g.Decision = gate.Block
-		text := msg + " that the gate cannot follow; add the label " + p.AcceptLabel + " to accept it (or pin the slot with baseline-key)"
-		reasons := []string{text}
+		f.AcceptLabel, f.Severity = p.AcceptLabel, finding.Error
+		reasons := []string{f.Text()}
 		for _, r := range g.Reasons {
 			if !strings.HasSuffix(r, ": this run starts the baseline") {
 				reasons = append(reasons, r)
 			}
 		}
 		g.Reasons = reasons
-		fs := []finding.Finding{{Kind: finding.Message, Severity: finding.Error, Params: finding.Params{Detail: text}}}
+		fs := []finding.Finding{f}
 		for _, f := range g.Findings {
 			if f.Kind != finding.NoBaseline || f.PolicyFail {
 				fs = append(fs, f)

@@ -2,12 +2,10 @@ package pipeline
 
 import (
 	"fmt"
-	"github.com/rubricgate/rubricgate/internal/boundedio"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/host/local"
 )
 
 // SaveInputs are what decides, outside GitHub Actions, which branch a run is
@@ -122,49 +120,12 @@ func runBranch(in SaveInputs) (branch, from, why string, pr bool) {
 // GitBranch finds the git checkout holding dir (walking up to the root) and
 // returns the branch its HEAD names and the HEAD file's path. head is ""
 // when dir is not in a checkout; branch is "" for a detached HEAD. A .git
-// file (a linked worktree or submodule: "gitdir: PATH") is followed.
+// file (a linked worktree or submodule: "gitdir: PATH") is followed. It is
+// local.ReadGit's branch and HEAD, the one reader of git metadata.
 func GitBranch(dir string) (branch, head string, err error) {
-	abs, err := filepath.Abs(dir)
+	g, err := local.ReadGit(dir)
 	if err != nil {
 		return "", "", err
 	}
-	for d := abs; ; {
-		dotgit := filepath.Join(d, ".git")
-		if fi, err := os.Stat(dotgit); err == nil {
-			gitdir := dotgit
-			if !fi.IsDir() {
-				data, err := boundedio.ReadFile(dotgit, 64<<10)
-				if err != nil {
-					return "", dotgit, err
-				}
-				p, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-				if !ok || strings.TrimSpace(p) == "" {
-					return "", dotgit, fmt.Errorf("%s: expected a line \"gitdir: PATH\"", dotgit)
-				}
-				gitdir = strings.TrimSpace(p)
-				if !filepath.IsAbs(gitdir) {
-					gitdir = filepath.Join(d, gitdir)
-				}
-			}
-			head = filepath.Join(gitdir, "HEAD")
-			data, err := boundedio.ReadFile(head, 64<<10)
-			if err != nil {
-				return "", head, err
-			}
-			ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref:")
-			if !ok {
-				return "", head, nil // detached
-			}
-			b, ok := strings.CutPrefix(strings.TrimSpace(ref), "refs/heads/")
-			if !ok || b == "" {
-				return "", head, nil
-			}
-			return b, head, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", "", nil
-		}
-		d = parent
-	}
+	return g.Branch, g.Head, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -100,14 +101,14 @@ func (t *Tier) apply(g *gate.GateReport, rb *rubric.Rubric) error {
 			if err != nil {
 				return fmt.Errorf("judge bias: %w (same-family: warn to allow)", err)
 			}
-			g.Warnings = append(g.Warnings, fc.Warnings...)
+			g.Warn(fc.Findings...)
 		}
 		if t.unknownPast > 0 {
-			g.Warnings = append(g.Warnings, fmt.Sprintf("%d more item(s) were judged by models of unknown family (past the first %d distinct judge models named above): the judge family check could not be made for them (add them under model_families in the rubric)", t.unknownPast, maxJudgeModels))
+			g.Warn(finding.Finding{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: t.unknownPast, Limit: maxJudgeModels}})
 		}
 	}
 	if lb := calibrate.CheckLengthBias("", t.lengths, calibrate.DefaultThresholds); lb.Warn {
-		g.Warnings = append(g.Warnings, lb.Message)
+		g.Warn(lb.Finding())
 	}
 	if !t.Enabled {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 )
 
@@ -36,8 +37,10 @@ func ScoreMarkdown(rep *gate.Report) string {
 	}
 	if rep.Blocked() {
 		g.Decision = gate.Block
-		g.Reasons = append(g.Reasons, "the run fails a hard gate on its own")
+		g.Findings = append(g.Findings, finding.Finding{Kind: finding.Message, Severity: finding.Error, Params: finding.Params{Detail: "the run fails a hard gate on its own"}})
+		g.Reasons = gate.Texts(g.Findings)
 	}
+	g.Findings = append(g.Findings, rep.Findings...)
 	body := Markdown(g, MarkdownOptions{Title: "rubricgate score: " + rep.Rubric.Name})
 	return strings.TrimSpace(body) + "\n"
 }

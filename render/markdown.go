@@ -9,11 +9,13 @@ package render
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/safe"
 )
@@ -95,18 +97,19 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 	} else if g.Accepted {
 		icon, word = "⚠️", "passed (regression accepted)"
 	}
+	reasons, warnings := findingLines(g)
 	reason := ""
-	if len(g.Reasons) > 0 {
-		reason = ": " + dropCaseLabel(g) + safe.Inline(g.Reasons[0], 400)
+	if len(reasons) > 0 {
+		reason = ": " + dropCaseLabel(g) + reasons[0]
 		if g.Decision == gate.Pass && !g.Accepted && g.DropCheck != nil && g.DropCheck.Case == gate.DropNoise {
 			icon = "⚠️"
 		}
 	}
 	w("### %s %s %s%s\n\n", icon, safe.Inline(o.Title, 80), word, reason)
-	for _, r := range g.Reasons[min(1, len(g.Reasons)):] {
-		w("- %s\n", safe.Inline(r, 400))
+	for _, r := range reasons[min(1, len(reasons)):] {
+		w("- %s\n", r)
 	}
-	if len(g.Reasons) > 1 {
+	if len(reasons) > 1 {
 		w("\n")
 	}
 	if line := resolutionLine(g.DropCheck); line != "" {
@@ -226,14 +229,14 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 	}
 
 	// Warnings.
-	if n := len(g.Warnings); n > 0 && l.warnings > 0 {
+	if n := len(warnings); n > 0 && l.warnings > 0 {
 		w("**Warnings**\n\n")
-		for i, s := range g.Warnings {
+		for i, s := range warnings {
 			if i == l.warnings {
 				w("- … and %d more\n", n-i)
 				break
 			}
-			w("- %s\n", safe.Inline(s, 300))
+			w("- %s\n", s)
 		}
 		w("\n")
 	} else if n > 0 {
@@ -398,6 +401,37 @@ func age(d time.Duration) string {
 		return fmt.Sprintf("%d h", int(d.Hours()))
 	}
 	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}
+
+// findingLines renders the reasons and the warnings as markdown lines,
+// from the report's findings ([finding.Markdowns]: ids as code spans, free
+// text escaped). A list whose findings do not render to the report's
+// strings (a report written by an older version, or edited) is rendered
+// from the strings, escaped.
+func findingLines(g *gate.GateReport) (reasons, warnings []string) {
+	var rs, ws []finding.Finding
+	for _, f := range g.Findings {
+		if f.Severity == finding.Warning {
+			ws = append(ws, f)
+		} else {
+			rs = append(rs, f)
+		}
+	}
+	lines := func(fs []finding.Finding, texts []string, max int) []string {
+		if slices.Equal(finding.Texts(fs), texts) {
+			return finding.Markdowns(fs)
+		}
+		out := make([]string, len(texts))
+		for i, s := range texts {
+			out[i] = safe.Inline(s, max)
+		}
+		return out
+	}
+	var warns []string
+	if g.Report != nil {
+		warns = g.Warnings
+	}
+	return lines(rs, g.Reasons, 400), lines(ws, warns, 300)
 }
 
 // dropCaseLabel names the case of the relative check when the first reason is

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/formats"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/usage"
 )
 
 // Native format names: rubricgate's JSON lines (json is the same) and CSV
@@ -33,11 +34,9 @@ func Names() []string {
 
 // UsageError is a mistake in the patterns or the format name, as opposed
 // to a file that cannot be read.
-type UsageError struct{ Msg string }
+type UsageError = usage.Error
 
-func (e *UsageError) Error() string { return e.Msg }
-
-func usagef(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
 
 // Open expands patterns (file names, globs, "-" for stdin) and opens every
 // file as a gate input, in the order given (a glob's matches sorted, a
@@ -188,7 +187,7 @@ func detect(fl *os.File, path string) (*formats.Format, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &UsageError{err.Error()}
+		return nil, usage.Wrap(err)
 	}
 	return t, nil
 }

@@ -39,7 +39,7 @@ func TestActionYMLMatchesFlags(t *testing.T) {
 	gfs := newFlags("gate", e)
 	gateFlags(gfs, &gateConfig{})
 	cfs := newFlags("comment", e)
-	commentFlags(cfs, &commentConfig{})
+	(&commentConfig{}).Flags(cfs)
 	for _, fs := range []*flag.FlagSet{gfs, cfs} {
 		fs.VisitAll(func(f *flag.Flag) { flags[f.Name] = f.DefValue })
 	}

@@ -5,21 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// listTree returns every path under dir (relative), for "nothing written".
-func listTree(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if p != dir {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, rel)
-		}
-		return nil
-	})
-	return out
-}
+	"github.com/rubricgate/rubricgate/internal/testfs"
+)
 
 // An output that cannot be put in place (--json naming a directory, a
 // --markdown that fails) leaves the local store without the new baseline
@@ -43,7 +31,7 @@ func TestGateExit2LeavesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			store := filepath.Join(dir, "store")
-			before := listTree(t, dir)
+			before := testfs.Tree(t, dir)
 			code, out, errs := runIn(t, t.TempDir(), nil, "gate", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl",
 				"--baseline-dir", store, "--branch", "main", "--write-baseline", filepath.Join(dir, "baseline.json"),
 				"--json", filepath.Join(dir, tt.jsonAt), "--markdown", filepath.Join(dir, tt.mdAt))
@@ -53,7 +41,7 @@ func TestGateExit2LeavesNothing(t *testing.T) {
 			if !strings.Contains(errs, "is a directory") {
 				t.Errorf("the error does not name the directory: %s", errs)
 			}
-			if after := listTree(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
+			if after := testfs.Tree(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
 				t.Errorf("files changed: before %v, after %v", before, after)
 			}
 			if data, _ := os.ReadFile(old); string(data) != "old" {

@@ -4,13 +4,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
+	"github.com/rubricgate/rubricgate/internal/usage"
+	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -27,14 +29,11 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	// now is the clock (nil: time.Now).
-	now func() time.Time
+	now            func() time.Time // the clock (nil: time.Now)
 	// githubHome is where a container action finds the runner's mounted
-	// home ("": /github/home); tests point it at a temp dir.
-	githubHome string
-	// wd is where the git checkout is looked up from ("": the process's
-	// working directory).
-	wd string
+	// home ("": /github/home); wd is where the git checkout is looked up
+	// from ("": the working directory). Tests point them at temp dirs.
+	githubHome, wd string
 }
 
 func (e *env) clock() time.Time {
@@ -47,14 +46,7 @@ func (e *env) clock() time.Time {
 // inActions reports whether the process runs as a GitHub Actions step.
 func (e *env) inActions() bool { return e.getenv("GITHUB_ACTIONS") == "true" }
 
-// usageError is a command-line mistake: exit 2 with a hint.
-type usageError struct{ msg string }
-
-func (u *usageError) Error() string { return u.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-const usage = `rubricgate: a CI regression gate for LLM outputs
+const usageText = `rubricgate: a CI regression gate for LLM outputs
 
 Usage:
   rubricgate score --rubric R --results F [F...] [--json OUT] [--items OUT] [--markdown OUT]
@@ -70,66 +62,52 @@ Inside GitHub Actions with no arguments, rubricgate runs the gate from the actio
 Exit status: 0 pass, 1 blocked, 2 error.
 `
 
+// commands are the subcommands by name.
+var commands = map[string]func([]string, *env) (int, error){
+	"score": cmdScore, "gate": cmdGate, "judge": cmdJudge, "comment": cmdComment, "calibrate": cmdCalibrate, "rubric": cmdRubric,
+}
+
 // run executes one command line and returns the exit status.
 func run(args []string, e *env) int {
-	if len(args) == 0 && e.inActions() {
+	switch {
+	case len(args) == 0 && e.inActions():
 		return runAction(e)
-	}
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, usage)
+	case len(args) == 0:
+		fmt.Fprint(e.stderr, usageText)
 		return exitError
-	}
-	var code int
-	var err error
-	switch args[0] {
-	case "score":
-		code, err = cmdScore(args[1:], e)
-	case "gate":
-		code, err = cmdGate(args[1:], e, nil)
-	case "judge":
-		code, err = cmdJudge(args[1:], e)
-	case "comment":
-		code, err = cmdComment(args[1:], e)
-	case "calibrate":
-		code, err = cmdCalibrate(args[1:], e)
-	case "rubric":
-		code, err = cmdRubric(args[1:], e)
-	case "help", "-h", "--help":
-		fmt.Fprint(e.stdout, usage)
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
+		fmt.Fprint(e.stdout, usageText)
 		return exitPass
-	case "version", "--version":
+	case args[0] == "version" || args[0] == "--version":
 		fmt.Fprintln(e.stdout, "rubricgate", version())
 		return exitPass
-	default:
-		err = usagef("unknown command %q", args[0])
 	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		return fail(e, usage.Errorf("unknown command %q", args[0]))
+	}
+	code, err := cmd(args[1:], e)
 	if err != nil {
 		return fail(e, err)
 	}
 	return code
 }
 
-// fail prints an error and returns exit 2. Inside Actions it also makes an
-// error annotation.
+// fail prints an error and returns exit 2, with a hint for a usage error
+// (from here or a library). Inside Actions it also makes an error annotation.
 func fail(e *env, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitPass // -h asked for the usage, which the flag set printed
 	}
-	msg := err.Error()
-	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(msg))
-	var u *usageError
-	if errors.As(err, &u) {
+	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(err.Error()))
+	if pipeline.IsUsage(err) {
 		fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
 	}
 	if e.inActions() {
-		fmt.Fprintf(e.stdout, "::error title=rubricgate::%s\n", escapeCommand(msg))
+		fmt.Fprintf(e.stdout, "::error title=rubricgate::%s\n", safe.CommandMessage(err.Error()))
 	}
 	return exitError
 }
-
-// escapeCommand escapes a workflow command's message as the runner expects
-// and neutralises bidi and other format characters (see safe.CommandMessage).
-func escapeCommand(s string) string { return safe.CommandMessage(s) }
 
 // newFlags makes a flag set that reports errors instead of exiting.
 func newFlags(name string, e *env) *flag.FlagSet {
@@ -138,49 +116,18 @@ func newFlags(name string, e *env) *flag.FlagSet {
 	return fs
 }
 
-// parseArgs parses flags wherever they stand among the arguments, as users
-// write them ("--results a.jsonl b.jsonl --json out.json"), and returns the
-// positional arguments. "--" ends the flags.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
+// parseArgs parses flags among the positional arguments (cliflag.Parse);
+// stringList is a repeatable flag of whitespace-separated entries.
+var parseArgs = cliflag.Parse
 
-// stringList is a repeatable flag; each value may hold several entries
-// separated by newlines or spaces (as action inputs do).
-type stringList []string
-
-func (s *stringList) String() string { return strings.Join(*s, " ") }
-
-// Set adds the value's entries.
-func (s *stringList) Set(v string) error {
-	*s = append(*s, strings.Fields(v)...)
-	return nil
-}
+type stringList = cliflag.List
 
 // loadRubric reads and validates a rubric file, printing its warnings.
 func loadRubric(path string, e *env) (*rubric.Rubric, []rubric.Warning, error) {
 	if path == "" {
-		return nil, nil, usagef("--rubric is required")
+		return nil, nil, usage.Errorf("--rubric is required")
 	}
-	data, err := boundedio.ReadFile(path, 8<<20)
-	if err != nil {
-		return nil, nil, fmt.Errorf("rubric: %w", err)
-	}
-	rb, warns, err := rubric.Load(path, data)
+	rb, warns, err := pipeline.ReadRubric(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -192,34 +139,25 @@ func loadRubric(path string, e *env) (*rubric.Rubric, []rubric.Warning, error) {
 
 // warn prints a warning; inside Actions as a ::warning annotation.
 func warn(e *env, file string, line int, msg string) {
-	if e.inActions() {
-		props := "title=rubricgate"
-		if file != "" {
-			props = fmt.Sprintf("file=%s,line=%d,title=rubricgate", escapeProperty(file), line)
-		}
-		fmt.Fprintf(e.stdout, "::warning %s::%s\n", props, escapeCommand(msg))
+	if !e.inActions() {
+		fmt.Fprintf(e.stderr, "warning: %s\n", safe.LogLine(msg))
 		return
 	}
-	fmt.Fprintf(e.stderr, "warning: %s\n", safe.LogLine(msg))
+	props := "title=rubricgate"
+	if file != "" {
+		esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+		props = fmt.Sprintf("file=%s,line=%d,%s", esc.Replace(file), line, props)
+	}
+	fmt.Fprintf(e.stdout, "::warning %s::%s\n", props, safe.CommandMessage(msg))
 }
 
-func escapeProperty(s string) string {
-	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-	return r.Replace(s)
-}
-
-// output is one file a command writes once everything is computed (see
-// internal/stage: all or nothing).
-type output = stage.Output
-
-// staged holds a command's outputs until they are renamed into place together.
-type staged = stage.Set
+// output is one file a command writes once everything is computed; staged
+// holds them until they are renamed into place together (internal/stage:
+// all or nothing).
+type (
+	output = stage.Output
+	staged = stage.Set
+)
 
 // writeOutputs writes every output (stdout for "-") all or nothing.
-func writeOutputs(e *env, outs []output) error {
-	var stdout io.Writer = io.Discard
-	if e != nil {
-		stdout = e.stdout
-	}
-	return stage.WriteAll(stdout, outs)
-}
+func writeOutputs(e *env, outs []output) error { return stage.WriteAll(e.stdout, outs) }

@@ -233,7 +233,7 @@ func TestActionAcceptedRegression(t *testing.T) {
 	if len(cs) != 1 {
 		t.Fatalf("%d sticky comments, want 1", len(cs))
 	}
-	if !strings.Contains(cs[0].Body, "regression accepted") || !strings.Contains(cs[0].Body, "accepted by the rubricgate:accept-regression label") {
+	if !strings.Contains(cs[0].Body, "regression accepted") || !strings.Contains(cs[0].Body, "accepted by the `rubricgate:accept-regression` label") {
 		t.Errorf("the comment does not record the acceptance:\n%s", cs[0].Body)
 	}
 }

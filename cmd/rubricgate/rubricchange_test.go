@@ -81,7 +81,7 @@ func TestRenamedSafetyAttack(t *testing.T) {
 		t.Fatalf("with the label: exit %d\n%s", code, h.stdout.String())
 	}
 	body := h.stickyComments()[0].Body
-	for _, want := range []string{"regression accepted", "accepted by the rubricgate:accept-regression label", "fe3defac9645 →", "criteria removed: safety", "cannot be re-scored"} {
+	for _, want := range []string{"regression accepted", "accepted by the `rubricgate:accept-regression` label", "fe3defac9645 →", "criteria removed: `safety`", "cannot be re-scored"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the comment does not record %q:\n%s", want, body)
 		}

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -192,8 +193,10 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 	return b, ev, nil
 }
 
-// Host is the GitHub Actions host of one run.
+// Host is the GitHub Actions host of one run. Its Runner maps paths
+// between a container action and the runner host.
 type Host struct {
+	Runner
 	build  *host.Build
 	event  *Event
 	getenv func(string) string
@@ -204,12 +207,19 @@ type Host struct {
 // New reads the build from the environment; annotations go to stdout,
 // where the runner reads workflow commands.
 func New(getenv func(string) string, stdout io.Writer) (*Host, error) {
+	return NewOnRunner(Runner{Getenv: getenv}, stdout)
+}
+
+// NewOnRunner is [New] with the runner's paths r (a container action's
+// mounted home).
+func NewOnRunner(r Runner, stdout io.Writer) (*Host, error) {
+	getenv := r.Getenv
 	b, ev, err := ReadBuild(getenv)
 	if err != nil {
 		return nil, err
 	}
 	out := &keepErr{w: stdout}
-	return &Host{build: b, event: ev, getenv: getenv, out: out,
+	return &Host{Runner: r, build: b, event: ev, getenv: getenv, out: out,
 		gha: githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(out))}, nil
 }
 
@@ -249,7 +259,7 @@ func (h *Host) Annotate(a finding.Annotation) error {
 		}
 	}
 	gha := h.gha.WithFieldsMap(props)
-	msg := safe.LogLine(a.Message)
+	msg := formatChars(safe.LogLine(a.Message))
 	switch a.Level {
 	case finding.Error:
 		gha.Errorf("%s", msg)
@@ -262,6 +272,27 @@ func (h *Host) Annotate(a finding.Annotation) error {
 		return fmt.Errorf("annotation: %w", err)
 	}
 	return nil
+}
+
+// formatChars percent-encodes, byte by byte, the format characters
+// (Unicode Cf: zero width characters, which safe.LogLine leaves while it
+// encodes the bidirectional controls), so they show as text instead of
+// hiding part of an annotation.
+func formatChars(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !unicode.Is(unicode.Cf, r) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, c := range []byte(string(r)) {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // Summary appends markdown to the job summary (GITHUB_STEP_SUMMARY); a
@@ -467,8 +498,37 @@ func (c *Commenter) RunPullRequest(ctx context.Context, run *WorkflowRun) (int, 
 	return n, nil
 }
 
+// Commenting is the pull request's sticky comment, posted with o.Token.
+// The gate's previous comment is read back (for the record of an accepted
+// regression) only when it can be the gate's own: a token, a named author,
+// and not a fork's pull request, whose read-only token never posted it.
+func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
+	c := host.Commenting{Noun: "comment"}
+	if o.Token == "" {
+		c.Missing = "comment: no github-token given; the comment was not posted"
+		return c
+	}
+	cm := h.Commenter(o.Token, o.Author)
+	cm.Logf = o.Logf
+	c.Commenter = cm
+	if o.Mode != host.CommentNever && o.Author != "*" && o.Author != "" && !h.event.FromFork() {
+		c.Previous = func(ctx context.Context, key string) (string, bool, error) {
+			svc, err := cm.service()
+			if err != nil {
+				return "", false, err
+			}
+			ctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			return svc.Existing(ctx, h.build.ChangeRequest, key)
+		}
+	}
+	return c
+}
+
 // Interface checks.
 var (
+	_ host.Host      = (*Host)(nil)
+	_ host.Files     = (*Host)(nil)
 	_ host.BuildInfo = (*Host)(nil)
 	_ host.Reporter  = (*Host)(nil)
 	_ host.Stores    = (*Host)(nil)

@@ -228,6 +228,7 @@ func TestAnnotate(t *testing.T) {
 		{Level: finding.Warning, File: "rubrics/a,b:c.yaml", Line: 3, Title: "rubricgate", Message: "weight 0"},
 		{Level: finding.Error, Title: "rubricgate blocked", Message: "drop 2%\n::error::pwned\x1b[31m"},
 		{Level: finding.Notice, Message: "ok"},
+		{Level: finding.Warning, Message: "a\u200bb"},
 	}
 	for _, a := range anns {
 		if err := h.Annotate(a); err != nil {
@@ -236,7 +237,8 @@ func TestAnnotate(t *testing.T) {
 	}
 	want := "::warning file=rubrics/a%2Cb%3Ac.yaml,line=3,title=rubricgate::weight 0\n" +
 		"::error title=rubricgate blocked::drop 2%25%250A::error::pwned%251B[31m\n" +
-		"::notice title=rubricgate::ok\n"
+		"::notice title=rubricgate::ok\n" +
+		"::warning title=rubricgate::a%25E2%2580%258Bb\n"
 	if out.String() != want {
 		t.Errorf("annotations:\n got %q\nwant %q", out.String(), want)
 	}

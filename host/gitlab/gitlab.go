@@ -56,7 +56,7 @@ import (
 )
 
 // DefaultDir is the local baseline store's root when none is given.
-const DefaultDir = ".rubricgate/baselines"
+const DefaultDir = host.DefaultLocalDir
 
 // InCI reports whether the process runs as a GitLab CI job.
 func InCI(getenv func(string) string) bool { return getenv("GITLAB_CI") == "true" }
@@ -164,6 +164,55 @@ func New(getenv func(string) string, stdout io.Writer) (*Host, error) {
 	return &Host{build: b, getenv: getenv, stdout: stdout}, nil
 }
 
+// DefaultDotenv is the dotenv report [NewJob] writes the outputs to when
+// RUBRICGATE_DOTENV is unset: declare it as artifacts:reports:dotenv to
+// hand them to later jobs.
+const DefaultDotenv = "rubricgate.env"
+
+// NewJob is [New] for the gate's job: the outputs go to the dotenv report
+// named by RUBRICGATE_DOTENV, else [DefaultDotenv].
+func NewJob(getenv func(string) string, stdout io.Writer) (*Host, error) {
+	h, err := New(getenv, stdout)
+	if err != nil {
+		return nil, err
+	}
+	h.DotenvPath = getenv("RUBRICGATE_DOTENV")
+	if h.DotenvPath == "" {
+		h.DotenvPath = DefaultDotenv
+	}
+	return h, nil
+}
+
+// githubDefaultAuthor is the comment-author setting's default (GitHub's
+// token login): on GitLab it means any author.
+const githubDefaultAuthor = "github-actions[bot]"
+
+// Commenting is the merge request's sticky note, posted with the token in
+// GITLAB_TOKEN (a masked CI/CD variable holding a project access token with
+// api scope: CI_JOB_TOKEN cannot write notes, and a token given on the
+// command line would show in the job log). The note of o.Author is
+// adopted; left at its GitHub default (or "*") any author's is (GitLab
+// refuses to edit another user's note). The gate's previous note is read
+// back only from a named author: anyone may post a note.
+func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
+	c := host.Commenting{Noun: "note"}
+	author := o.Author
+	if author == githubDefaultAuthor || author == "*" {
+		author = ""
+	}
+	token := h.getenv("GITLAB_TOKEN")
+	if token == "" {
+		c.Missing = "comment: no GitLab token (set GITLAB_TOKEN to a project access token with api scope); the merge request note was not posted"
+		return c
+	}
+	notes := h.Commenter(token, false, author)
+	c.Commenter = notes
+	if o.Mode != host.CommentNever && author != "" {
+		c.Previous = notes.Existing
+	}
+	return c
+}
+
 // Build returns the job's build information.
 func (h *Host) Build() *host.Build { return h.build }
 
@@ -237,6 +286,7 @@ func (h *Host) Commenter(token string, jobToken bool, author string) *Notes {
 
 // Interface checks.
 var (
+	_ host.Host      = (*Host)(nil)
 	_ host.BuildInfo = (*Host)(nil)
 	_ host.Reporter  = (*Host)(nil)
 	_ host.Stores    = (*Host)(nil)

@@ -19,10 +19,11 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 )
 
 // DefaultDir is the local baseline store's root when none is given.
-const DefaultDir = ".rubricgate/baselines"
+const DefaultDir = host.DefaultLocalDir
 
 // maxGitFile caps the git files read (HEAD, a ref, .git as a file);
 // packed-refs gets maxPackedRefs.
@@ -40,6 +41,9 @@ type Options struct {
 	Dir string
 	// Stderr receives annotations (nil: discarded).
 	Stderr io.Writer
+	// SkipGit leaves the git repository unread: the branch is only
+	// Branch (the gate pipeline finds the checkout's branch itself).
+	SkipGit bool
 }
 
 // Host is the local host.
@@ -52,16 +56,19 @@ type Host struct {
 // is not an error: the branch is then only what Options.Branch says.
 func New(o Options) (*Host, error) {
 	b := host.Build{Host: "local", Event: "local"}
-	dir := o.Dir
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("working directory: %w", err)
+	var g Git
+	if !o.SkipGit {
+		dir := o.Dir
+		if dir == "" {
+			var err error
+			if dir, err = os.Getwd(); err != nil {
+				return nil, fmt.Errorf("working directory: %w", err)
+			}
 		}
-	}
-	g, err := ReadGit(dir)
-	if err != nil {
-		return nil, err
+		var err error
+		if g, err = ReadGit(dir); err != nil {
+			return nil, err
+		}
 	}
 	b.Branch, b.SHA, b.DefaultBranch = g.Branch, g.SHA, g.DefaultBranch
 	if o.Branch != "" {
@@ -115,6 +122,9 @@ func (h *Host) DefaultStore(o host.StoreOptions) (baseline.Store, *baseline.Dir,
 	return d, d, nil
 }
 
+// Commenting is none: a terminal has no change request to comment on.
+func (h *Host) Commenting(host.CommentOptions) host.Commenting { return host.Commenting{} }
+
 // Git is what ReadGit finds.
 type Git struct {
 	// Branch is the checked-out branch; empty for a detached HEAD or
@@ -125,12 +135,15 @@ type Git struct {
 	// DefaultBranch is origin's default branch (refs/remotes/origin/HEAD),
 	// when the clone recorded it.
 	DefaultBranch string
+	// Head is the path of the HEAD file read; empty outside a repository.
+	Head string
 }
 
 // ReadGit finds the git repository holding dir (dir or a parent with a
 // .git directory or file) and reads its HEAD. Outside a repository it
 // returns a zero Git. A .git file (worktree, submodule) is followed to its
-// gitdir; refs are read from the common directory a worktree shares.
+// gitdir; refs are read from the common directory a worktree shares. It is
+// the one reader of git metadata (pipeline.GitBranch calls it).
 func ReadGit(dir string) (Git, error) {
 	gitDir, err := findGitDir(dir)
 	if err != nil || gitDir == "" {
@@ -146,13 +159,15 @@ func ReadGit(dir string) (Git, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Git{}, err
 	}
-	head, err := readSmall(filepath.Join(gitDir, "HEAD"))
+	headPath := filepath.Join(gitDir, "HEAD")
+	head, err := readSmall(headPath)
 	if err != nil {
 		return Git{}, fmt.Errorf("git HEAD: %w", err)
 	}
 	head = strings.TrimSpace(head)
-	var g Git
-	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
+	g := Git{Head: headPath}
+	if ref, ok := strings.CutPrefix(head, "ref:"); ok {
+		ref = strings.TrimSpace(ref)
 		g.Branch, _ = strings.CutPrefix(ref, "refs/heads/")
 		if g.Branch == ref {
 			g.Branch = "" // HEAD points outside refs/heads: no branch
@@ -187,7 +202,8 @@ func findGitDir(dir string) (string, error) {
 			if err != nil {
 				return "", fmt.Errorf("git: %w", err)
 			}
-			gd, ok := strings.CutPrefix(strings.TrimSpace(s), "gitdir: ")
+			gd, ok := strings.CutPrefix(strings.TrimSpace(s), "gitdir:")
+			gd = strings.TrimSpace(gd)
 			if !ok || gd == "" {
 				return "", fmt.Errorf("git: %s: expected a line \"gitdir: PATH\"", p)
 			}
@@ -246,24 +262,18 @@ func isSHA(s string) bool {
 	return true
 }
 
+// readSmall reads a git metadata file of at most maxGitFile bytes.
 func readSmall(path string) (string, error) {
-	f, err := os.Open(path)
+	data, err := boundedio.ReadFile(path, maxGitFile)
 	if err != nil {
 		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxGitFile+1))
-	if err != nil {
-		return "", err
-	}
-	if len(data) > maxGitFile {
-		return "", fmt.Errorf("%s: larger than %d bytes", path, maxGitFile)
 	}
 	return string(bytes.TrimRight(data, "\x00")), nil
 }
 
 // Interface checks.
 var (
+	_ host.Host      = (*Host)(nil)
 	_ host.BuildInfo = (*Host)(nil)
 	_ host.Reporter  = (*Host)(nil)
 	_ host.Stores    = (*Host)(nil)

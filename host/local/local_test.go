@@ -71,10 +71,23 @@ func TestReadGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if (g.Head == "") != (tt.want == Git{}) || g.Head != "" && filepath.Base(g.Head) != "HEAD" {
+				t.Errorf("head %q", g.Head)
+			}
+			g.Head = ""
 			if g != tt.want {
 				t.Errorf("got %+v, want %+v", g, tt.want)
 			}
 		})
+	}
+
+	// Git writes "ref: " and "gitdir: "; a hand-written file without the
+	// space is read too (as pipeline's own reader did before the fold).
+	tight := t.TempDir()
+	write(t, tight, map[string]string{".git": "gitdir:" + filepath.Join(repo, ".git", "worktrees", "tight")})
+	write(t, repo, map[string]string{".git/worktrees/tight/HEAD": "ref:refs/heads/feature/x", ".git/worktrees/tight/commondir": "../.."})
+	if g, err := ReadGit(tight); err != nil || g.Branch != "feature/x" || g.SHA != sha1 || g.Head != filepath.Join(repo, ".git", "worktrees", "tight", "HEAD") {
+		t.Errorf("no space after the colons: %+v, %v", g, err)
 	}
 
 	bad := t.TempDir()
@@ -161,3 +174,18 @@ func TestReporterAndStore(t *testing.T) {
 type failing struct{}
 
 func (failing) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+// SkipGit leaves the checkout unread: the branch is only the one given;
+// a terminal has no comments.
+func TestSkipGit(t *testing.T) {
+	h, err := New(Options{Branch: "main", Dir: t.TempDir(), SkipGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := h.Build(); b.Branch != "main" || b.SHA != "" || !b.BaselineEvent {
+		t.Errorf("build %+v", b)
+	}
+	if c := h.Commenting(host.CommentOptions{Mode: host.CommentAlways}); c.Noun != "" || c.Commenter != nil {
+		t.Errorf("commenting %+v", c)
+	}
+}

@@ -1,13 +1,15 @@
 // Package fraction reads the share settings of the gate (max-drop,
 // max-unscored, min-agreement, ...): one parser, so every setting takes the
-// same forms and refuses the same inputs.
+// same forms and refuses the same inputs. A share written wrong is a
+// *usage.Error: a mistake in the setting as the user gave it.
 package fraction
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/internal/usage"
 )
 
 // Parse reads a share written as a percentage ("5%", " 5 % ") or as a
@@ -19,13 +21,13 @@ func Parse(name, s string) (float64, error) {
 	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(t, "xXpPnNiI") {
-		return 0, fmt.Errorf("%s %q: expected a percentage like 5%% or a fraction like 0.05", name, s)
+		return 0, usage.Errorf("%s %q: expected a percentage like 5%% or a fraction like 0.05", name, s)
 	}
 	if pct {
 		v /= 100
 	}
 	if v < 0 || v > 1 {
-		return 0, fmt.Errorf("%s %q: expected a share between 0 and 1 (0%% to 100%%)", name, s)
+		return 0, usage.Errorf("%s %q: expected a share between 0 and 1 (0%% to 100%%)", name, s)
 	}
 	return v, nil
 }
@@ -35,7 +37,7 @@ func Parse(name, s string) (float64, error) {
 func ParsePositive(name, s string) (float64, error) {
 	v, err := Parse(name, s)
 	if err == nil && v == 0 {
-		return 0, fmt.Errorf("%s %q: expected a share above 0, up to 1 (100%%)", name, s)
+		return 0, usage.Errorf("%s %q: expected a share above 0, up to 1 (100%%)", name, s)
 	}
 	return v, err
 }

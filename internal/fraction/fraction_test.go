@@ -1,8 +1,11 @@
 package fraction
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/rubricgate/rubricgate/internal/usage"
 )
 
 func TestParse(t *testing.T) {
@@ -18,6 +21,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) accepted", in)
 		} else if !strings.HasPrefix(err.Error(), "max-unscored ") {
 			t.Errorf("Parse(%q) error %q does not name the setting", in, err)
+		} else if u := (*usage.Error)(nil); !errors.As(err, &u) {
+			t.Errorf("Parse(%q) error %T is not a setting mistake", in, err)
 		}
 	}
 }

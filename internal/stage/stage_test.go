@@ -7,21 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// listTree returns every path under dir (relative), for "nothing written".
-func listTree(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if p != dir {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, rel)
-		}
-		return nil
-	})
-	return out
-}
+	"github.com/rubricgate/rubricgate/internal/testfs"
+)
 
 func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
@@ -85,7 +73,7 @@ func TestStagedCommitRollsBack(t *testing.T) {
 	if l, err := os.Readlink(b); err != nil || l != "target" {
 		t.Errorf("b is no longer the link it was: %q %v", l, err)
 	}
-	if got := listTree(t, dir); strings.Join(got, " ") != "a b target" {
+	if got := testfs.Tree(t, dir); strings.Join(got, " ") != "a b target" {
 		t.Errorf("left behind: %v", got)
 	}
 }

@@ -1,0 +1,57 @@
+package judge
+
+import (
+	"flag"
+	"time"
+)
+
+// DefaultOptions are the judge's defaults: the judge command's flag
+// defaults, and the settings the one-step gate does not expose.
+func DefaultOptions() Options {
+	return Options{Provider: "openai", Samples: 1, Seed: 1, Concurrency: 8, MaxRetries: 6,
+		Timeout: 60 * time.Second, MaxWait: 5 * time.Minute, Progress: "auto", SameFamily: "fail"}
+}
+
+// Flags declares the judge command's settings on fs under their names,
+// with the defaults of [DefaultOptions]. The command declares --rubric,
+// --input and --out itself.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	d := DefaultOptions()
+	fs.StringVar(&o.Provider, "provider", d.Provider, "judge API: openai (any OpenAI-compatible chat completions endpoint) or anthropic")
+	fs.StringVar(&o.Model, "model", "", "judge model (required)")
+	fs.StringVar(&o.BaseURL, "base-url", "", "API base URL (Azure OpenAI, Gemini, vLLM, Ollama, LM Studio, OpenRouter, ...)")
+	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
+	fs.IntVar(&o.Samples, "samples", d.Samples, "judgings per item, each with its own seed")
+	fs.Int64Var(&o.Seed, "seed", d.Seed, "seed of the first sample (sample k uses seed+k)")
+	fs.IntVar(&o.SafetyConfirm, "safety-confirm", 0, "re-judge an item that fails a blocking criterion this many more times (0: off)")
+	fs.IntVar(&o.Concurrency, "concurrency", d.Concurrency, "requests in flight")
+	fs.IntVar(&o.RPM, "rpm", 0, "requests per minute (0: no limit)")
+	fs.StringVar(&o.Shard, "shard", "", "judge only shard I of N (I/N, by a hash of the id)")
+	fs.StringVar(&o.Cache, "cache", "", "cache directory: a re-run over unchanged answers sends no request")
+	fs.StringVar(&o.MaxCost, "max-cost", "", "stop before spending more than this many US dollars")
+	fs.StringVar(&o.PriceIn, "price-in", "", "input price in USD per million tokens (overrides the built-in table)")
+	fs.StringVar(&o.PriceOut, "price-out", "", "output price in USD per million tokens (overrides the built-in table)")
+	fs.DurationVar(&o.Timeout, "timeout", d.Timeout, "per-request timeout")
+	fs.IntVar(&o.MaxRetries, "max-retries", d.MaxRetries, "retries of one request on 429, 5xx and timeouts")
+	fs.DurationVar(&o.MaxWait, "max-wait", d.MaxWait, "total wait between retries allowed for one item")
+	fs.StringVar(&o.Progress, "progress", d.Progress, "progress report on stderr: auto, bar, plain or none")
+	fs.StringVar(&o.ProductionModel, "production-model", "", "the production model whose answers are judged (judge-family check)")
+	fs.StringVar(&o.SameFamily, "same-family", d.SameFamily, "judge and production model of one family: fail or warn")
+}
+
+// GateFlags declares the judge settings of the one-step gate (gate
+// --input ANSWERS), some under a judge- prefix; the others keep the values
+// of [DefaultOptions]. The judge model, the production model and the
+// family policy are the gate's own settings (see pipeline.TierSettings),
+// which the caller copies in.
+func (o *Options) GateFlags(fs *flag.FlagSet) {
+	*o = DefaultOptions()
+	fs.StringVar(&o.Provider, "judge-provider", o.Provider, "with --input: judge API, openai or anthropic")
+	fs.StringVar(&o.BaseURL, "judge-base-url", "", "with --input: judge API base URL")
+	fs.StringVar(&o.APIKeyEnv, "judge-api-key-env", "", "with --input: environment variable holding the judge API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
+	fs.IntVar(&o.Samples, "samples", o.Samples, "with --input: judgings per item")
+	fs.IntVar(&o.SafetyConfirm, "safety-confirm", 0, "with --input: re-judge a blocking-criterion failure this many more times (0: off)")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "with --input: judge requests in flight")
+	fs.StringVar(&o.Cache, "judge-cache", "", "with --input: judge cache directory")
+	fs.StringVar(&o.MaxCost, "max-cost", "", "with --input: stop before spending more than this many US dollars")
+}

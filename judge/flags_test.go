@@ -1,0 +1,44 @@
+package judge
+
+import (
+	"flag"
+	"io"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// The judge command's flags default to DefaultOptions, and the one-step
+// gate's subset leaves every setting it does not expose at those defaults
+// (the seed, retries and timeouts the gate has no flag for).
+func TestFlagDefaults(t *testing.T) {
+	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
+	var o Options
+	o.Flags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := DefaultOptions(); !reflect.DeepEqual(o, want) {
+		t.Errorf("judge flags' defaults:\n got %+v\nwant %+v", o, want)
+	}
+
+	gs := flag.NewFlagSet("gate", flag.ContinueOnError)
+	gs.SetOutput(io.Discard)
+	var g Options
+	g.Seed, g.MaxRetries = 99, 99 // whatever was there is reset
+	g.GateFlags(gs)
+	if err := gs.Parse([]string{"--samples", "3", "--judge-provider", "anthropic", "--judge-cache", "c"}); err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultOptions()
+	want.Samples, want.Provider, want.Cache = 3, "anthropic", "c"
+	if !reflect.DeepEqual(g, want) {
+		t.Errorf("gate judge flags:\n got %+v\nwant %+v", g, want)
+	}
+	if g.Timeout != 60*time.Second || g.MaxRetries != 6 || g.Seed != 1 {
+		t.Errorf("defaults the gate has no flag for: %+v", g)
+	}
+	if gs.Lookup("model") != nil || gs.Lookup("seed") != nil {
+		t.Error("the gate declares the judge command's own flags")
+	}
+}

@@ -1,0 +1,255 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
+	"github.com/rubricgate/rubricgate/internal/usage"
+	"github.com/rubricgate/rubricgate/rubric"
+)
+
+// MaxInputBytes caps the answers file a run reads.
+const MaxInputBytes = 1 << 30
+
+// Options are a judge run's settings as the user gives them (the judge
+// command's flags, or the one-step gate's). [Options.Run] checks them,
+// builds the provider, reads the answers and judges them. A setting that is
+// not valid is a *usage.Error naming its flag.
+type Options struct {
+	// Provider is the API: openai ("" too) or anthropic. Model is the judge
+	// model; BaseURL overrides the API's address (http or https).
+	Provider, Model, BaseURL string
+	// APIKey authenticates. The caller reads it from the environment
+	// variable [Options.KeyEnv] names; it is never written anywhere, and
+	// neither is the base URL's password.
+	APIKey string
+	// APIKeyEnv names the key's environment variable ("": the provider's
+	// default, OPENAI_API_KEY or ANTHROPIC_API_KEY).
+	APIKeyEnv string
+	// Samples (1 to 20) is the number of judgings per item, the first with
+	// Seed; SafetyConfirm (0 to 20) re-judges a blocking failure.
+	Samples, SafetyConfirm int
+	Seed                   int64
+	// Concurrency (1 to 1024) is the requests in flight, RPM the requests
+	// per minute (0: no limit), MaxRetries the retries of one request
+	// (0: none).
+	Concurrency, RPM, MaxRetries int
+	// Timeout is the per-request timeout; MaxWait the total wait between
+	// retries allowed for one item.
+	Timeout, MaxWait time.Duration
+	// Shard ("I/N", "" for all) selects the items; Cache ("" for none) is
+	// the cache directory.
+	Shard, Cache string
+	// MaxCost ("" for none, "5", "$0.50") bounds the spending in US
+	// dollars; PriceIn and PriceOut override the price table (USD per
+	// million tokens).
+	MaxCost, PriceIn, PriceOut string
+	// ProductionModel is the model whose answers are judged ("" skips the
+	// judge-family check); SameFamily is fail ("" too) or warn.
+	ProductionModel, SameFamily string
+	// Progress is auto ("" too), bar, plain or none; the reports go to
+	// ProgressOut. Auto draws a bar when ProgressOut is a terminal and InCI
+	// is false, plain lines otherwise.
+	Progress    string
+	ProgressOut io.Writer
+	InCI        bool
+	// Warn receives the judge-family warnings (nil: dropped).
+	Warn func(msg string)
+}
+
+// KeyEnv is the environment variable that holds the API key.
+func (o *Options) KeyEnv() string {
+	switch {
+	case o.APIKeyEnv != "":
+		return o.APIKeyEnv
+	case strings.EqualFold(strings.TrimSpace(o.Provider), "anthropic"):
+		return "ANTHROPIC_API_KEY"
+	}
+	return "OPENAI_API_KEY"
+}
+
+// Run checks the options, reads the answers file (JSON lines or CSV, see
+// [ReadAnswers]) and judges them under rb into out (see [Run]). The judge-family check runs before any request. An error
+// of the run has every secret redacted.
+func (o Options) Run(ctx context.Context, rb *rubric.Rubric, answers string, out io.Writer) (*Summary, error) {
+	if answers == "" {
+		return nil, usage.Errorf("--input is required (the answers to judge)")
+	}
+	cfg, err := o.config(rb)
+	if err != nil {
+		return nil, err
+	}
+	data, err := boundedio.ReadFile(answers, MaxInputBytes)
+	if err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	ans, err := ReadAnswers(answers, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	if o.Cache != "" {
+		if cfg.Cache, err = NewCache(o.Cache); err != nil {
+			return nil, err
+		}
+	}
+	sum, err := Run(ctx, cfg, ans, out)
+	if err != nil {
+		// The message is redacted, so the error chain cannot be kept.
+		return sum, fmt.Errorf("judge: %s", Redact(err.Error(), cfg.Secrets))
+	}
+	return sum, nil
+}
+
+// config checks the options and builds the run's Config and provider.
+func (o *Options) config(rb *rubric.Rubric) (Config, error) {
+	cfg := Config{
+		Rubric: rb, Model: strings.TrimSpace(o.Model), Samples: o.Samples, Seed: o.Seed,
+		SafetyConfirm: o.SafetyConfirm, Concurrency: o.Concurrency, RPM: o.RPM,
+		Timeout: o.Timeout, MaxRetries: o.MaxRetries, MaxWait: o.MaxWait,
+	}
+	switch {
+	case cfg.Model == "":
+		return cfg, usage.Errorf("--model is required (the judge model)")
+	case o.Samples < 1 || o.Samples > 20:
+		return cfg, usage.Errorf("--samples %d: expected 1 to 20", o.Samples)
+	case o.SafetyConfirm < 0 || o.SafetyConfirm > 20:
+		return cfg, usage.Errorf("--safety-confirm %d: expected 0 to 20", o.SafetyConfirm)
+	case o.Concurrency < 1 || o.Concurrency > 1024:
+		return cfg, usage.Errorf("--concurrency %d: expected 1 to 1024", o.Concurrency)
+	case o.RPM < 0 || o.MaxRetries < 0 || o.Timeout <= 0 || o.MaxWait < 0:
+		return cfg, usage.Errorf("--rpm, --max-retries, --timeout and --max-wait must not be negative")
+	}
+	if o.MaxRetries == 0 {
+		cfg.MaxRetries = -1 // zero retries, not the default
+	}
+	var err error
+	if o.Shard != "" {
+		if cfg.Shard, err = ParseShard(o.Shard); err != nil {
+			return cfg, usage.Wrap(err)
+		}
+	}
+	policy, err := calibrate.ParseFamilyPolicy(o.SameFamily)
+	if err != nil {
+		return cfg, usage.Errorf("same-family: %w", err)
+	}
+	if strings.TrimSpace(o.ProductionModel) != "" {
+		fc, err := calibrate.CheckFamilies(cfg.Model, o.ProductionModel, rb.ModelFamilies, policy)
+		if err != nil {
+			return cfg, fmt.Errorf("judge bias: %w (same-family: warn to allow)", err)
+		}
+		for _, w := range fc.Warnings {
+			if o.Warn != nil {
+				o.Warn(w)
+			}
+		}
+	}
+	if err := o.pricing(&cfg); err != nil {
+		return cfg, err
+	}
+	if err := o.provider(&cfg); err != nil {
+		return cfg, err
+	}
+	switch o.Progress {
+	case "none":
+	case "bar":
+		cfg.Progress, cfg.ProgressTTY = o.ProgressOut, true
+	case "plain":
+		cfg.Progress = o.ProgressOut
+	case "auto", "":
+		cfg.Progress = o.ProgressOut
+		cfg.ProgressTTY = !o.InCI && isTerminal(o.ProgressOut)
+	default:
+		return cfg, usage.Errorf("--progress %q: expected auto, bar, plain or none", o.Progress)
+	}
+	return cfg, nil
+}
+
+// pricing sets the model's price (the table's, or the one given) and the
+// spending bound, which needs a price.
+func (o *Options) pricing(cfg *Config) error {
+	price, known := LookupPrice(cfg.Model, Prices)
+	for _, p := range []struct {
+		flag, v string
+		dst     *float64
+	}{{"price-in", o.PriceIn, &price.In}, {"price-out", o.PriceOut, &price.Out}} {
+		if p.v == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(p.v), 64)
+		if err != nil || f < 0 || f > 1e6 {
+			return usage.Errorf("--%s %q: expected US dollars per million tokens, like 2.5", p.flag, p.v)
+		}
+		*p.dst = f
+		known = true
+	}
+	if known {
+		cfg.Price = price
+	}
+	if o.MaxCost != "" {
+		f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(o.MaxCost), "$"), 64)
+		if err != nil || !(f > 0) || f > 1e9 {
+			return usage.Errorf("--max-cost %q: expected a positive amount in US dollars, like 5 or 0.50", o.MaxCost)
+		}
+		if !known {
+			return usage.Errorf("--max-cost: model %q is not in the price table; give --price-in and --price-out", cfg.Model)
+		}
+		cfg.MaxCost = f
+	}
+	return nil
+}
+
+// provider builds the API client, keeping the key and the base URL's
+// password among the secrets to redact.
+func (o *Options) provider(cfg *Config) error {
+	// Keep a connection per worker (the default transport keeps 2 per host).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = o.Concurrency
+	pc := ProviderConfig{Model: cfg.Model, BaseURL: strings.TrimSpace(o.BaseURL), HTTPClient: &http.Client{Transport: tr}}
+	switch strings.ToLower(strings.TrimSpace(o.Provider)) {
+	case "openai", "":
+		cfg.ProviderName = "openai"
+	case "anthropic":
+		cfg.ProviderName = "anthropic"
+	default:
+		return usage.Errorf("--provider %q: expected openai or anthropic", o.Provider)
+	}
+	if pc.BaseURL != "" {
+		u, err := url.Parse(pc.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usage.Errorf("--base-url: expected an http(s) URL")
+		}
+		if pw, ok := u.User.Password(); ok {
+			cfg.Secrets = append(cfg.Secrets, pw)
+		}
+	}
+	if pc.APIKey = o.APIKey; pc.APIKey == "" {
+		return fmt.Errorf("judge: no API key: set %s (the key is read from the environment only)", o.KeyEnv())
+	}
+	cfg.Secrets = append(cfg.Secrets, pc.APIKey)
+	if cfg.ProviderName == "anthropic" {
+		cfg.Provider = NewAnthropic(pc)
+	} else {
+		cfg.Provider = NewOpenAI(pc)
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

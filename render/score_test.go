@@ -1,0 +1,61 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rubricgate/rubricgate/gate"
+)
+
+func TestScoreTable(t *testing.T) {
+	table := ScoreTable(Options{Now: now})
+	for _, name := range []string{"json", "markdown", "junit", "text"} {
+		if table[name] == nil {
+			t.Fatalf("no %s renderer", name)
+		}
+	}
+	blocked := report()
+	blocked.BlockingFailures = []gate.BlockingFailure{{Item: "card-number", Criterion: "safety"}}
+	var b bytes.Buffer
+	if err := table["junit"](&b, blocked); err != nil {
+		t.Fatal(err)
+	}
+	// The decision case fails for a run that fails a hard gate on its own,
+	// and the suite is named after the rubric.
+	if !strings.Contains(b.String(), `name="rubricgate: support-answers"`) || !strings.Contains(b.String(), "<failure") {
+		t.Errorf("junit of a blocked run:\n%s", b.String())
+	}
+	b.Reset()
+	if err := table["junit"](&b, report()); err != nil || strings.Contains(b.String(), "<failure") {
+		t.Errorf("junit of a passing run: %v\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := table["json"](&b, report()); err != nil || !strings.Contains(b.String(), `"items": 12`) || strings.Contains(b.String(), `"decision"`) {
+		t.Errorf("json is the score report itself: %v\n%s", err, b.String())
+	}
+}
+
+func TestItemWriter(t *testing.T) {
+	var b bytes.Buffer
+	iw := NewItemWriter(&b)
+	for _, it := range []*gate.ItemResult{
+		{ID: "a", Score: 75, Pass: true},
+		{ID: "b", Unscored: true, Failed: []string{"safety"}},
+	} {
+		if err := iw.Write(it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.Len() != 0 {
+		t.Fatal("written before Flush")
+	}
+	if err := iw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"a","score":75,"pass":true,"failed":[],"na":[]}` + "\n" +
+		`{"id":"b","score":null,"pass":false,"failed":["safety"],"na":[]}` + "\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
