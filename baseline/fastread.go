@@ -109,6 +109,12 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 		return nil, 0, false
 	}
 	it := &wireItems{}
+	var spec *scoresAhead
+	defer func() {
+		if spec != nil {
+			<-spec.done // never leave it running
+		}
+	}()
 	i = skipWSb(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return it, i + 1, true
@@ -142,15 +148,30 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 				return nil, 0, false
 			}
 		case key == "ids" && it.IDs == nil:
+			if n >= parallelItems && it.Scores == nil && spec == nil {
+				spec = parseScoresAhead(data, i, n)
+			}
 			var c idColumn
 			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
 				return nil, 0, false
 			}
+			if spec != nil {
+				c.cols.HasDuplicate() // index the ids while the scores are parsed
+			}
 			it.IDs = &c
 		case key == "scores" && it.Scores == nil:
 			var c scoreColumn
-			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
-				return nil, 0, false
+			if spec != nil {
+				<-spec.done
+				if spec.at == i && spec.end >= 0 {
+					c, ve = spec.c, i+spec.end
+				}
+				spec = nil
+			}
+			if ve == 0 {
+				if ve = parseColumn(data, i, n, c.parse); ve < 0 {
+					return nil, 0, false
+				}
 			}
 			it.Scores = &c
 		default:
@@ -166,6 +187,40 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 		}
 		return nil, 0, false
 	}
+}
+
+// parallelItems is the number of items from which the scores column is
+// parsed on a second core while the ids are parsed and indexed.
+const parallelItems = 50_000
+
+// scoresAhead is the scores column parsed ahead of its turn.
+type scoresAhead struct {
+	at   int // where the column starts in the file
+	c    scoreColumn
+	end  int // parse's result
+	done chan struct{}
+}
+
+// parseScoresAhead starts parsing, on another goroutine, the column of the
+// last "scores" key in data (after i, the ids column): where Write puts it.
+// The result is used only if the items object's own parse reaches a
+// "scores" key at that very offset, so a "scores" anywhere else (an id, a
+// key elsewhere) only wastes the work. nil when there is none.
+func parseScoresAhead(data []byte, i, n int) *scoresAhead {
+	p := bytes.LastIndex(data, []byte(`"scores"`))
+	if p <= i {
+		return nil
+	}
+	q := skipWSb(data, p+len(`"scores"`))
+	if q >= len(data) || data[q] != ':' {
+		return nil
+	}
+	s := &scoresAhead{at: skipWSb(data, q+1), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		s.end = s.c.parse(data[s.at:], n)
+	}()
+	return s
 }
 
 // parseColumn parses the column at data[i:] with parse, given room for n

@@ -229,3 +229,34 @@ func TestScoreColumnValues(t *testing.T) {
 		t.Error("another number found in the cache")
 	}
 }
+
+// A large file's scores column is parsed on a second core while the ids
+// are: the result is the same, also when another "scores" key follows the
+// items (the work ahead is then thrown away).
+func TestReadFastScoresAhead(t *testing.T) {
+	rb := testRubric("big")
+	items := genItems(parallelItems + 1000)
+	f, err := New(rb, reportOf(rb, items), items, testMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := encode(t, f)
+	decoy := append(bytes.Clone(bytes.TrimSuffix(bytes.TrimRight(data, "\n"), []byte("}"))), []byte(`, "extra": {"scores": [1, 2]}}`)...)
+	for name, d := range map[string][]byte{"as written": data, "another scores key after": decoy} {
+		if !sameDecode(t, d) {
+			t.Fatalf("%s: not read by the fast path", name)
+		}
+		got, err := Read(bytes.NewReader(d), "big.json", 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(got.Items.Items(), items) {
+			t.Errorf("%s: items differ", name)
+		}
+	}
+	if spec := parseScoresAhead(data, 0, 10); spec == nil {
+		t.Error("the scores column was not found ahead")
+	} else if <-spec.done; spec.end < 0 {
+		t.Error("the scores column ahead did not parse")
+	}
+}
