@@ -12,6 +12,7 @@ import (
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/internal/usage"
+	"github.com/rubricgate/rubricgate/internal/version"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -79,7 +80,7 @@ func run(args []string, e *env) int {
 		fmt.Fprint(e.stdout, usageText)
 		return exitPass
 	case args[0] == "version" || args[0] == "--version":
-		fmt.Fprintln(e.stdout, "rubricgate", version())
+		fmt.Fprintln(e.stdout, "rubricgate", version.String())
 		return exitPass
 	}
 	cmd, ok := commands[args[0]]
