@@ -444,9 +444,9 @@ func (f Finding) render(e escaper) string {
 		}
 		return note + ": this run starts the baseline"
 	case RubricRescored:
-		return fmt.Sprintf("the rubric changed (%s → %s): the run was re-scored under the baseline's rubric to compare", ShortHash(f.From), ShortHash(f.To))
+		return fmt.Sprintf("the rubric changed (%s → %s): the run was re-scored under the baseline's rubric to compare", e.text(ShortHash(f.From)), e.text(ShortHash(f.To)))
 	case RubricChange:
-		s := fmt.Sprintf("RUBRIC CHANGE: the rubric changed (%s → %s) in a way the gate cannot follow", ShortHash(f.From), ShortHash(f.To))
+		s := fmt.Sprintf("RUBRIC CHANGE: the rubric changed (%s → %s) in a way the gate cannot follow", e.text(ShortHash(f.From)), e.text(ShortHash(f.To)))
 		if len(f.Criteria) > 0 {
 			s += "; criteria removed: " + e.ids(f.Criteria, e.id)
 		}
@@ -569,9 +569,9 @@ func (f Finding) render(e escaper) string {
 		}
 		return fmt.Sprintf("%s: %s's own weights differ from the rubric's; the rubric's weights are used: %s", e.id(f.File), e.id(f.Format), list)
 	case JudgeModelMissing:
-		return fmt.Sprintf("no %s model given: the judge family check could not be made", f.Role)
+		return fmt.Sprintf("no %s model given: the judge family check could not be made", e.text(f.Role))
 	case JudgeFamilyUnknown:
-		return fmt.Sprintf("%s model %s is of an unknown family: the judge family check could not be made (add it under model_families in the rubric)", f.Role, e.q(f.Model))
+		return fmt.Sprintf("%s model %s is of an unknown family: the judge family check could not be made (add it under model_families in the rubric)", e.text(f.Role), e.q(f.Model))
 	case JudgeSameFamily:
 		return fmt.Sprintf("judge model %s and production model %s are both %s models: a judge favours its own family's outputs; judge with another family", e.q(f.Model), e.q(f.Production), e.id(f.Family))
 	case JudgesUnknownPast:
@@ -614,7 +614,7 @@ func (f Finding) render(e escaper) string {
 			commit = commit[:7]
 		}
 		return fmt.Sprintf("the %s label was applied at commit %s for %s (rubric %s); this push adds %s, which the label does not cover: remove and re-add the label to accept again",
-			e.id(f.AcceptLabel), e.id(commit), what, ShortHash(f.From), strings.Join(adds, "; "))
+			e.id(f.AcceptLabel), e.id(commit), what, e.text(ShortHash(f.From)), strings.Join(adds, "; "))
 	default: // Message and kinds this version does not know
 		return e.text(f.Detail)
 	}

@@ -220,9 +220,9 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 		}
 		if p.CI95 != nil {
 			if p.Interval == "normal" {
-				w(". CI: %s normal interval (delta method)", p.Method)
+				w(". CI: %s normal interval (delta method)", safe.Cell(p.Method, 20))
 			} else {
-				w(". CI: %s bootstrap, %d resamples, fixed seed", p.Method, p.Resamples)
+				w(". CI: %s bootstrap, %d resamples, fixed seed", safe.Cell(p.Method, 20), p.Resamples)
 			}
 		}
 		w(".\n\n")
