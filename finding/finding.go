@@ -359,10 +359,21 @@ func (f Finding) Markdown() string {
 // names as code spans, free text escaped, lists cut at maxListed.
 var markdown = escaper{
 	id:   func(s string) string { return safe.CellCode(s, 80) },
-	text: func(s string) string { return safe.Cell(s, 500) },
+	text: markdownText,
 	q:    func(s string) string { return safe.CellCode(s, 80) },
 	item: func(s string) string { return safe.CellCode(s, 80) },
 	list: maxListed,
+}
+
+// markdownText escapes free text for the comment. It is safe at the start
+// of a list item (a finding's text may begin with it), and a leading space
+// is kept: a clause such as " and hard-drop 5% (...)" follows a sentence.
+func markdownText(s string) string {
+	out := safe.Inline(s, 500)
+	if out != "" && strings.HasPrefix(s, " ") {
+		out = " " + out
+	}
+	return out
 }
 
 // Annotation is a CI annotation: an error, warning or notice on a file

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -37,4 +39,26 @@ func TestReviewForgedPairedMethodRaw(t *testing.T) {
 	if strings.Contains(md, "<!-- @octocat") {
 		t.Errorf("untrusted Paired.Method reaches the comment unescaped")
 	}
+}
+
+// REVIEW: a forged report never panics the renderer (rubricgate comment
+// renders whatever the pull request's job uploaded).
+func FuzzReviewForgedReport(f *testing.F) {
+	if seed, err := os.ReadFile("../gate/testdata/report.golden.json"); err == nil {
+		f.Add(seed)
+	}
+	f.Add([]byte(`{"decision":"block","context":{},"rubric":{"name":"x"},"findings":[{"kind":"acceptance-not-covered","adds":["a","b","c","d","e","f","g"]}],"reasons":["x"],"paired":{"worst":[{"id":"a"}],"ci95":[0,1]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var g gate.GateReport
+		if json.Unmarshal(data, &g) != nil || g.Report == nil {
+			return
+		}
+		g.Reasons = finding.Texts(g.Findings)
+		for _, b := range []int{0, 300, 5000} {
+			md := Markdown(&g, MarkdownOptions{Budget: b, Now: now})
+			if b > 0 && len(md) > b {
+				t.Fatalf("budget %d: %d bytes", b, len(md))
+			}
+		}
+	})
 }
