@@ -12,7 +12,7 @@ import (
 func TestReviewIDIndexAgainstMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 1023, 1024, 1025, 5000} {
-		for _, space := range []int{n/2 + 1, 4 * n + 1} {
+		for _, space := range []int{n/2 + 1, 4*n + 1} {
 			c := &ItemColumns{}
 			last := map[string]int{}
 			dup := false
