@@ -133,10 +133,13 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 		}
 		i = skipWSb(data, i+1)
 		// A column parses in place when the count came first (as Write puts
-		// it) and is believable: it sizes the column.
+		// it) and is believable: it sizes the column, up to maxPresize
+		// items (the column grows past that), so a file claiming more items
+		// than it holds (padded with whitespace, say) cannot make the read
+		// allocate many times its size; the count is checked afterwards.
 		n := -1
 		if it.Count != nil && *it.Count >= 0 && *it.Count <= (len(data)-i)/2 {
-			n = *it.Count
+			n = min(*it.Count, maxPresize)
 		}
 		var ve int
 		switch {
@@ -188,6 +191,10 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 		return nil, 0, false
 	}
 }
+
+// maxPresize caps the items a column is sized for from the file's count
+// before it is read: about 40 MB of columns.
+var maxPresize = 1 << 20
 
 // parallelItems is the number of items from which the scores column is
 // parsed on a second core while the ids are parsed and indexed.

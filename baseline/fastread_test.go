@@ -260,3 +260,13 @@ func TestReadFastScoresAhead(t *testing.T) {
 		t.Error("the scores column ahead did not parse")
 	}
 }
+
+// A column sized below the file's count (maxPresize) grows as it is read:
+// the fast path still reads what encoding/json reads.
+func TestReadFastPastPresize(t *testing.T) {
+	defer func(n int) { maxPresize = n }(maxPresize)
+	maxPresize = 1
+	if !sameDecode(t, encode(t, testFile(t, "rag-review"))) {
+		t.Error("a count above maxPresize: not read by the fast path as encoding/json reads it")
+	}
+}
