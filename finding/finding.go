@@ -349,8 +349,9 @@ func (f Finding) Log() string {
 	return safe.LogLine(strings.Join(strings.Fields(f.Text()), " "))
 }
 
-// Markdown is the message for a paragraph, list item or table cell of the
-// comment or job summary: ids as code spans, free text escaped.
+// Markdown is the message for a paragraph, heading or list item of the
+// comment or job summary (never a table cell: a '|' is shown as it is):
+// ids as code spans, free text escaped.
 func (f Finding) Markdown() string {
 	return f.render(markdown)
 }
@@ -358,10 +359,10 @@ func (f Finding) Markdown() string {
 // markdown escapes for the comment and the job summary: ids and quoted
 // names as code spans, free text escaped, lists cut at maxListed.
 var markdown = escaper{
-	id:   func(s string) string { return safe.CellCode(s, 80) },
+	id:   func(s string) string { return safe.Code(s, 80) },
 	text: markdownText,
-	q:    func(s string) string { return safe.CellCode(s, 80) },
-	item: func(s string) string { return safe.CellCode(s, 80) },
+	q:    func(s string) string { return safe.Code(s, 80) },
+	item: func(s string) string { return safe.Code(s, 80) },
 	list: maxListed,
 }
 

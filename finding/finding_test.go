@@ -345,7 +345,7 @@ func TestMarkdownEscapesText(t *testing.T) {
 
 func TestMarkdownIDsAsCode(t *testing.T) {
 	f := finding.Finding{Kind: finding.BlockingFailure, Criterion: "safety", Params: finding.Params{Items: []string{"a|b", "c"}}}
-	want := "blocking criterion failed: `safety` on 2 item(s): `a\\|b`, `c`"
+	want := "blocking criterion failed: `safety` on 2 item(s): `a|b`, `c`"
 	if got := f.Markdown(); got != want {
 		t.Errorf("Markdown = %q, want %q", got, want)
 	}
@@ -413,7 +413,7 @@ func TestTextsAndMarkdowns(t *testing.T) {
 	if got := finding.Texts(fs); len(got) != 2 || got[0] != "blocking criterion failed: pii on 1 item(s): b|c; safety on 1 item(s): a" {
 		t.Errorf("Texts = %q", got)
 	}
-	if got := finding.Markdowns(fs); len(got) != 2 || got[0] != "blocking criterion failed: `pii` on 1 item(s): `b\\|c`; `safety` on 1 item(s): `a`" || got[1] != "no blocking criterion failed" {
+	if got := finding.Markdowns(fs); len(got) != 2 || got[0] != "blocking criterion failed: `pii` on 1 item(s): `b|c`; `safety` on 1 item(s): `a`" || got[1] != "no blocking criterion failed" {
 		t.Errorf("Markdowns = %q", got)
 	}
 }
