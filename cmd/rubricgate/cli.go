@@ -5,9 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
+	"github.com/rubricgate/rubricgate/finding"
+	ghhost "github.com/rubricgate/rubricgate/host/github"
 	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
@@ -105,7 +106,7 @@ func fail(e *env, err error) int {
 		fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
 	}
 	if e.inActions() {
-		fmt.Fprintf(e.stdout, "::error title=rubricgate::%s\n", safe.CommandMessage(err.Error()))
+		_ = ghhost.WriteAnnotation(e.stdout, finding.Annotation{Level: finding.Error, Message: err.Error()})
 	}
 	return exitError
 }
@@ -138,18 +139,14 @@ func loadRubric(path string, e *env) (*rubric.Rubric, []rubric.Warning, error) {
 	return rb, warns, nil
 }
 
-// warn prints a warning; inside Actions as a ::warning annotation.
+// warn prints a warning; inside Actions as a ::warning annotation, on the
+// file and line when given.
 func warn(e *env, file string, line int, msg string) {
-	if !e.inActions() {
-		fmt.Fprintf(e.stderr, "warning: %s\n", safe.LogLine(msg))
+	if e.inActions() {
+		_ = ghhost.WriteAnnotation(e.stdout, finding.Annotation{Level: finding.Warning, File: file, Line: line, Message: msg})
 		return
 	}
-	props := "title=rubricgate"
-	if file != "" {
-		esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-		props = fmt.Sprintf("file=%s,line=%d,%s", esc.Replace(file), line, props)
-	}
-	fmt.Fprintf(e.stdout, "::warning %s::%s\n", props, safe.CommandMessage(msg))
+	fmt.Fprintf(e.stderr, "warning: %s\n", safe.LogLine(msg))
 }
 
 // output is one file a command writes once everything is computed; staged

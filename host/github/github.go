@@ -244,10 +244,24 @@ func (k *keepErr) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Annotate writes a ::error, ::warning or ::notice workflow command. The
-// message is made one safe log line and then command-escaped, and the
-// file and title are property-escaped, by go-githubactions.
+// Annotate writes a ::error, ::warning or ::notice workflow command (see
+// [WriteAnnotation]).
 func (h *Host) Annotate(a finding.Annotation) error {
+	return annotate(h.gha, h.out, a)
+}
+
+// WriteAnnotation writes a to w as a ::error, ::warning or ::notice
+// workflow command, as [Host.Annotate] does: the one encoding of an
+// annotation, for a command that has no Host (an error before the build
+// was read, a rubric's warnings). The message is made one safe log line
+// and then command-escaped, and the file and title are property-escaped,
+// by go-githubactions.
+func WriteAnnotation(w io.Writer, a finding.Annotation) error {
+	out := &keepErr{w: w}
+	return annotate(githubactions.New(githubactions.WithWriter(out)), out, a)
+}
+
+func annotate(gha *githubactions.Action, out *keepErr, a finding.Annotation) error {
 	props := map[string]string{"title": a.Title}
 	if a.Title == "" {
 		props["title"] = "rubricgate"
@@ -258,7 +272,7 @@ func (h *Host) Annotate(a finding.Annotation) error {
 			props["line"] = strconv.Itoa(a.Line)
 		}
 	}
-	gha := h.gha.WithFieldsMap(props)
+	gha = gha.WithFieldsMap(props)
 	msg := formatChars(safe.LogLine(a.Message))
 	switch a.Level {
 	case finding.Error:
@@ -268,7 +282,7 @@ func (h *Host) Annotate(a finding.Annotation) error {
 	default:
 		gha.Warningf("%s", msg)
 	}
-	if err := h.out.err; err != nil {
+	if err := out.err; err != nil {
 		return fmt.Errorf("annotation: %w", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/comment"
@@ -452,5 +453,33 @@ func TestHostCommenter(t *testing.T) {
 	}
 	if h.Build().ChangeRequest != 2 || h.Event().PullRequest == nil {
 		t.Error("Build or Event not kept")
+	}
+}
+
+// WriteAnnotation is the one encoding of an annotation, also for the
+// commands that have no Host (cmd's errors and warnings): whatever the
+// message, one workflow command line, with no control, bidirectional or
+// zero width character and no "##[" (a "::" inside the line is text: the
+// runner reads a command only at the start of a line).
+func TestWriteAnnotationHostile(t *testing.T) {
+	for _, msg := range []string{
+		"dropped 2% (50%0A)", "a\r\n::set-output name=x::y", "a\n::error::pwned", "q-1\u202eevil", "a\u2066b\u2069c",
+		"a\u200bb\ufeff", "\x1b[2Khidden", "a\u2028b", "##[error]x", "x\n##[group]y", "a\xffb",
+	} {
+		var b bytes.Buffer
+		if err := WriteAnnotation(&b, finding.Annotation{Level: finding.Error, File: "f,1:x\n", Line: 3, Message: msg}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") || !strings.HasPrefix(out, "::error file=") {
+			t.Errorf("%q: not one ::error line: %q", msg, out)
+		}
+		body := strings.TrimSuffix(out, "\n")
+		if strings.ContainsFunc(body, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' }) {
+			t.Errorf("%q: a control or format character reaches the log: %q", msg, out)
+		}
+		if strings.Contains(body, "##[") {
+			t.Errorf("%q: a ##[ command: %q", msg, out)
+		}
 	}
 }

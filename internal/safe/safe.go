@@ -399,47 +399,6 @@ func LogLine(s string) string {
 	return out
 }
 
-// CommandMessage returns s ready to be the message of a workflow command
-// (an annotation: "::error title=...::message"). The runner decodes "%25",
-// "%0D" and "%0A" in a message, so '%', CR and LF are written so; every other
-// control character (ESC included), the line and paragraph separators and
-// every format character (Unicode Cf: bidirectional overrides and isolates,
-// zero width characters) are percent-encoded byte by byte, which the runner
-// leaves as text, so they show as, say, "%E2%80%AE" instead of reordering or
-// hiding the annotation's text, as [LogLine] shows them; the '[' of every
-// "##[" becomes "%5B". The result is one line.
-func CommandMessage(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	hashes := 0 // run of '#' just written
-	for _, r := range s {
-		switch {
-		case r == '%':
-			b.WriteString("%25")
-		case r == '[' && hashes >= 2:
-			b.WriteString("%5B")
-		case r == '\t':
-			b.WriteByte('\t')
-		case isBreakLike(r) || unicode.Is(unicode.Cf, r):
-			var buf [utf8.UTFMax]byte
-			n := utf8.EncodeRune(buf[:], r)
-			for _, c := range buf[:n] {
-				b.WriteByte('%')
-				b.WriteByte("0123456789ABCDEF"[c>>4])
-				b.WriteByte("0123456789ABCDEF"[c&15])
-			}
-		default:
-			b.WriteRune(r) // U+FFFD for invalid bytes
-		}
-		if r == '#' {
-			hashes++
-		} else {
-			hashes = 0
-		}
-	}
-	return b.String()
-}
-
 // MaxMarkerKey is the maximum length of a [MarkerKey] result.
 const MaxMarkerKey = 64
 

@@ -511,26 +511,3 @@ func TestGoldenHostile(t *testing.T) {
 	b.WriteString("\n<!-- key: " + MarkerKey("evil --> key") + " -->\n")
 	testgolden.Check(t, filepath.Join("testdata", "hostile.golden.md"), b.Bytes())
 }
-
-// h11 F16: a workflow command's message (an annotation) gets the runner's
-// escaping for '%', CR and LF, and bidirectional controls and other format
-// or control characters are neutralised as LogLine neutralises them.
-func TestCommandMessage(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"plain", "plain"},
-		{"dropped 2% (50%0A)", "dropped 2%25 (50%250A)"},
-		{"a\r\n::set-output name=x::y", "a%0D%0A::set-output name=x::y"},
-		{"q-1\u202eevil", "q-1%E2%80%AEevil"},
-		{"a\u2066b\u2069c", "a%E2%81%A6b%E2%81%A9c"},
-		{"a\u200bb\ufeff", "a%E2%80%8Bb%EF%BB%BF"},
-		{"\x1b[2Khidden", "%1B[2Khidden"},
-		{"a\u2028b", "a%E2%80%A8b"},
-		{"##[error]x", "##%5Berror]x"},
-		{"tab\tkept, caf\u00e9 \u2192 ok", "tab\tkept, caf\u00e9 \u2192 ok"},
-		{"a\xffb", "a\uFFFDb"},
-	} {
-		if got := CommandMessage(tt.in); got != tt.want {
-			t.Errorf("CommandMessage(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
