@@ -8,10 +8,10 @@ import (
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-// ParseOptions reads the metric and minimum agreement as the user gives
-// them ("kappa", "0.75" or "75%"); a mistake is a *usage.Error naming the
-// flag.
-func ParseOptions(metric, minAgreement string) (Options, error) {
+// ParseOptions reads the metric, minimum agreement and continuous
+// tolerance as the user gives them ("kappa", "0.75" or "75%", "10%"); a
+// mistake is a *usage.Error naming the flag.
+func ParseOptions(metric, minAgreement, tolerance string) (Options, error) {
 	m, err := ParseMetric(metric)
 	if err != nil {
 		return Options{}, usage.Errorf("--metric: %w", err)
@@ -20,7 +20,14 @@ func ParseOptions(metric, minAgreement string) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
-	return Options{Metric: m, MinAgreement: min}, nil
+	tol, err := fraction.ParsePositive("--tolerance", tolerance)
+	if err != nil {
+		return Options{}, err
+	}
+	if tol >= 1 {
+		return Options{}, usage.Errorf("--tolerance %s: want a share of the scale's range below 100%%, such as 10%%", tolerance)
+	}
+	return Options{Metric: m, MinAgreement: min, Tolerance: tol}, nil
 }
 
 // ReadRatingsFile reads one ratings file in any results format (format ""

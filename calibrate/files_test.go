@@ -25,12 +25,12 @@ func loadRubricFile(t *testing.T, path string) *rubric.Rubric {
 }
 
 func TestParseOptions(t *testing.T) {
-	o, err := ParseOptions("Kappa", "80%")
-	if err != nil || o.Metric != MetricKappa || o.MinAgreement != 0.8 {
+	o, err := ParseOptions("Kappa", "80%", "5%")
+	if err != nil || o.Metric != MetricKappa || o.MinAgreement != 0.8 || o.Tolerance != 0.05 {
 		t.Fatalf("%+v %v", o, err)
 	}
-	for _, tc := range [][2]string{{"median", "0.8"}, {"exact", "0"}, {"exact", "lots"}} {
-		_, err := ParseOptions(tc[0], tc[1])
+	for _, tc := range [][3]string{{"median", "0.8", "10%"}, {"exact", "0", "10%"}, {"exact", "lots", "10%"}, {"exact", "0.8", "0"}, {"exact", "0.8", "100%"}, {"exact", "0.8", "wide"}} {
+		_, err := ParseOptions(tc[0], tc[1], tc[2])
 		var u *usage.Error
 		if !errors.As(err, &u) {
 			t.Errorf("%q %q: %v, want a usage error", tc[0], tc[1], err)

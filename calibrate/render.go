@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/rubricgate/rubricgate/internal/safe"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rubricgate/rubricgate/internal/safe"
 )
 
 // Rendering. Everything shown from results and rubrics (item ids, names,
@@ -40,6 +42,35 @@ func num(v *float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(*v, 'f', 2, 64)
+}
+
+// score formats a rater's score or a difference of scores: integers as
+// integers, other values with up to four decimals.
+func score(v float64) string {
+	if math.Abs(v) >= 1e15 || math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', 4, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// signedScore is score with a sign.
+func signedScore(v float64) string {
+	if v > 0 {
+		return "+" + score(v)
+	}
+	return score(v)
+}
+
+// continuousNote says how a continuous criterion's figures read.
+func continuousNote(c *CriterionAgreement) string {
+	t := score(c.Continuous.Tolerance)
+	return "continuous scale: exact is the share of pairs within ±" + t + ", adjacent within ±" + score(2*c.Continuous.Tolerance) +
+		", and kappa and alpha are Krippendorff's alpha (interval) on the raw scores"
 }
 
 // signed formats a mean difference with its sign.
@@ -205,6 +236,9 @@ func writeCriteriaTableMD(e *errWriter, cs []CriterionAgreement) {
 		if cs[i].Skipped != "" {
 			e.printf("- %s: %s\n", md(cs[i].Name), md(cs[i].Skipped))
 		}
+		if cs[i].Continuous != nil {
+			e.printf("- %s: %s\n", md(cs[i].Name), continuousNote(&cs[i]))
+		}
 	}
 	if hasSkipped(cs) {
 		e.printf("\n")
@@ -213,7 +247,7 @@ func writeCriteriaTableMD(e *errWriter, cs []CriterionAgreement) {
 
 func hasSkipped(cs []CriterionAgreement) bool {
 	for i := range cs {
-		if cs[i].Skipped != "" {
+		if cs[i].Skipped != "" || cs[i].Continuous != nil {
 			return true
 		}
 	}
@@ -224,6 +258,11 @@ func writeCriterionDetailMD(e *errWriter, c *CriterionAgreement, m Metric, min f
 	e.printf("### %s: %s\n\n", md(c.Name), failLine(c, m, min))
 	e.printf("%s\n\n", mdN(c.Advice, maxAdvice))
 	if c.N == 0 {
+		return
+	}
+	if c.Continuous != nil {
+		e.printf("%d of %d pairs within ±%s (%s against %s).\n\n", c.Continuous.Within, c.N, score(c.Continuous.Tolerance), md(b), md(a))
+		writeDisagreementsMD(e, c, a, b)
 		return
 	}
 	e.printf("Confusion (rows %s, columns %s):\n\n", md(a), md(b))
@@ -244,10 +283,15 @@ func writeCriterionDetailMD(e *errWriter, c *CriterionAgreement, m Metric, min f
 		e.printf("\n")
 	}
 	e.printf("\n")
+	writeDisagreementsMD(e, c, a, b)
+}
+
+// writeDisagreementsMD lists a criterion's largest disagreements.
+func writeDisagreementsMD(e *errWriter, c *CriterionAgreement, a, b string) {
 	if len(c.Disagreements) > 0 {
 		e.printf("Largest disagreements:\n\n| item | %s | %s | diff |\n|---|---:|---:|---:|\n", md(a), md(b))
 		for _, d := range c.Disagreements {
-			e.printf("| %s | %d | %d | %+d |\n", md(d.ID), d.Human, d.Judge, d.Diff)
+			e.printf("| %s | %s | %s | %s |\n", md(d.ID), score(d.Human), score(d.Judge), signedScore(d.Diff))
 		}
 		e.printf("\n")
 	}
@@ -290,6 +334,9 @@ func writeCriteriaTableText(e *errWriter, cs []CriterionAgreement) {
 		if cs[i].Skipped != "" {
 			e.printf("%s: %s\n", clean(cs[i].ID), clean(cs[i].Skipped))
 		}
+		if cs[i].Continuous != nil {
+			e.printf("%s: %s\n", clean(cs[i].ID), continuousNote(&cs[i]))
+		}
 	}
 	if hasSkipped(cs) {
 		e.printf("\n")
@@ -300,6 +347,11 @@ func writeCriterionDetailText(e *errWriter, c *CriterionAgreement, m Metric, min
 	e.printf("%s: %s\n  %s\n", clean(c.ID), failLine(c, m, min), safe.LogLine(cleanN(c.Advice, maxAdvice)))
 	if c.N == 0 {
 		e.printf("\n")
+		return
+	}
+	if c.Continuous != nil {
+		e.printf("  %d of %d pairs within ±%s\n", c.Continuous.Within, c.N, score(c.Continuous.Tolerance))
+		writeDisagreementsText(e, c, a, b)
 		return
 	}
 	e.printf("  confusion (rows %s, columns %s):\n      ", clean(a), clean(b))
@@ -314,10 +366,15 @@ func writeCriterionDetailText(e *errWriter, c *CriterionAgreement, m Metric, min
 		}
 		e.printf("\n")
 	}
+	writeDisagreementsText(e, c, a, b)
+}
+
+// writeDisagreementsText lists a criterion's largest disagreements.
+func writeDisagreementsText(e *errWriter, c *CriterionAgreement, a, b string) {
 	if len(c.Disagreements) > 0 {
 		e.printf("  largest disagreements (%s -> %s):\n", clean(a), clean(b))
 		for _, d := range c.Disagreements {
-			e.printf("    %s: %d -> %d (%+d)\n", clean(d.ID), d.Human, d.Judge, d.Diff)
+			e.printf("    %s: %s -> %s (%s)\n", clean(d.ID), score(d.Human), score(d.Judge), signedScore(d.Diff))
 		}
 	}
 	e.printf("\n")

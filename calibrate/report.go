@@ -94,12 +94,18 @@ type Options struct {
 	MinAgreement float64
 	// TopDisagreements caps each criterion's disagreement list (default 10).
 	TopDisagreements int
+	// Tolerance is, for continuous criteria, the largest difference that
+	// counts as agreement, as a share of the scale's range (default 0.1).
+	Tolerance float64
 }
 
 // check rejects options no report could honour.
 func (o Options) check() error {
 	if _, err := ParseMetric(string(o.Metric)); err != nil {
 		return err
+	}
+	if math.IsNaN(o.Tolerance) || o.Tolerance < 0 || o.Tolerance >= 1 {
+		return fmt.Errorf("tolerance %g is not a share of the scale in [0, 1), such as 0.1", o.Tolerance)
 	}
 	if o.MinAgreement > 1 {
 		return fmt.Errorf("minimum agreement %g is above 1: give a share such as 0.75", o.MinAgreement)
@@ -116,6 +122,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TopDisagreements <= 0 {
 		o.TopDisagreements = DefaultTopDisagreements
+	}
+	if o.Tolerance == 0 {
+		o.Tolerance = DefaultTolerance
 	}
 	return o
 }
@@ -171,13 +180,27 @@ type CriterionAgreement struct {
 	NotApplicable bool `json:"not_applicable"`
 	// Advice says what to fix when the criterion fails; empty when it passes.
 	Advice string `json:"advice"`
-	// Skipped says why the criterion was not calibrated (a continuous
-	// scale has no levels to agree on); it then passes with null metrics.
+	// Skipped says why the criterion was not calibrated; reports written
+	// before continuous criteria were calibrated carry it on them. Such a
+	// criterion passes with null metrics in the report, and holds a tier.
 	Skipped string `json:"skipped,omitempty"`
+	// Continuous is set on a continuous criterion: its figures come from
+	// these statistics, not from a confusion matrix (which is empty).
+	// Exact is then the share within the tolerance, Adjacent within twice
+	// it, and every chance-corrected metric is alpha_interval.
+	Continuous *ContinuousStats `json:"continuous,omitempty"`
 }
 
 // Value returns the criterion's figure for metric m (nil when undefined).
 func (c *CriterionAgreement) Value(m Metric) *float64 {
+	if c.Continuous != nil {
+		switch m {
+		case MetricKappa, MetricKappaQuadratic, MetricAlpha:
+			// No levels to count chance agreement over: the interval
+			// alpha on the raw values is the chance-corrected figure.
+			return c.AlphaInterval
+		}
+	}
 	switch m {
 	case MetricExact:
 		return c.Exact
@@ -195,13 +218,15 @@ func (c *CriterionAgreement) Value(m Metric) *float64 {
 	return nil
 }
 
-// Disagreement is one item scored differently by the two raters.
+// Disagreement is one item scored differently by the two raters: at
+// different levels, or (on a continuous criterion) further apart than the
+// tolerance.
 type Disagreement struct {
-	ID    string `json:"id"`
-	Human int    `json:"human"`
-	Judge int    `json:"judge"`
+	ID    string  `json:"id"`
+	Human float64 `json:"human"`
+	Judge float64 `json:"judge"`
 	// Diff is Judge - Human.
-	Diff int `json:"diff"`
+	Diff float64 `json:"diff"`
 }
 
 // LevelPair is one off-diagonal cell of a confusion matrix.
@@ -311,11 +336,13 @@ func level(s float64) int { return int(math.Floor(s + 0.5)) }
 func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) CriterionAgreement {
 	ca := CriterionAgreement{ID: c.ID, Name: c.Name, Disagreements: []Disagreement{}}
 	if c.Continuous {
-		// Agreement statistics here compare levels; a continuous score has
-		// none. Binning it would invent levels the raters never chose.
-		ca.Skipped = "continuous scale: calibration compares integer levels, so this criterion is not calibrated"
-		ca.Confusion = Confusion{Levels: []int{}, Counts: [][]int{}}
-		ca.Pass = true
+		// A continuous score has no levels: binning it would invent levels
+		// the raters never chose, so its figures come from the raw values.
+		continuousAgreement(c, ps, opts, &ca)
+		setFigures(&ca, opts.Metric, opts.MinAgreement)
+		if !ca.Pass {
+			ca.Advice = advise(c, &ca, opts, names)
+		}
 		return ca
 	}
 	ca.Confusion = newConfusion(c.Scale)
@@ -335,7 +362,7 @@ func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) Cr
 		ca.N++
 		d := b - a
 		if d != 0 {
-			ca.Disagreements = keepTop(ca.Disagreements, Disagreement{ID: p.id, Human: a, Judge: b, Diff: d}, opts.TopDisagreements)
+			ca.Disagreements = keepTop(ca.Disagreements, Disagreement{ID: p.id, Human: float64(a), Judge: float64(b), Diff: float64(d)}, opts.TopDisagreements)
 		}
 	}
 	ca.NABoth = naBoth
@@ -351,6 +378,11 @@ func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) Cr
 // difference, NotApplicable and Pass. Compare uses it, and reading a report
 // uses it to check the stored figures.
 func setFigures(ca *CriterionAgreement, m Metric, minAgreement float64) {
+	if ca.Continuous != nil {
+		setContinuousFigures(ca)
+		setPass(ca, m, minAgreement)
+		return
+	}
 	cf := &ca.Confusion
 	ca.Exact = exactAgreement(cf)
 	ca.Adjacent = adjacentAgreement(cf)
@@ -368,6 +400,11 @@ func setFigures(ca *CriterionAgreement, m Metric, minAgreement float64) {
 		}
 		ca.MeanDiff = finite(float64(sum) / float64(n))
 	}
+	setPass(ca, m, minAgreement)
+}
+
+// setPass sets NotApplicable and Pass from the figures and counts.
+func setPass(ca *CriterionAgreement, m Metric, minAgreement float64) {
 	v := ca.Value(m)
 	ca.NotApplicable = ca.N == 0 && ca.NABoth > 0 && ca.NABoth == ca.NAOrMissing
 	ca.Pass = ca.NotApplicable || (v != nil && *v >= minAgreement)
@@ -376,8 +413,8 @@ func setFigures(ca *CriterionAgreement, m Metric, minAgreement float64) {
 // worse orders disagreements: larger |diff| first, then id ascending (ids
 // are unique on each side, so the order is total).
 func worse(a, b Disagreement) bool {
-	if abs(a.Diff) != abs(b.Diff) {
-		return abs(a.Diff) > abs(b.Diff)
+	if math.Abs(a.Diff) != math.Abs(b.Diff) {
+		return math.Abs(a.Diff) > math.Abs(b.Diff)
 	}
 	return a.ID < b.ID
 }
@@ -447,6 +484,9 @@ func advise(c *rubric.Criterion, ca *CriterionAgreement, opts Options, names [2]
 			return "No item has a score from both sides (every pair is na or missing): nothing to calibrate. Score this criterion on the calibration items, or drop it from the rubric if it never applies."
 		}
 		return "No item was scored by both sides: nothing to calibrate."
+	}
+	if ca.Continuous != nil {
+		return adviseContinuous(ca, opts, names)
 	}
 	if ca.Value(opts.Metric) == nil {
 		return fmt.Sprintf("Every paired score is the same level, so %s is undefined: add calibration items that should score at other levels.", opts.Metric)

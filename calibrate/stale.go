@@ -148,6 +148,20 @@ func validateReport(rep *Report) error {
 		if c.N < 0 || c.NAOrMissing < 0 {
 			return bad("criterion %q: negative count", c.ID)
 		}
+		if c.NABoth < 0 || c.NABoth > c.NAOrMissing {
+			return bad("criteria[%d] (%s): na_both %d is not within 0..na_or_missing (%d)", i, c.ID, c.NABoth, c.NAOrMissing)
+		}
+		if c.Continuous != nil {
+			if err := checkContinuous(c); err != nil {
+				return err
+			}
+			continue
+		}
+		if c.Skipped != "" && len(c.Confusion.Levels) == 0 && len(c.Confusion.Counts) == 0 {
+			// A report from before continuous criteria were calibrated:
+			// readable, but it calibrated nothing (a tier is held by it).
+			continue
+		}
 		k := len(c.Confusion.Levels)
 		if k < 2 || len(c.Confusion.Counts) != k {
 			return bad("criterion %q: confusion matrix is not square over its levels", c.ID)
@@ -170,9 +184,6 @@ func validateReport(rep *Report) error {
 		if total := c.Confusion.total(); total != c.N {
 			return bad("criterion %q: confusion matrix counts %d pairs, n is %d", c.ID, total, c.N)
 		}
-		if c.NABoth < 0 || c.NABoth > c.NAOrMissing {
-			return bad("criteria[%d] (%s): na_both %d is not within 0..na_or_missing (%d)", i, c.ID, c.NABoth, c.NAOrMissing)
-		}
 	}
 	return VerifyFigures(rep)
 }
@@ -183,7 +194,8 @@ func validateReport(rep *Report) error {
 // report's metric and min_agreement), and the report's passed. A figure
 // that disagrees is a *ReportError naming the criterion and the JSON field:
 // the file was edited by hand (say, failing criteria marked
-// not_applicable). Criteria skipped as continuous are left alone. It does
+// not_applicable). A continuous criterion's figures are recomputed from its
+// stored statistics; a criterion an older report skipped is left alone. It does
 // not make the file evidence: matrix and counts can be forged together.
 func VerifyFigures(rep *Report) error {
 	passed := true

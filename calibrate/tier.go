@@ -113,15 +113,20 @@ func DecideTier(tiers []int, current int, gatePassed bool, cal *Report, rb *rubr
 		}
 		for i := range rb.Criteria {
 			rc := &rb.Criteria[i]
-			if rc.Continuous {
-				continue // no levels to agree on: never calibrated
-			}
 			c := byID[rc.ID]
 			if c == nil {
 				d.HeldBy = append(d.HeldBy, fmt.Sprintf("criterion %s of the rubric is not in the calibration", rc.ID))
 				continue
 			}
-			if want := newConfusion(rc.Scale); c.Skipped != "" || !slices.Equal(c.Confusion.Levels, want.Levels) {
+			switch {
+			case rc.Continuous && c.Continuous == nil:
+				d.HeldBy = append(d.HeldBy, fmt.Sprintf("criterion %s is continuous and the calibration did not measure it (made by an older rubricgate): re-run calibrate", rc.ID))
+				continue
+			case !rc.Continuous && c.Continuous != nil:
+				d.HeldBy = append(d.HeldBy, fmt.Sprintf("criterion %s: the calibration measured it as continuous, the rubric's scale has levels %v", rc.ID, newConfusion(rc.Scale).Levels))
+				continue
+			}
+			if want := newConfusion(rc.Scale); !rc.Continuous && (c.Skipped != "" || !slices.Equal(c.Confusion.Levels, want.Levels)) {
 				d.HeldBy = append(d.HeldBy, fmt.Sprintf("criterion %s: the calibration's levels %v are not the rubric's scale %v", rc.ID, c.Confusion.Levels, want.Levels))
 				continue
 			}

@@ -208,8 +208,8 @@ func TestDecideTierForgedCalibration(t *testing.T) {
 }
 
 // A criterion both raters said na on for every item is not applicable and
-// does not hold the tier; a continuous criterion is never calibrated and
-// need not be in the file.
+// does not hold the tier; a continuous criterion is measured like the others
+// and holds the tier when the calibration lacks it.
 func TestDecideTierNotApplicableAndContinuous(t *testing.T) {
 	rb := tierRubric()
 	rb.Criteria = append(rb.Criteria, rubric.Criterion{ID: "score", Name: "score", Weight: 1, Scale: rubric.Scale{Low: 0, High: 1}, Continuous: true})
@@ -222,7 +222,28 @@ func TestDecideTierNotApplicableAndContinuous(t *testing.T) {
 	if !c.NotApplicable {
 		t.Fatal("all-na criterion not marked not applicable")
 	}
+	// A continuous criterion must be in the calibration now: one an older
+	// report left out, or skipped, holds the tier.
+	if d := DecideTier(DefaultTiers, 25, true, cal, rb, 0.8); d.MayAdvance || len(d.HeldBy) != 1 || !strings.Contains(d.HeldBy[0], "criterion score of the rubric is not in the calibration") {
+		t.Errorf("continuous criterion missing: held by %q", d.HeldBy)
+	}
+	old := CriterionAgreement{ID: "score", Name: "score", Pass: true, Confusion: Confusion{Levels: []int{}, Counts: [][]int{}},
+		Skipped: "continuous scale: calibration compares integer levels, so this criterion is not calibrated"}
+	cal.Criteria = append(cal.Criteria, old)
+	if d := DecideTier(DefaultTiers, 25, true, cal, rb, 0.8); d.MayAdvance || len(d.HeldBy) != 1 || !strings.Contains(d.HeldBy[0], "re-run calibrate") {
+		t.Errorf("continuous criterion skipped by an older report: held by %q", d.HeldBy)
+	}
+	st := &ContinuousStats{Tolerance: 0.1}
+	cal.Criteria[len(cal.Criteria)-1] = CriterionAgreement{ID: "score", Name: "score", N: 3, Confusion: old.Confusion, Continuous: st}
+	for _, p := range [][2]float64{{0.2, 0.25}, {0.5, 0.55}, {0.9, 0.85}} {
+		d := p[1] - p[0]
+		st.Within, st.Within2 = st.Within+1, st.Within2+1
+		st.SumDiff, st.SumSqDiff = st.SumDiff+d, st.SumSqDiff+d*d
+		st.Sum, st.SumSq = st.Sum+p[0]+p[1], st.SumSq+p[0]*p[0]+p[1]*p[1]
+	}
+	setFigures(&cal.Criteria[len(cal.Criteria)-1], MetricExact, 0.75)
+	cal.Passed = passedOf(cal)
 	if d := DecideTier(DefaultTiers, 25, true, cal, rb, 0.8); !d.MayAdvance {
-		t.Errorf("held by %q", d.HeldBy)
+		t.Errorf("continuous criterion measured: held by %q", d.HeldBy)
 	}
 }

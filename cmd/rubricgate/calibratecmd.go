@@ -17,6 +17,7 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	rubricPath := fs.String("rubric", "", "rubric file (YAML or JSON)")
 	minAgree := fs.String("min-agreement", "0.75", "agreement each criterion must reach")
 	metric := fs.String("metric", "exact", "metric that decides: exact, adjacent, kappa, kappa_quadratic, alpha (ordinal) or alpha_interval")
+	tolerance := fs.String("tolerance", "10%", "continuous criteria: the largest difference that counts as agreement, as a share of the scale's range")
 	fs.StringVar(&f.Format, "format", "", formatHelp())
 	jsonOut := fs.String("json", "", "write the JSON report here (- for stdout)")
 	mdOut := fs.String("markdown", "", "write a markdown report here")
@@ -25,7 +26,7 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	opts, err := calibrate.ParseOptions(*metric, *minAgree)
+	opts, err := calibrate.ParseOptions(*metric, *minAgree, *tolerance)
 	if err != nil {
 		return exitError, err
 	}
