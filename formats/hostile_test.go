@@ -6,10 +6,16 @@ import (
 	"compress/flate"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/rubricgate/rubricgate/internal/zipread"
 )
 
 // TestHostile reads each hostile fixture and checks the error names the
@@ -277,5 +283,52 @@ func TestInspectEvalTotalBudget(t *testing.T) {
 	_, err := readBytes(inspectEval, "x.eval", data)
 	if err == nil || !strings.Contains(err.Error(), "exceed") || !strings.Contains(err.Error(), "together") {
 		t.Errorf("one byte over the budget: %v", err)
+	}
+}
+
+// buildZstdZip is buildZip with every member compressed with Zstandard
+// (zip method 93), as current Inspect releases write .eval logs.
+func buildZstdZip(t *testing.T, members []member) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	zw.RegisterCompressor(zipread.ZstdMethod, func(w io.Writer) (io.WriteCloser, error) {
+		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
+	})
+	for _, m := range members {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: m.name, Method: zipread.ZstdMethod})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(m.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// A zstd-compressed .eval log (the default of current inspect_ai) reads as
+// its deflated form does; it used to fail with "unsupported compression
+// algorithm".
+func TestInspectEvalZstd(t *testing.T) {
+	ms := evalFromJSON(t, "testdata/inspect/epochs.json")
+	want, err := readBytes(inspectEval, "epochs.eval", buildZip(t, ms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readBytes(inspectEval, "epochs.eval", buildZstdZip(t, ms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("%d records from the zstd archive, %d from the deflated one", len(got), len(want))
+	}
+	for i := range got {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("record %d: %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }

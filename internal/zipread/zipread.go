@@ -3,7 +3,9 @@
 // baseline artifact): it refuses member names that would leave the archive
 // root, members that are not regular files, and never reads more
 // uncompressed bytes than asked, whatever the headers declare (a zip bomb
-// stops at the limit).
+// stops at the limit). Members may be stored, deflated, or compressed with
+// Zstandard (method 93, which current Inspect AI logs use), in one frame or
+// several.
 //
 // Errors are *Error values whose Kind says what was refused; callers that
 // word their own messages inspect it with errors.As.
@@ -18,7 +20,35 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
 )
+
+// ZstdMethod is the zip compression method number of Zstandard (APPNOTE
+// 6.3.7, section 4.4.5).
+const ZstdMethod uint16 = 93
+
+// zstdMaxWindow bounds the memory a Zstandard member's decoder may take:
+// a frame declaring a larger window is refused as corrupt instead of
+// allocated. zstd's own default encoders use at most 8 MiB windows.
+const zstdMaxWindow = 64 << 20
+
+// zstdDecompressor reads one Zstandard member, frame after frame, on one
+// goroutine and with a bounded window.
+func zstdDecompressor(r io.Reader) io.ReadCloser {
+	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(zstdMaxWindow), zstd.WithDecoderMaxMemory(1<<40))
+	if err != nil {
+		return errReadCloser{err}
+	}
+	return d.IOReadCloser()
+}
+
+// errReadCloser fails every read with err.
+type errReadCloser struct{ err error }
+
+func (e errReadCloser) Read([]byte) (int, error) { return 0, e.err }
+func (e errReadCloser) Close() error             { return nil }
 
 // Kind says what an archive or member was refused for.
 type Kind int
@@ -93,6 +123,7 @@ func NewReader(data []byte, maxMembers int) (*zip.Reader, error) {
 		}
 		return nil, &Error{Kind: Corrupt, Err: err}
 	}
+	zr.RegisterDecompressor(ZstdMethod, zstdDecompressor)
 	if maxMembers > 0 && len(zr.File) > maxMembers {
 		return nil, &Error{Kind: TooMany, Count: len(zr.File), Max: maxMembers}
 	}

@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"compress/flate"
 	"errors"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 type member struct {
@@ -130,5 +133,88 @@ func TestOpenAndReadAll(t *testing.T) {
 	// An Overrun words the limit.
 	if e := (&Error{Kind: Overrun, Member: "m", Limit: 7}); !strings.Contains(e.Error(), "m exceeds the 7-byte limit uncompressed (zip bomb?)") {
 		t.Errorf("overrun: %v", e)
+	}
+}
+
+// ZstdArchive builds a zip archive whose members are compressed with
+// Zstandard (method 93), each member's data written as frames of at most
+// frame bytes of input, as Inspect AI's multi-frame writer does.
+func zstdArchive(t *testing.T, frame int, ms ...member) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, m := range ms {
+		var c bytes.Buffer
+		for rest := m.body; ; {
+			n := min(frame, len(rest))
+			enc, err := zstd.NewWriter(&c, zstd.WithEncoderConcurrency(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			enc.Write(rest[:n])
+			enc.Close()
+			if rest = rest[n:]; len(rest) == 0 {
+				break
+			}
+		}
+		h := &zip.FileHeader{Name: m.name, Method: ZstdMethod, UncompressedSize64: uint64(len(m.body)), CompressedSize64: uint64(c.Len()), CRC32: crc32.ChecksumIEEE(m.body)}
+		if m.size > 0 {
+			h.UncompressedSize64 = m.size
+		}
+		w, err := zw.CreateRaw(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(c.Bytes())
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Zstandard members (current Inspect logs) read like deflated ones, frames
+// and all, and keep the same limits: a member holding more than its header
+// declares is refused (zip's size check, as for deflate), and one larger
+// than the limit is an Overrun, never read past it.
+func TestZstdMembers(t *testing.T) {
+	body := bytes.Repeat([]byte(`{"sample": 1, "scores": {"match": {"value": "C"}}}`+"\n"), 4000)
+	zr, err := NewReader(zstdArchive(t, 64<<10, member{name: "samples/1_epoch_1.json", body: body}), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadAll(zr.File[0], int64(len(body)))
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("read %d bytes, err %v; want the %d bytes written", len(got), err, len(body))
+	}
+	// A lying header: it declares 100 bytes, the frames hold the whole body.
+	zr, err = NewReader(zstdArchive(t, 64<<10, member{name: "bomb.json", body: body, size: 100}), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadAll(zr.File[0], 1000)
+	var ze *Error
+	if !errors.As(err, &ze) || ze.Kind != Corrupt {
+		t.Errorf("lying zstd header: %v, want Corrupt", err)
+	}
+	zr, err = NewReader(zstdArchive(t, 64<<10, member{name: "big.json", body: body}), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = ReadAll(zr.File[0], 1000); !errors.As(err, &ze) || ze.Kind != TooLarge {
+		t.Errorf("zstd member over the limit: %v, want TooLarge", err)
+	}
+	// Garbage where the frames should be is Corrupt, not a panic.
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.CreateRaw(&zip.FileHeader{Name: "x.json", Method: ZstdMethod, UncompressedSize64: 10, CompressedSize64: 10})
+	w.Write([]byte("not zstd!!"))
+	zw.Close()
+	zr, err = NewReader(buf.Bytes(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadAll(zr.File[0], 1000); !errors.As(err, &ze) || ze.Kind != Corrupt {
+		t.Errorf("garbage zstd member: %v, want Corrupt", err)
 	}
 }
