@@ -122,6 +122,12 @@ func evalFromJSON(t *testing.T, path string) []member {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return evalFromJSONBytes(t, data)
+}
+
+// evalFromJSONBytes is evalFromJSON of a log's bytes.
+func evalFromJSONBytes(t *testing.T, data []byte) []member {
+	t.Helper()
 	// encoding/json cannot carry NaN; swap it for a marker and back.
 	data = bytes.ReplaceAll(data, []byte(": NaN"), []byte(`: "__NaN__"`))
 	var log map[string]json.RawMessage
@@ -329,6 +335,39 @@ func TestInspectEvalZstd(t *testing.T) {
 	for i := range got {
 		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("record %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// An Inspect log whose epochs were reduced with something other than mean
+// is refused with the reducer named (it used to be averaged as if it were
+// mean); mean, mean among others, or no reducer read as before.
+func TestInspectEpochsReducer(t *testing.T) {
+	data, err := os.ReadFile("testdata/inspect/epochs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(reducers string) []byte {
+		out := bytes.Replace(data, []byte(`"epochs": 2`), []byte(`"epochs": 2, "epochs_reducer": `+reducers), 1)
+		if bytes.Equal(out, data) {
+			t.Fatal("no epochs in the fixture's config")
+		}
+		return out
+	}
+	for _, ok := range []string{`["mean"]`, `["max", "mean"]`, `null`} {
+		if recs, err := readBytes(inspectJSON, "epochs.json", with(ok)); err != nil || len(recs) == 0 {
+			t.Errorf("epochs_reducer %s: %d records, %v", ok, len(recs), err)
+		}
+	}
+	for reducers, named := range map[string]string{`["max"]`: "max", `["at_least_2"]`: "at_least_2", `["median", "mode"]`: "median, mode"} {
+		_, err := readBytes(inspectJSON, "epochs.json", with(reducers))
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "epochs were reduced with "+named) || !strings.Contains(err.Error(), "$.eval.config.epochs_reducer") {
+			t.Errorf("epochs_reducer %s: %v, want an *InputError naming %s at its path", reducers, err, named)
+		}
+		// The .eval archive's header says the same.
+		if _, err := readBytes(inspectEval, "epochs.eval", buildZstdZip(t, evalFromJSONBytes(t, with(reducers)))); err == nil || !strings.Contains(err.Error(), named) {
+			t.Errorf(".eval with epochs_reducer %s: %v", reducers, err)
 		}
 	}
 }

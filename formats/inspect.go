@@ -29,7 +29,8 @@ import (
 // it 0). The explanation is the metric's Reason and, labelled by scorer,
 // the record's Reasoning. A sample with an error, or with no scores, is
 // unscored. A log whose status is not "success" is refused: its samples are
-// partial. Meta: epoch, task, model.
+// partial, and so is one whose eval.config.epochs_reducer does not include
+// mean (see epochsReducer). Meta: epoch, task, model.
 //
 // One name covers both files: a zip's signature (or the name .eval) says
 // it is the .eval.
@@ -103,7 +104,45 @@ func (run *inspectRun) header(n node, what string) error {
 	if run.model, err = ev.at("model").str(); err != nil {
 		return err
 	}
-	return nil
+	return epochsReducer(ev.at("config"))
+}
+
+// epochsReducer checks eval.config.epochs_reducer, the reducers Inspect
+// combined each sample's epochs with (reducer_log_names: "mean", "median",
+// "mode", "max", "at_least_2", "pass_at_2", ...; none means mean). Epochs
+// are read as samples of one item and averaged, which is the mean reducer:
+// a log that names reducers without mean is refused rather than averaged
+// as if it were mean (a max or at_least_k run would score differently).
+func epochsReducer(cfg node) error {
+	if cfg.missing() || cfg.null() {
+		return nil
+	}
+	if err := cfg.object(); err != nil {
+		return err
+	}
+	er := cfg.at("epochs_reducer")
+	if er.missing() || er.null() {
+		return nil
+	}
+	n, err := er.array()
+	if err != nil {
+		return err
+	}
+	var names []string
+	for i := 0; i < n; i++ {
+		s, err := er.index(i).str()
+		if err != nil {
+			return err
+		}
+		if s == "mean" {
+			return nil
+		}
+		names = append(names, s)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return er.errf("the epochs were reduced with %s; rubricgate reads epochs as samples of one item and averages them (the mean reducer) and does not implement %s: re-run with --epochs-reducer mean (or add mean to the reducers)", strings.Join(names, ", "), strings.Join(names, ", "))
 }
 
 func readInspectJSON(name string, r io.Reader, fn func(*Record) error) error {
