@@ -371,3 +371,30 @@ func TestInspectEpochsReducer(t *testing.T) {
 		}
 	}
 }
+
+// A record file as oaieval leaves it: events flushed after the final report
+// (they are read, not dropped), and a final_report line without run_id (as
+// before evals commit cf002f29). Both used to refuse the file. A second
+// final report, or one with another run's id, is still refused.
+func TestOpenAIEvalsFlushedAfterReport(t *testing.T) {
+	recs, err := readFile(t, openaiEvals, "testdata/openai-evals/flushed-after-report.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[1].ID != "test-match.s1.1" || len(recs[1].Metrics) != 1 || recs[1].Metrics[0].Name != "match" || recs[1].Metrics[0].Value != 0 || recs[1].Error != "" {
+		t.Fatalf("records %+v; want both samples, the second's match (0) read from after the report", recs)
+	}
+	data, err := os.ReadFile("testdata/openai-evals/flushed-after-report.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct{ data, want string }{
+		"two reports": {string(data) + `{"final_report": {"accuracy": 1}}` + "\n", "a second final_report"},
+		"other run":   {strings.Replace(string(data), `{"final_report": {"accuracy": 0.5}}`, `{"final_report": {"accuracy": 0.5}, "run_id": "OTHER"}`, 1), `run_id "OTHER"; expected the spec's`},
+	} {
+		_, err := readBytes(openaiEvals, "r.jsonl", []byte(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}

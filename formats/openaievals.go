@@ -19,9 +19,13 @@ import (
 // a model-graded "choice" goes to Meta as metrics:<key>). An "error" event
 // makes the sample unscored, as does a sample with no match or metrics
 // event. Other event types (sampling, ...) are skipped. Every event must
-// carry the spec's run_id; the file must end with a final_report (a run
-// that stopped early is refused); a metric recorded twice for a sample is
-// refused. Meta: eval, completion_fns.
+// carry the spec's run_id; the file must hold one final_report (a run that
+// stopped early is refused), with the spec's run_id or, as files written
+// before evals commit cf002f29 are, none. Events may follow the final
+// report: the recorder writes the report at once and flushes its buffered
+// events at exit (atexit flush_events), so they are read like the others.
+// A metric recorded twice for a sample is refused. Meta: eval,
+// completion_fns.
 var openaiEvals = &Format{
 	Name: "openai-evals",
 	Detect: func(name string, head []byte) bool {
@@ -55,9 +59,6 @@ func readOpenAIEvals(name string, r io.Reader, fn func(*Record) error) error {
 		if err := n.object(); err != nil {
 			return err
 		}
-		if final {
-			return n.errf("a line after the final_report; expected the end of the record file")
-		}
 		if !specSeen {
 			spec := n.at("spec")
 			if err := spec.object(); err != nil {
@@ -89,16 +90,30 @@ func readOpenAIEvals(name string, r io.Reader, fn func(*Record) error) error {
 		if !n.at("spec").missing() {
 			return n.errf("a second spec line; expected one run per record file")
 		}
+		if fr := n.at("final_report"); !fr.missing() {
+			// LocalRecorder wrote the final report without run_id before
+			// evals commit cf002f29 (January 2024); with one, it must match.
+			if ridn := n.at("run_id"); !ridn.missing() {
+				rid, err := ridn.str()
+				if err != nil {
+					return err
+				}
+				if rid != runID {
+					return ridn.errf("run_id %q; expected the spec's %q (one run per record file)", rid, runID)
+				}
+			}
+			if final {
+				return fr.errf("a second final_report; expected one run per record file")
+			}
+			final = true
+			return nil
+		}
 		rid, err := n.at("run_id").str()
 		if err != nil {
 			return err
 		}
 		if rid != runID {
 			return n.at("run_id").errf("run_id %q; expected the spec's %q (one run per record file)", rid, runID)
-		}
-		if fr := n.at("final_report"); !fr.missing() {
-			final = true
-			return nil
 		}
 		typ, err := n.at("type").str()
 		if err != nil {

@@ -67,3 +67,21 @@ open("../hostile/evals-dupmatch.jsonl", "w").write("\n".join(lines[:-1] + [lines
 open("../hostile/evals-nofinal.jsonl", "w").write("\n".join(lines[:-1]) + "\n")
 ml = open("modelgraded.jsonl").read().splitlines()
 open("../hostile/evals-listmetric.jsonl", "w").write("\n".join(ml[:3] + [ml[3].replace('"score": 1.0', '"score": [1.0]')] + ml[4:]) + "\n")
+
+# As oaieval really leaves a file: LocalRecorder writes the final report at
+# once but flushes buffered events in batches (MIN_FLUSH_EVENTS /
+# MIN_FLUSH_SECONDS) and the last batch at exit (atexit flush_events), so
+# events follow the report; and before evals commit cf002f29 (January 2024)
+# the final_report line had no run_id.
+ev = Events()
+ev.add("test-match.s1.0", "sampling", {"prompt": [{"role": "user", "content": "2+2?"}], "sampled": ["4"]})
+ev.add("test-match.s1.0", "match", {"correct": True, "expected": "4", "picked": "4", "sampled": "4", "options": ["4"]})
+ev.add("test-match.s1.1", "sampling", {"prompt": [{"role": "user", "content": "Capital of France?"}], "sampled": ["Lyon"]})
+ev.add("test-match.s1.1", "match", {"correct": False, "expected": "Paris", "picked": None, "sampled": "Lyon", "options": ["Paris"]})
+with open("flushed-after-report.jsonl", "w") as f:
+    f.write(json.dumps(spec("test-match.s1.simple-v0", "test-match", "s1"), ensure_ascii=False) + "\n")
+    for e in ev.lines[:2]:
+        f.write(json.dumps(e, ensure_ascii=False) + "\n")
+    f.write(json.dumps({"final_report": {"accuracy": 0.5}}, ensure_ascii=False) + "\n")
+    for e in ev.lines[2:]:
+        f.write(json.dumps(e, ensure_ascii=False) + "\n")
