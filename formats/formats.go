@@ -82,6 +82,19 @@ type Format struct {
 	// Read reads r, named name in errors, and calls fn with each record in
 	// source order; it stops at fn's first error and returns it.
 	Read func(name string, r io.Reader, fn func(*Record) error) error
+	// ReadNoted, when set, is Read that also reports remarks on the file
+	// that do not refuse it (a column it leaves out as not a metric): note
+	// is called with each, before the records. Read then calls it with the
+	// remarks dropped.
+	ReadNoted func(name string, r io.Reader, fn func(*Record) error, note func(Note)) error
+}
+
+// Note is a remark on an input that was read anyway.
+type Note struct {
+	// Line is the 1-based line the remark is about, 0 for the whole file.
+	Line int
+	// Msg says what was read differently and why.
+	Msg string
 }
 
 // HeadSize is how many leading bytes Detect looks at.

@@ -15,7 +15,9 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/zipread"
+	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // TestHostile reads each hostile fixture and checks the error names the
@@ -49,7 +51,7 @@ func TestHostile(t *testing.T) {
 		{"evals-nofinal.jsonl", "openai-evals", 0, "", "no final_report line"},
 		{"evals-listmetric.jsonl", "openai-evals", 4, "$.data.score", "expected a number, a boolean, a string or null, found an array"},
 		{"ragas-dup.csv", "ragas", 4, "", `duplicate id "sha256:`},
-		{"ragas-text-metric.csv", "ragas", 2, `column "notes"`, `"fine"; expected a finite number`},
+		{"ragas-mixed-metric.csv", "ragas", 3, `column "faithfulness"`, `"high"; expected a finite number, or empty or NaN where the metric failed (the column's other cells are numbers)`},
 		{"ragas-inf.csv", "ragas", 3, `column "faithfulness"`, `"inf"; expected a finite number`},
 		{"ragas-noid.csv", "ragas", 1, "", "no id, user_input or question column"},
 		{"ragas-empty-input.csv", "ragas", 3, "", "empty user_input"},
@@ -395,6 +397,44 @@ func TestOpenAIEvalsFlushedAfterReport(t *testing.T) {
 		_, err := readBytes(openaiEvals, "r.jsonl", []byte(c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// ragas exports carry columns that are not metrics: the testset fields of
+// ragas' sample types (persona_name, query_style, query_length,
+// synthesizer_name) are data, and an unknown column with no number in it is
+// left out with a warning, not a refusal (it used to refuse the file). A
+// summary table says what it is.
+func TestRagasNonMetricColumns(t *testing.T) {
+	csv := ",user_input,persona_name,query_style,query_length,synthesizer_name,reviewed_by,faithfulness\n" +
+		"0,q1,Ana,MISSPELLED,SHORT,single_hop_specific_query_synthesizer,bob,0.9\n" +
+		"1,q2,Ben,PERFECT_GRAMMAR,LONG,multi_hop_abstract_query_synthesizer,,nan\n"
+	var notes []Note
+	var recs []*Record
+	err := ragasCSV.ReadNoted("r.csv", strings.NewReader(csv), func(r *Record) error { recs = append(recs, r); return nil }, func(n Note) { notes = append(notes, n) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || len(recs[0].Metrics) != 1 || recs[0].Metrics[0].Name != "faithfulness" || recs[0].Metrics[0].Value != 0.9 || !recs[1].Metrics[0].NA {
+		t.Fatalf("records %+v", recs)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0].Msg, `column "reviewed_by" is not a metric`) || !strings.Contains(notes[0].Msg, `line 2 has "bob"`) {
+		t.Errorf("notes %+v, want one on reviewed_by", notes)
+	}
+	// Through Records the note is a warning finding naming the file.
+	rs := NewRecords(ragasCSV, "r.csv", func() (io.Reader, error) { return strings.NewReader(csv), nil })
+	if err := rs.Each(func(*gate.Record) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	ws := rs.Warnings(&rubric.Rubric{Name: "r"})
+	if len(ws) != 1 || !strings.Contains(ws[0].Text(), "r.csv: column \"reviewed_by\" is not a metric") {
+		t.Errorf("warnings %+v", ws)
+	}
+	for _, sum := range []string{"metric,score\nfaithfulness,0.9\n", ",metric,value\n0,faithfulness,0.9\n"} {
+		_, err := readBytes(ragasCSV, "summary.csv", []byte(sum))
+		if err == nil || !strings.Contains(err.Error(), "a summary table (one row per metric)") {
+			t.Errorf("%q: %v", sum, err)
 		}
 	}
 }

@@ -68,7 +68,10 @@ var ragasCSV = &Format{
 		}
 		return text && ragasOnly
 	},
-	Read: readRagas,
+	Read: func(name string, r io.Reader, fn func(*Record) error) error {
+		return readRagas(name, r, fn, func(Note) {})
+	},
+	ReadNoted: readRagas,
 }
 
 var ragasDataColumns = map[string]bool{
@@ -77,9 +80,12 @@ var ragasDataColumns = map[string]bool{
 	"multi_responses": true, "reference": true, "rubrics": true,
 	"reference_tool_calls": true, "reference_topics": true,
 	"question": true, "contexts": true, "answer": true, "ground_truth": true, "ground_truths": true,
+	// Testset generation (SingleTurnSample's persona_name, query_style,
+	// query_length; Testset.to_pandas adds synthesizer_name).
+	"persona_name": true, "query_style": true, "query_length": true, "synthesizer_name": true,
 }
 
-func readRagas(name string, r io.Reader, fn func(*Record) error) error {
+func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
 	br := bufio.NewReaderSize(limitedReader(r, maxFile), 64<<10)
 	// Peek returns (and clears) a read error, so it is checked here.
 	peek, perr := br.Peek(br.Size())
@@ -134,15 +140,23 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 		}
 	}
 	if idCol < 0 && textCol < 0 {
+		if isSummaryTable(head) {
+			return &InputError{File: name, Line: 1, Msg: "a summary table (one row per metric): that is the run's aggregate, not per-sample scores, and a gate compares items; write result.to_pandas().to_csv(path) for one row per sample"}
+		}
 		return &InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
 	}
 	if len(metrics) == 0 {
 		return &InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
 	}
-	seen := newIDs(name)
-	rows := 0
+	// The rows are read whole before any is handed on: whether a column is
+	// a metric depends on all its cells.
+	type row struct {
+		cells []string
+		line  int
+	}
+	var rows []row
 	for {
-		row, err := cr.Read()
+		cells, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
@@ -150,19 +164,56 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 			return csvErr(err)
 		}
 		line, _ := cr.FieldPos(0)
-		rows++
+		rows = append(rows, row{cells, line})
+	}
+	if len(rows) == 0 {
+		return &InputError{File: name, Line: 1, Msg: "no rows after the header"}
+	}
+	// A column none of whose cells is a number (a testset field of a newer
+	// ragas, a note the user added) is data, not a metric: it is left out
+	// with a note. A column of numbers with a cell that is not one is a
+	// metric with a bad value, and refuses the file.
+	kept := metrics[:0:0]
+	for _, i := range metrics {
+		numeric, text := false, -1
+		for k, rw := range rows {
+			switch cell := strings.TrimSpace(rw.cells[i]); {
+			case cell == "" || strings.EqualFold(cell, "nan"):
+			case isFiniteNumber(cell):
+				numeric = true
+			case text < 0:
+				text = k
+			}
+		}
+		switch {
+		case text >= 0 && numeric:
+			rw := rows[text]
+			return &InputError{File: name, Line: rw.line, Path: "column " + strconv.Quote(head[i]),
+				Msg: fmt.Sprintf("%q; expected a finite number, or empty or NaN where the metric failed (the column's other cells are numbers)", clip(strings.TrimSpace(rw.cells[i]), 40))}
+		case text >= 0:
+			note(Note{Line: 1, Msg: fmt.Sprintf("column %q is not a metric (no cell is a number; line %d has %q): read as data, not scores", clip(head[i], 60), rows[text].line, clip(strings.TrimSpace(rows[text].cells[i]), 40))})
+		default:
+			kept = append(kept, i)
+		}
+	}
+	if len(kept) == 0 {
+		return &InputError{File: name, Line: 1, Msg: "no metric columns (no column other than the ragas sample fields holds numbers)"}
+	}
+	seen := newIDs(name)
+	for _, rw := range rows {
+		line := rw.line
 		loc := Location{File: name, Line: line}
 		rec := &Record{Loc: loc, Meta: map[string]string{}}
 		hint := "; add an id column"
 		if idCol >= 0 {
-			rec.ID = row[idCol]
+			rec.ID = rw.cells[idCol]
 			hint = ""
 			if strings.TrimSpace(rec.ID) == "" {
 				return &InputError{File: name, Line: line, Msg: "empty id"}
 			}
 		}
 		if textCol >= 0 {
-			text := row[textCol]
+			text := rw.cells[textCol]
 			if idCol < 0 {
 				if strings.TrimSpace(text) == "" {
 					return &InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[textCol])}
@@ -175,19 +226,13 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 		if err := seen.add(rec.ID, rec.ID, loc, hint); err != nil {
 			return err
 		}
-		for _, i := range metrics {
-			cell := strings.TrimSpace(row[i])
+		for _, i := range kept {
+			cell := strings.TrimSpace(rw.cells[i])
 			m := Metric{Name: head[i]}
-			switch strings.ToLower(cell) {
-			case "", "nan":
+			if cell == "" || strings.EqualFold(cell, "nan") {
 				m.NA = true
-			default:
-				f, err := strconv.ParseFloat(cell, 64)
-				if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-					return &InputError{File: name, Line: line, Path: "column " + strconv.Quote(head[i]),
-						Msg: fmt.Sprintf("%q; expected a finite number, or empty or NaN where the metric failed (a column that is not a metric must be id or a ragas sample field)", clip(cell, 40))}
-				}
-				m.Value = f
+			} else {
+				m.Value, _ = strconv.ParseFloat(cell, 64)
 			}
 			rec.Metrics = append(rec.Metrics, m)
 		}
@@ -195,8 +240,24 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 			return err
 		}
 	}
-	if rows == 0 {
-		return &InputError{File: name, Line: 1, Msg: "no rows after the header"}
-	}
 	return nil
+}
+
+// isFiniteNumber reports whether a cell is a finite number.
+func isFiniteNumber(cell string) bool {
+	f, err := strconv.ParseFloat(cell, 64)
+	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
+}
+
+// isSummaryTable reports whether a header is that of a table of metric
+// names and values (pandas' index aside), not of samples.
+func isSummaryTable(head []string) bool {
+	var cols []string
+	for i, c := range head {
+		if i == 0 && c == "" {
+			continue
+		}
+		cols = append(cols, strings.ToLower(strings.TrimSpace(c)))
+	}
+	return len(cols) == 2 && cols[0] == "metric" && (cols[1] == "score" || cols[1] == "value" || cols[1] == "mean")
 }

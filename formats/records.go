@@ -39,6 +39,7 @@ type Records struct {
 
 	weights map[string]*toolWeight // metric name -> the tool's weight, filled by Each
 	order   []string
+	notes   []Note // the reader's remarks, filled by Each
 }
 
 // toolWeight is a metric's weight as the tool gave it.
@@ -70,8 +71,8 @@ func (s *Records) Each(fn func(*gate.Record) error) error {
 		groups [][]*Record
 		at     = map[string]int{}
 	)
-	s.weights, s.order = map[string]*toolWeight{}, nil
-	err = s.f.Read(s.name, r, func(rec *Record) error {
+	s.weights, s.order, s.notes = map[string]*toolWeight{}, nil, nil
+	add := func(rec *Record) error {
 		s.noteWeights(rec)
 		if k, ok := at[rec.ID]; ok {
 			groups[k] = append(groups[k], rec)
@@ -80,7 +81,12 @@ func (s *Records) Each(fn func(*gate.Record) error) error {
 		at[rec.ID] = len(groups)
 		groups = append(groups, []*Record{rec})
 		return nil
-	})
+	}
+	if s.f.ReadNoted != nil {
+		err = s.f.ReadNoted(s.name, r, add, func(n Note) { s.notes = append(s.notes, n) })
+	} else {
+		err = s.f.Read(s.name, r, add)
+	}
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
@@ -157,7 +163,8 @@ func (s *Records) noteWeights(rec *Record) {
 	}
 }
 
-// Warnings compares the tool's own metric weights, as the last Each read
+// Warnings gives the reader's notes on the file (see Format.ReadNoted),
+// then compares the tool's own metric weights, as the last Each read
 // them, with rb's: over the criteria both weigh, the proportions must agree
 // (a tool weight of 2 and 1 is the rubric's 4 and 2). The rubric's weights
 // are used either way; a difference, or a metric the tool weighs differently
@@ -189,6 +196,10 @@ func (s *Records) Warnings(rb *rubric.Rubric) []finding.Finding {
 		rS += c.Weight
 	}
 	var out []finding.Finding
+	for _, n := range s.notes {
+		out = append(out, finding.Finding{Kind: finding.Message, Severity: finding.Warning, File: s.name, Line: n.Line,
+			Params: finding.Params{Detail: s.name + ": " + n.Msg}})
+	}
 	if len(varies) > 0 {
 		out = append(out, finding.Finding{Kind: finding.ToolWeightsVary, Severity: finding.Warning, File: s.name,
 			Params: finding.Params{Format: s.f.Name, Metrics: varies}})

@@ -53,7 +53,7 @@ write("results_with_id.csv", header, rows, index=False)
 
 # Hostile files.
 write("../hostile/ragas-dup.csv", ["user_input", "faithfulness"], [["same", 1.0], ["other", 0.5], ["same", 0.2]])
-write("../hostile/ragas-text-metric.csv", ["user_input", "faithfulness", "notes"], [["a", 1.0, "fine"]])
+write("../hostile/ragas-mixed-metric.csv", ["user_input", "faithfulness"], [["a", 1.0], ["b", "high"]])
 write("../hostile/ragas-inf.csv", ["user_input", "faithfulness"], [["a", 1.0], ["b", "inf"]])
 write("../hostile/ragas-noid.csv", ["response", "faithfulness"], [["a", 1.0]])
 write("../hostile/ragas-empty-input.csv", ["user_input", "faithfulness"], [["a", 1.0], ["", 0.5]])
