@@ -1022,7 +1022,18 @@ func (sc *schema) naHint(i int) string {
 	return ""
 }
 
+// boundSlack is how far past a scale's end a score may lie and still be
+// read as that end, in units of the scale's range: 4 ulps of it. Tools that
+// compute scores in floating point write 1.0000000000000002 for 1 (or
+// -5.551115123125783e-17 for 0); a real out-of-scale value is far larger.
+const boundSlack = 4 * 0x1p-52
+
 func (sc *schema) onScale(i int, v float64) (Value, error) {
+	if slack := boundSlack * sc.span[i]; v < sc.low[i] && v >= sc.low[i]-slack {
+		v = sc.low[i]
+	} else if v > sc.high[i] && v <= sc.high[i]+slack {
+		v = sc.high[i]
+	}
 	if !(v >= sc.low[i] && v <= sc.high[i]) {
 		return Value{}, fmt.Errorf("score %s is outside its scale %s..%s", fmtNum(v), fmtNum(sc.low[i]), fmtNum(sc.high[i]))
 	}
