@@ -3,7 +3,10 @@ package formats
 import (
 	"io"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/gate"
 )
 
 // deepeval's test runs: .deepeval/.latest_run_full.json and the
@@ -20,7 +23,19 @@ import (
 // order: {name, score 0-1, reason}; a null, absent or NaN score is NA. A
 // metric with an error (the judge failed) makes the whole test case
 // unscored: Error lists each failing metric and its error, and the metric
-// is NA with the error as its Reason. Reasoning is the metrics' reasons,
+// is NA with the error as its Reason.
+//
+// Direction: deepeval passes most metrics when score >= threshold
+// (BaseMetric.is_successful) but Bias, Hallucination, Misuse and Toxicity
+// when score <= threshold (their own is_successful in deepeval/metrics/*/
+// at a2e0d4cfd311): those are better lower, and read reversed (see
+// deepevalDirections). For any other name, the file's own success flags
+// tell when they can: a metric that passed below its threshold, or failed
+// above it, is better lower; one that passed above it, or failed below it,
+// is better higher; a file whose flags say both is refused. A metric
+// neither list nor the file settles is DirectionAssumed (higher is
+// better), and Records warns when the rubric maps it without a source
+// scale saying which way it goes. Reasoning is the metrics' reasons,
 // labelled by metric; JudgeModel is the metrics' evaluationModel (distinct
 // ones joined by ", "). Meta: success, and threshold:<metric> for each
 // metric with a threshold.
@@ -33,7 +48,8 @@ var deepevalJSON = &Format{
 		k := topKeys(head)
 		return hasKey(k, "testCases", "conversationalTestCases", "testRunData") && !hasKey(k, "eval", "evalId")
 	},
-	Read: readDeepeval,
+	Read:     readDeepeval,
+	Directed: true,
 }
 
 func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
@@ -51,6 +67,10 @@ func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 			return err
 		}
 	}
+	dirs, err := deepevalEvidence(root)
+	if err != nil {
+		return err
+	}
 	seen := newIDs(name)
 	found := false
 	for _, key := range []string{"testCases", "conversationalTestCases"} {
@@ -65,7 +85,7 @@ func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 		}
 		for i := 0; i < n; i++ {
 			tc := list.index(i)
-			rec, err := deepevalCase(tc)
+			rec, err := deepevalCase(tc, dirs)
 			if err != nil {
 				return err
 			}
@@ -83,7 +103,7 @@ func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 	return nil
 }
 
-func deepevalCase(tc node) (*Record, error) {
+func deepevalCase(tc node, dirs map[string]gate.Direction) (*Record, error) {
 	if err := tc.object(); err != nil {
 		return nil, err
 	}
@@ -100,74 +120,86 @@ func deepevalCase(tc node) (*Record, error) {
 	} else if s != "" {
 		rec.Meta["success"] = s
 	}
-	md := tc.at("metricsData")
-	if md.null() {
-		rec.Error = "deepeval recorded no metrics for this test case"
-		return rec, nil
+	var groups []metricGroup
+	if md := tc.at("metricsData"); !md.missing() && !md.null() {
+		groups = append(groups, metricGroup{md, ""})
 	}
-	n, err := md.array()
+	spans, err := deepevalSpans(tc.at("trace"))
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		rec.Error = "deepeval recorded no metrics for this test case"
-		return rec, nil
-	}
+	groups = append(groups, spans...)
 	var errs, reasoning []string
 	models := map[string]bool{}
 	names := map[string]bool{}
-	for i := 0; i < n; i++ {
-		m := md.index(i)
-		if err := m.object(); err != nil {
-			return nil, err
-		}
-		name, err := m.at("name").str()
+	for _, g := range groups {
+		md := g.md
+		n, err := md.array()
 		if err != nil {
 			return nil, err
 		}
-		if name == "" {
-			return nil, m.at("name").errf("empty metric name")
-		}
-		if names[name] {
-			return nil, m.at("name").errf("metric %q appears twice in this test case", name)
-		}
-		names[name] = true
-		reason, err := m.at("reason").optStr()
-		if err != nil {
-			return nil, err
-		}
-		merr, err := m.at("error").optStr()
-		if err != nil {
-			return nil, err
-		}
-		model, err := m.at("evaluationModel").optStr()
-		if err != nil {
-			return nil, err
-		}
-		if model != "" {
-			models[model] = true
-		}
-		if t, ok, err := m.at("threshold").optNum(); err != nil {
-			return nil, err
-		} else if ok {
-			rec.Meta["threshold:"+name] = fmtFloat(t)
-		}
-		met := Metric{Name: name, Reason: reason}
-		if strings.TrimSpace(merr) != "" {
-			errs = append(errs, name+": "+merr)
-			met.NA, met.Reason = true, merr
-		} else {
-			sc := m.at("score")
-			if sc.missing() {
-				met.NA = true
-			} else if met.Value, met.NA, err = sc.score(); err != nil {
+		for i := 0; i < n; i++ {
+			m := md.index(i)
+			if err := m.object(); err != nil {
 				return nil, err
 			}
-			if reason != "" {
-				reasoning = append(reasoning, name+": "+reason)
+			base, err := m.at("name").str()
+			if err != nil {
+				return nil, err
 			}
+			if base == "" {
+				return nil, m.at("name").errf("empty metric name")
+			}
+			name := g.prefix + base
+			if names[name] {
+				return nil, m.at("name").errf("metric %q appears twice in this test case", name)
+			}
+			names[name] = true
+			reason, err := m.at("reason").optStr()
+			if err != nil {
+				return nil, err
+			}
+			merr, err := m.at("error").optStr()
+			if err != nil {
+				return nil, err
+			}
+			model, err := m.at("evaluationModel").optStr()
+			if err != nil {
+				return nil, err
+			}
+			if model != "" {
+				models[model] = true
+			}
+			if t, ok, err := m.at("threshold").optNum(); err != nil {
+				return nil, err
+			} else if ok {
+				rec.Meta["threshold:"+name] = fmtFloat(t)
+			}
+			dir, ok := dirs[base]
+			if !ok {
+				dir = deepevalDirections(base)
+			}
+			met := Metric{Name: name, Reason: reason, Direction: dir}
+			if strings.TrimSpace(merr) != "" {
+				errs = append(errs, name+": "+merr)
+				met.NA, met.Reason = true, merr
+			} else {
+				sc := m.at("score")
+				if sc.missing() {
+					met.NA = true
+				} else if met.Value, met.NA, err = sc.score(); err != nil {
+					return nil, err
+				}
+				if reason != "" {
+					reasoning = append(reasoning, name+": "+reason)
+				}
+			}
+			rec.Metrics = append(rec.Metrics, met)
 		}
-		rec.Metrics = append(rec.Metrics, met)
+	}
+	if len(rec.Metrics) == 0 {
+		rec.Error = "deepeval recorded no metrics for this test case"
+		return rec, nil
 	}
 	rec.Error = strings.Join(errs, "\n")
 	rec.Reasoning = strings.Join(reasoning, "\n")
@@ -178,4 +210,195 @@ func deepevalCase(tc node) (*Record, error) {
 	sort.Strings(ms)
 	rec.JudgeModel = strings.Join(ms, ", ")
 	return rec, nil
+}
+
+// deepevalLowerIsBetter are deepeval's metrics that pass when score <=
+// threshold (deepeval/metrics/{bias,hallucination,misuse,toxicity} at
+// a2e0d4cfd311), by the name MetricData carries (the metric's __name__).
+var deepevalLowerIsBetter = map[string]bool{"Bias": true, "Hallucination": true, "Misuse": true, "Toxicity": true}
+
+// deepevalHigherIsBetter are deepeval's other built-in metrics, which keep
+// BaseMetric's score >= threshold; GEval, DAG and the ragas wrappers are
+// recognised by the suffix deepeval gives their names.
+var deepevalHigherIsBetter = map[string]bool{
+	"Agent Loop Detection": true, "Agent Responsiveness": true, "Answer Relevancy": true, "Argument Correctness": true,
+	"Audio Integrity": true, "Citation Faithfulness": true, "Contextual Precision": true, "Contextual Recall": true,
+	"Contextual Relevancy": true, "Conversation Completeness": true, "Exact Match": true, "Faithfulness": true,
+	"Goal Accuracy": true, "Image Coherence": true, "Image Editing": true, "Image Helpfulness": true,
+	"Image Reference": true, "Json Correctness": true, "Knowledge Retention": true, "MCP Task Completion": true,
+	"MCP Use": true, "Multi-Turn MCP Use": true, "Non-Advice": true, "PII Leakage": true, "Pattern Match": true,
+	"Plan Adherence": true, "Plan Quality": true, "Prompt Alignment": true, "RAGAS": true, "Role Adherence": true,
+	"Role Violation": true, "Speech Intelligibility": true, "Step Efficiency": true, "Summarization": true,
+	"Task Completion": true, "Text to Image": true, "Tool Correctness": true, "Tool Permission": true,
+	"Tool Use": true, "Topic Adherence": true, "Turn Contextual Precision": true, "Turn Contextual Recall": true,
+	"Turn Contextual Relevancy": true, "Turn Faithfulness": true, "Turn Relevancy": true,
+	"Turn-Taking Naturalness": true, "Voice Consistency": true, "Voice Naturalness": true, "Voice Reliability": true,
+}
+
+// deepevalHigherSuffixes mark GEval, DAG and ragas-wrapped metrics.
+var deepevalHigherSuffixes = []string{" [GEval]", " [Conversational GEval]", " [Arena GEval]", " [DAG]", " (ragas)"}
+
+// deepevalDirections is the direction deepeval defines for a metric name,
+// DirectionAssumed for a name it does not know (a custom metric).
+func deepevalDirections(name string) gate.Direction {
+	switch {
+	case deepevalLowerIsBetter[name]:
+		return gate.LowerIsBetter
+	case deepevalHigherIsBetter[name]:
+		return gate.HigherIsBetter
+	}
+	for _, s := range deepevalHigherSuffixes {
+		if strings.HasSuffix(name, s) {
+			return gate.HigherIsBetter
+		}
+	}
+	return gate.DirectionAssumed
+}
+
+// deepevalEvidence finds the direction the file's success flags show for
+// each metric name that has any (score, threshold and success of the
+// metrics without an error); deepevalCase falls back on deepevalDirections. Flags that show both directions for one
+// name refuse the file; flags that contradict deepeval's own direction for
+// a built-in name win (a custom metric may reuse the name), as the file
+// says how its metric was judged.
+func deepevalEvidence(root node) (map[string]gate.Direction, error) {
+	type ev struct {
+		dir gate.Direction
+		at  node
+	}
+	found := map[string]*ev{}
+	for _, key := range []string{"testCases", "conversationalTestCases"} {
+		list := root.at(key)
+		if list.missing() || list.null() {
+			continue
+		}
+		n, err := list.array()
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			tc := list.index(i)
+			if tc.v.kind != kObject {
+				continue // deepevalCase reports it
+			}
+			groups := []metricGroup{{tc.at("metricsData"), ""}}
+			if spans, err := deepevalSpans(tc.at("trace")); err == nil {
+				groups = append(groups, spans...)
+			}
+			for _, g := range groups {
+				md := g.md
+				if md.missing() || md.null() || md.v.kind != kArray {
+					continue
+				}
+				k, _ := md.array()
+				for j := 0; j < k; j++ {
+					m := md.index(j)
+					if m.v.kind != kObject {
+						continue
+					}
+					name, err := m.at("name").str()
+					if err != nil {
+						continue // deepevalCase reports it
+					}
+					if e, _ := m.at("error").optStr(); strings.TrimSpace(e) != "" {
+						continue
+					}
+					score, ok1, err1 := m.at("score").optNum()
+					thr, ok2, err2 := m.at("threshold").optNum()
+					succ, err3 := m.at("success").optBool()
+					if err1 != nil || err2 != nil || err3 != nil || !ok1 || !ok2 || succ == "" || score == thr {
+						continue
+					}
+					d := gate.HigherIsBetter
+					// Passed below the threshold, or failed above it: better
+					// lower (score <= threshold passes).
+					if (succ == "true") == (score < thr) {
+						d = gate.LowerIsBetter
+					}
+					e := found[name]
+					if e == nil {
+						found[name] = &ev{dir: d, at: m}
+						continue
+					}
+					if e.dir != d {
+						return nil, m.errf("deepeval metric %q passed above its threshold in one place and below it in another (%s): its direction cannot be told; keep one metric definition per name", name, e.at.path)
+					}
+				}
+			}
+		}
+	}
+	out := map[string]gate.Direction{}
+	for name, e := range found {
+		out[name] = e.dir
+	}
+	return out, nil
+}
+
+// metricGroup is one metricsData list of a test case: its own (prefix "")
+// or a trace's or span's ("<span>/").
+type metricGroup struct {
+	md     node
+	prefix string
+}
+
+// deepevalSpanLists are TraceApi's span lists (tracing/api.py), in order.
+var deepevalSpanLists = []string{"baseSpans", "agentSpans", "llmSpans", "retrieverSpans", "toolSpans"}
+
+// deepevalSpans returns the metric lists of a test case's trace: the
+// trace's own metricsData as "trace/<metric>", and each span's as
+// "<span name>/<metric>" (a span without a name takes its type). Span
+// uuids change from run to run, so names make the metrics' identity; a
+// name that several spans of one trace carry is numbered from its second
+// occurrence, in the trace's order ("generate#2/Faithfulness").
+func deepevalSpans(tr node) ([]metricGroup, error) {
+	if tr.missing() || tr.null() {
+		return nil, nil
+	}
+	if err := tr.object(); err != nil {
+		return nil, err
+	}
+	var out []metricGroup
+	if md := tr.at("metricsData"); !md.missing() && !md.null() {
+		out = append(out, metricGroup{md, "trace/"})
+	}
+	count := map[string]int{}
+	for _, key := range deepevalSpanLists {
+		list := tr.at(key)
+		if list.missing() || list.null() {
+			continue
+		}
+		n, err := list.array()
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			sp := list.index(i)
+			if err := sp.object(); err != nil {
+				return nil, err
+			}
+			name, err := sp.at("name").optStr()
+			if err != nil {
+				return nil, err
+			}
+			if strings.TrimSpace(name) == "" {
+				if name, err = sp.at("type").optStr(); err != nil {
+					return nil, err
+				}
+			}
+			if strings.TrimSpace(name) == "" {
+				name = strings.TrimSuffix(key, "Spans")
+			}
+			md := sp.at("metricsData")
+			if md.missing() || md.null() {
+				continue
+			}
+			count[name]++
+			label := name
+			if k := count[name]; k > 1 {
+				label += "#" + strconv.Itoa(k)
+			}
+			out = append(out, metricGroup{md, label + "/"})
+		}
+	}
+	return out, nil
 }

@@ -23,6 +23,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/gate"
 )
 
 // Record is one scored (or unscored) item of a tool's output.
@@ -70,6 +72,10 @@ type Metric struct {
 	Weight float64
 	// Reason is the tool's explanation of this score, if any.
 	Reason string
+	// Direction is which way the tool defines the metric to improve
+	// (deepeval's Toxicity is better lower); DirectionAssumed where the
+	// tool does not say.
+	Direction gate.Direction
 }
 
 // Format is one tool's result format.
@@ -87,6 +93,11 @@ type Format struct {
 	// is called with each, before the records. Read then calls it with the
 	// remarks dropped.
 	ReadNoted func(name string, r io.Reader, fn func(*Record) error, note func(Note)) error
+	// Directed says the tool's metrics differ in direction (deepeval's
+	// Toxicity is better lower): a metric the reader leaves at
+	// gate.DirectionAssumed is warned about when a rubric maps it without
+	// a source scale that says which way it goes.
+	Directed bool
 }
 
 // Note is a remark on an input that was read anyway.

@@ -52,6 +52,7 @@ func TestGolden(t *testing.T) {
 		{"inspect/log_read_sample.json", "inspect"},
 		{"deepeval/test_run_sample.json", "deepeval"},
 		{"deepeval/test_run_20261201_000000.json", "deepeval"},
+		{"deepeval/test_run_directions.json", "deepeval"},
 		{"openai-evals/match.jsonl", "openai-evals"},
 		{"openai-evals/modelgraded.jsonl", "openai-evals"},
 		{"ragas/results.csv", "ragas"},

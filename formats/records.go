@@ -40,6 +40,9 @@ type Records struct {
 	weights map[string]*toolWeight // metric name -> the tool's weight, filled by Each
 	order   []string
 	notes   []Note // the reader's remarks, filled by Each
+	// assumed are the metrics of a Directed format whose direction the
+	// reader could not tell, in order of first appearance.
+	assumed []string
 }
 
 // toolWeight is a metric's weight as the tool gave it.
@@ -71,9 +74,16 @@ func (s *Records) Each(fn func(*gate.Record) error) error {
 		groups [][]*Record
 		at     = map[string]int{}
 	)
-	s.weights, s.order, s.notes = map[string]*toolWeight{}, nil, nil
+	s.weights, s.order, s.notes, s.assumed = map[string]*toolWeight{}, nil, nil, nil
+	assumed := map[string]bool{}
 	add := func(rec *Record) error {
 		s.noteWeights(rec)
+		for _, m := range rec.Metrics {
+			if s.f.Directed && m.Direction == gate.DirectionAssumed && !assumed[m.Name] {
+				assumed[m.Name] = true
+				s.assumed = append(s.assumed, m.Name)
+			}
+		}
 		if k, ok := at[rec.ID]; ok {
 			groups[k] = append(groups[k], rec)
 			return nil
@@ -129,7 +139,7 @@ func toGate(g []*Record) *gate.Record {
 		}
 		ms := make([]gate.Metric, len(rec.Metrics))
 		for i, m := range rec.Metrics {
-			ms[i] = gate.Metric{Name: m.Name, Value: m.Value, NA: m.NA}
+			ms[i] = gate.Metric{Name: m.Name, Value: m.Value, NA: m.NA, Direction: m.Direction}
 		}
 		out.Samples = append(out.Samples, gate.Sample{Metrics: ms, Reasoning: rec.Reasoning})
 	}
@@ -196,6 +206,19 @@ func (s *Records) Warnings(rb *rubric.Rubric) []finding.Finding {
 		rS += c.Weight
 	}
 	var out []finding.Finding
+	for _, name := range s.assumed {
+		i, ok := rb.CriterionFor(s.f.Name, name)
+		if !ok {
+			continue
+		}
+		c := &rb.Criteria[i]
+		if src, ok := c.From[s.f.Name]; ok && src.Scale != nil {
+			continue // the rubric says which way it goes
+		}
+		out = append(out, finding.Finding{Kind: finding.Message, Severity: finding.Warning, File: s.name, Criterion: c.ID,
+			Params: finding.Params{Detail: fmt.Sprintf("%s: whether %s metric %q is better higher or lower is not known (not a %s built-in, and no test case passed or failed it away from its threshold): it is read as better higher; give criterion %s a source scale, from: {%s: {metric: ..., scale: [0, 1]}} to confirm or [1, 0] if lower is better",
+				s.name, s.f.Name, name, s.f.Name, c.ID, s.f.Name)}})
+	}
 	for _, n := range s.notes {
 		out = append(out, finding.Finding{Kind: finding.Message, Severity: finding.Warning, File: s.name, Line: n.Line,
 			Params: finding.Params{Detail: s.name + ": " + n.Msg}})

@@ -89,7 +89,29 @@ type Metric struct {
 	// tool's output, a not-applicable verdict): `na` where the criterion
 	// allows it, else the item is unscored with an error naming both.
 	NA bool
+	// Direction is which way the tool defines the metric to improve.
+	Direction Direction
 }
+
+// Direction says which way a metric's values improve, as its tool defines
+// it. A criterion is always better higher: a metric that is better lower
+// is mapped onto it reversed.
+type Direction int8
+
+// The directions.
+const (
+	// DirectionAssumed: the tool does not say (or the reader cannot tell);
+	// higher is read as better, every tool's convention, unless the rubric's
+	// source scale is written descending ([1, 0]).
+	DirectionAssumed Direction = iota
+	// HigherIsBetter: the tool defines it so (deepeval passes such a metric
+	// when score >= threshold); a descending source scale contradicts it.
+	HigherIsBetter
+	// LowerIsBetter: the tool defines it so (deepeval's Bias,
+	// Hallucination, Misuse and Toxicity pass when score <= threshold); it
+	// is read reversed, and an ascending source scale contradicts it.
+	LowerIsBetter
+)
 
 // where is a record's position for messages: "file:line: " is added by
 // InputError; a record without a line names its Where in the message.
@@ -143,7 +165,10 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 				}
 				rv := rawVal{key: []byte(m.Name), direct: directNA}
 				if !m.NA {
-					v := d.sc.fromSource(i, format, m.Value)
+					v, err := d.sc.metricValue(i, format, m)
+					if err != nil {
+						return fail("sample %d: %v", j, err)
+					}
 					if math.IsNaN(v) || math.IsInf(v, 0) {
 						return fail("sample %d: metric %s: expected a finite number, got %v", j, quote(m.Name), m.Value)
 					}
@@ -177,7 +202,10 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 				if !ok || m.NA || !d.sc.blocking[i] {
 					continue
 				}
-				v := d.sc.fromSource(i, format, m.Value)
+				v, err := d.sc.metricValue(i, format, m)
+				if err != nil {
+					return fail("sample %d: %v", j, err)
+				}
 				if math.IsNaN(v) {
 					continue
 				}
@@ -254,3 +282,45 @@ func recordLabel(name string, rec *Record) string {
 	}
 	return name
 }
+
+// metricValue maps metric m of format onto criterion i's scale: through the
+// rubric's source scale when it declares one (descending for a metric that
+// is better lower), else reversed on the criterion's own scale when the tool
+// defines the metric as better lower. A declared direction that contradicts
+// the tool's is an error, never a guess.
+func (sc *schema) metricValue(i int, format string, m Metric) (float64, error) {
+	c := &sc.rb.Criteria[i]
+	src, ok := c.From[format]
+	if ok && src.Scale != nil {
+		desc := src.Scale.Low > src.Scale.High
+		switch {
+		case m.Direction == LowerIsBetter && !desc:
+			return 0, fmt.Errorf("metric %s is better lower in %s (it passes at or below its threshold), but the rubric's from.%s.scale [%d, %d] reads higher as better: write [%d, %d]",
+				quote(m.Name), format, format, src.Scale.Low, src.Scale.High, src.Scale.High, src.Scale.Low)
+		case m.Direction == HigherIsBetter && desc:
+			return 0, fmt.Errorf("metric %s is better higher in %s (it passes at or above its threshold), but the rubric's from.%s.scale [%d, %d] reads lower as better: write [%d, %d]",
+				quote(m.Name), format, format, src.Scale.Low, src.Scale.High, src.Scale.High, src.Scale.Low)
+		}
+		return sc.fromSource(i, format, m.Value), nil
+	}
+	v := sc.fromSource(i, format, m.Value)
+	if m.Direction == LowerIsBetter {
+		lo, hi := sc.low[i], sc.high[i]
+		v = lo + hi - v
+	}
+	return v, nil
+}
+
+// String names the direction: "assumed", "higher" or "lower" (is better).
+func (d Direction) String() string {
+	switch d {
+	case HigherIsBetter:
+		return "higher"
+	case LowerIsBetter:
+		return "lower"
+	}
+	return "assumed"
+}
+
+// MarshalText writes the direction's name.
+func (d Direction) MarshalText() ([]byte, error) { return []byte(d.String()), nil }

@@ -156,7 +156,7 @@ func TestContinuousAndFromErrors(t *testing.T) {
 		{"metric not text", crit("    from: {ragas: [x]}\n"), "5:19", "expected a metric name, or a mapping with metric and scale, got a list"},
 		{"unknown source key", crit("    from: {ragas: {metric: x, scael: [0, 1]}}\n"), "5:31", `unknown key "scael"`},
 		{"source scale on integer criterion", crit("    from: {ragas: {metric: x, scale: [0, 1]}}\n"), "5:38", "a source scale needs continuous: true"},
-		{"bad source scale", crit("    continuous: true\n    from: {ragas: {metric: x, scale: [1, 1]}}\n"), "6:38", "criteria[0].from.ragas.scale: expected [lowest, highest] integers with lowest < highest, got [1, 1]"},
+		{"bad source scale", crit("    continuous: true\n    from: {ragas: {metric: x, scale: [1, 1]}}\n"), "6:38", "criteria[0].from.ragas.scale: expected [worst, best] integers that differ ([0, 1] when higher is better, [1, 0] when lower is), got [1, 1]"},
 		{"one metric feeds two criteria", crit("    from: {promptfoo: Help}\n  - id: b\n    scale: [0, 1]\n    from: {promptfoo: help}\n"), "8:12", `criteria[1].from.promptfoo: the promptfoo metric "help" already feeds criteria[0].from.promptfoo`},
 		{"the judge's usage key is reserved", "name: t\ncriteria:\n  - id: usage\n    scale: [0, 1]\n", "3:9", `"usage" is a reserved column name`},
 		{"samples is reserved", "name: t\ncriteria:\n  - id: samples\n    scale: [0, 1]\n", "3:9", `"samples" is a reserved column name`},

@@ -814,8 +814,8 @@ func checkFrom(r *Rubric, fail func(path, format string, args ...any) error) err
 				if !c.Continuous {
 					return fail(p+".scale", "a source scale needs continuous: true on the criterion (the mapped scores are rarely integers)")
 				}
-				if ss.Low >= ss.High || ss.Low < -maxBound || ss.High > maxBound {
-					return fail(p+".scale", "expected [lowest, highest] integers with lowest < highest, got [%d, %d]", ss.Low, ss.High)
+				if ss.Low == ss.High || min(ss.Low, ss.High) < -maxBound || max(ss.Low, ss.High) > maxBound {
+					return fail(p+".scale", "expected [worst, best] integers that differ ([0, 1] when higher is better, [1, 0] when lower is), got [%d, %d]", ss.Low, ss.High)
 				}
 			}
 			k := format + "\x00" + strings.ToLower(m)

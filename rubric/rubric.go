@@ -86,9 +86,12 @@ type Source struct {
 	// Metric is the metric or scorer name exactly as the tool writes it
 	// (matched ignoring case and surrounding space).
 	Metric string `json:"metric"`
-	// Scale, when set, is the range the tool reports the metric on; a value
-	// is mapped linearly onto the criterion's scale. Only a continuous
-	// criterion may set it (the mapped value is rarely an integer).
+	// Scale, when set, is the range the tool reports the metric on, worst
+	// first: [0, 1] for a metric better higher, [1, 0] for one better lower
+	// (deepeval's Toxicity); a value is mapped linearly onto the
+	// criterion's scale, Low onto the criterion's lowest score. Only a
+	// continuous criterion may set it (the mapped value is rarely an
+	// integer).
 	Scale *Scale `json:"scale,omitempty"`
 }
 

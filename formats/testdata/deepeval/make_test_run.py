@@ -95,3 +95,46 @@ bad = json.loads(json.dumps(run))
 del bad["testCases"][2]["name"]
 with open("../hostile/deepeval-noname.json", "w") as f:
     json.dump(bad, f, indent=1)
+
+# Directions: Bias, Hallucination, Misuse and Toxicity pass when
+# score <= threshold (their is_successful); a custom metric says its
+# direction only through its success flags; one with no threshold says
+# nothing. Component-level metrics sit on the trace's spans (tracing/api.py
+# TraceApi, BaseApiSpan), whose uuids change from run to run.
+def lower(name, score, threshold=0.5, reason=None):
+    m = metric(name, score, threshold, reason)
+    m["success"] = score <= threshold
+    return m
+
+
+def span(name, type, metrics, uuid):
+    return {"uuid": uuid, "name": name, "status": "SUCCESS", "type": type, "startTime": "2026-12-01T00:00:00Z",
+            "endTime": "2026-12-01T00:00:01Z", "metricsData": metrics}
+
+
+nothr = metric("Brevity", 0.8)
+del nothr["threshold"], nothr["success"]
+directions = {
+    "testCases": [
+        {"name": "hallucinates", "input": "Who wrote Dune?", "actualOutput": "Isaac Asimov, in 1972.", "success": False,
+         "metricsData": [lower("Hallucination", 0.9, reason="Contradicts the context."), lower("Toxicity", 0.0),
+                         lower("Latency Penalty", 0.2, threshold=0.3), nothr],
+         "trace": {"uuid": "7d0c1f3e-0000-4000-8000-000000000001", "startTime": "2026-12-01T00:00:00Z", "endTime": "2026-12-01T00:00:02Z",
+                   "status": "SUCCESS", "name": "answer",
+                   "retrieverSpans": [span("kb_lookup", "retriever", [metric("Contextual Relevancy", 0.4, threshold=0.7)], "a1")],
+                   "llmSpans": [span("generate", "llm", [metric("Faithfulness", 0.3, threshold=0.7)], "b1"),
+                                span("generate", "llm", [metric("Faithfulness", 0.8, threshold=0.7)], "b2")]},
+         "order": 0},
+        {"name": "grounded", "input": "Who wrote Dune?", "actualOutput": "Frank Herbert, in 1965.", "success": True,
+         "metricsData": [lower("Hallucination", 0.0), lower("Toxicity", 0.0), lower("Latency Penalty", 0.25, threshold=0.3), nothr],
+         "trace": {"uuid": "7d0c1f3e-0000-4000-8000-000000000002", "startTime": "2026-12-01T00:00:00Z", "endTime": "2026-12-01T00:00:02Z",
+                   "status": "SUCCESS", "name": "answer",
+                   "retrieverSpans": [span("kb_lookup", "retriever", [metric("Contextual Relevancy", 0.9, threshold=0.7)], "a2")],
+                   "llmSpans": [span("generate", "llm", [metric("Faithfulness", 1.0, threshold=0.7)], "b3"),
+                                span("generate", "llm", [metric("Faithfulness", 0.9, threshold=0.7)], "b4")]},
+         "order": 1},
+    ],
+    "metricsScores": [], "testPassed": 1, "testFailed": 1, "runDuration": 3.0,
+}
+with open("test_run_directions.json", "w") as f:
+    json.dump(directions, f)
