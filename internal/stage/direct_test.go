@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
 	"testing"
+	"time"
 )
 
 func text(s string) func(io.Writer) error {
