@@ -15,8 +15,8 @@ func TestActionTargetWithoutBaselineFallsBackToDefault(t *testing.T) {
 	good, regressed := pctRun("i", repeat(80, 30)...), pctRun("i", repeat(72, 30)...)
 	retarget := func(h *harness, base string) {
 		h.writeJSON("event.json", map[string]any{
-			"action": "edited",
-			"number": prNum,
+			"action":  "edited",
+			"number":  prNum,
 			"changes": map[string]any{"base": map[string]any{"ref": map[string]any{"from": "main"}}},
 			"pull_request": map[string]any{
 				"number": prNum,
