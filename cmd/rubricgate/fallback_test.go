@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +57,37 @@ func TestActionTargetWithoutBaselineFallsBackToDefault(t *testing.T) {
 	}
 	if strings.Contains(h2.summary(), "no baseline on the target branch") {
 		t.Errorf("a note against the default branch itself:\n%s", h2.summary())
+	}
+}
+
+// The same outside Actions, with the local store: a merge request into
+// stable, which has no baseline, is compared with trunk's (the default
+// branch); with --baseline-branch stable it is not.
+func TestMergeRequestTargetWithoutBaselineFallsBack(t *testing.T) {
+	dir := t.TempDir()
+	rb := filepath.Join(dir, "pct.yaml")
+	if err := os.WriteFile(rb, []byte(pctRubric), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good, regressed := write("good.jsonl", pctRun("i", repeat(80, 30)...)), write("regressed.jsonl", pctRun("i", repeat(72, 30)...))
+	store := filepath.Join(dir, "store")
+	push := map[string]string{"CI_DEFAULT_BRANCH": "trunk", "CI_COMMIT_BRANCH": "trunk", "CI_PIPELINE_SOURCE": "push"}
+	if code, out, errs := cliEnv(t, push, dir, "gate", "--rubric", rb, "--results", good, "--baseline-dir", store); code != exitPass {
+		t.Fatalf("trunk run: exit %d\n%s%s", code, out, errs)
+	}
+	mr := map[string]string{"CI_DEFAULT_BRANCH": "trunk", "CI_MERGE_REQUEST_IID": "3", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "stable", "CI_PIPELINE_SOURCE": "merge_request_event"}
+	code, out, errs := cliEnv(t, mr, dir, "gate", "--rubric", rb, "--results", regressed, "--baseline-dir", store)
+	if code != exitBlocked || !strings.Contains(errs, `no baseline on the target branch "stable": compared with the default branch "trunk"'s baseline instead`) {
+		t.Errorf("merge request into stable: exit %d, want 1 with the warning\n%s%s", code, out, errs)
+	}
+	if code, out, errs := cliEnv(t, mr, dir, "gate", "--rubric", rb, "--results", regressed, "--baseline-dir", store, "--baseline-branch", "stable"); code != exitPass {
+		t.Errorf("--baseline-branch stable: exit %d, want 0 (no fallback for a branch given)\n%s%s", code, out, errs)
 	}
 }
