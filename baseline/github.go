@@ -50,13 +50,25 @@ const permissionsHint = "the workflow token needs `permissions: actions: read` t
 // reads each run's artifacts named ArtifactName (GET
 // .../actions/runs/{id}/artifacts?name=). Every field the query filters on
 // is checked again client-side, and a run whose head repository is not
-// this repository is refused. Only a push to the branch (write access) makes
-// such a run. Runs without the artifact (other workflows, blocked runs) are
-// skipped; after MaxRuns runs the search stops with a store error.
+// this repository is refused. Runs without the artifact (other workflows,
+// blocked runs) are skipped; after MaxRuns runs the search stops with a
+// store error.
 //
-// Zero fields take the Default* values. The common case costs four HTTP
-// requests: the runs page, the run's artifacts, the archive call answering
-// 302, the storage GET.
+// head_branch alone does not say the run was on the branch: GitHub reports
+// a push of a tag named like the branch (a tag "main") the same way. So a
+// run's commit must be on the branch: the store reads the branch's head
+// (GET .../branches/{branch}, unambiguous where a ref name is not) and,
+// unless the run's head_sha is that commit, compares the two (GET
+// .../compare/{head}...{sha}): only "identical" or "behind" (the run's
+// commit is an ancestor of the branch's head) is accepted. A run whose
+// commit is ahead of or diverged from the branch, or unknown to the
+// repository (404), is refused; a missing branch has no baseline. Only a
+// push to the branch (write access) makes such a run.
+//
+// Zero fields take the Default* values. The common case costs five HTTP
+// requests: the runs page, the branch, the run's artifacts, the archive
+// call answering 302, the storage GET (and a compare when the run is older
+// than the branch's head).
 //
 // Requests are built with API.NewRequest (so BaseURL, User-Agent and the
 // token's transport apply) but sent through API.Client() and classified with
@@ -111,7 +123,8 @@ type GitHub struct {
 // status (0 for network errors) and, for permission errors, a hint.
 type RequestError struct {
 	// Op names the call ("list workflow runs", "list run artifacts",
-	// "artifact archive URL", "download archive").
+	// "get branch", "compare commits", "artifact archive URL", "download
+	// archive").
 	Op string
 	// Request is "METHOD path" (API paths relative to the base URL; storage
 	// URLs without their signed query).
@@ -192,6 +205,10 @@ type search struct {
 	rateLeft time.Duration
 	// rateWaits counts the rate-limit waits of the whole search.
 	rateWaits int
+	// head is the branch's head commit once read (headRead); "" when the
+	// branch does not exist.
+	head     string
+	headRead bool
 }
 
 // minRateWait is the least a rate-limited search waits, and maxRateWaits
@@ -344,6 +361,17 @@ func (s *search) run(ctx context.Context, q Query) (*File, gate.BaselineSource, 
 			if err != nil {
 				return nil, none, err
 			}
+			if hasArtifact(arts, s.g.ArtifactName) {
+				why, err := s.onBranch(ctx, q.Branch, r.GetHeadSHA())
+				if err != nil {
+					return nil, none, err
+				}
+				if why != "" {
+					refused++
+					s.g.Logf("skipping workflow run #%d: its commit %q is not on branch %q (%s); a push of a tag named like the branch reports the same head_branch", r.GetID(), r.GetHeadSHA(), q.Branch, why)
+					continue
+				}
+			}
 			var a *github.Artifact
 			stale := false
 			for _, x := range arts {
@@ -385,7 +413,7 @@ func (s *search) run(ctx context.Context, q Query) (*File, gate.BaselineSource, 
 	if len(failures) > 0 {
 		return nil, none, &CandidatesError{Failures: failures}
 	}
-	counts := fmt.Sprintf("%d successful push run(s) of branch %q examined in %s/%s: %d without an artifact named %q, %d with it expired, %d refused (another event, branch or repository)",
+	counts := fmt.Sprintf("%d successful push run(s) of branch %q examined in %s/%s: %d without an artifact named %q, %d with it expired, %d refused (another event, branch or repository, or a commit not on the branch)",
 		runs, q.Branch, s.g.Owner, s.g.Repo, without, s.g.ArtifactName, expired, refused)
 	if capped {
 		// More runs exist: the baseline may be among them. Not "no baseline".
@@ -496,9 +524,109 @@ func (s *search) runArtifacts(ctx context.Context, runID int64) ([]*github.Artif
 	return list.Artifacts, err
 }
 
+// hasArtifact reports whether arts hold one named name.
+func hasArtifact(arts []*github.Artifact, name string) bool {
+	for _, a := range arts {
+		if a.GetName() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// onBranch says why the commit sha is not on branch ("" when it is: the
+// branch's head or one of its ancestors). API failures other than a 404 are
+// store errors (after the retries and rate-limit waits of every call).
+func (s *search) onBranch(ctx context.Context, branch, sha string) (string, error) {
+	if sha == "" {
+		return "the run names no commit", nil
+	}
+	if !s.headRead {
+		var b struct {
+			Commit struct {
+				SHA string `json:"sha"`
+			} `json:"commit"`
+		}
+		path := "repos/" + url.PathEscape(s.g.Owner) + "/" + url.PathEscape(s.g.Repo) + "/branches/" + url.PathEscape(branch)
+		_, err := s.getJSON(ctx, "get branch", path, &b)
+		var re *RequestError
+		switch {
+		case errors.As(err, &re) && re.StatusCode == http.StatusNotFound:
+			s.g.Logf("branch %q not found in %s/%s: no run is on it", branch, s.g.Owner, s.g.Repo)
+		case err != nil:
+			return "", err
+		case b.Commit.SHA == "":
+			return "", &RequestError{Op: "get branch", Request: "GET " + path, StatusCode: http.StatusOK, Err: errors.New("the answer names no commit")}
+		}
+		s.head, s.headRead = b.Commit.SHA, true
+	}
+	switch {
+	case s.head == "":
+		return "the branch does not exist", nil
+	case strings.EqualFold(s.head, sha):
+		return "", nil
+	}
+	v := url.Values{}
+	v.Set("per_page", "1") // the status is all that is read
+	path := "repos/" + url.PathEscape(s.g.Owner) + "/" + url.PathEscape(s.g.Repo) + "/compare/" + url.PathEscape(s.head) + "..." + url.PathEscape(sha) + "?" + v.Encode()
+	status := ""
+	_, err := s.get(ctx, "compare commits", path, func(r io.Reader) error {
+		var err error
+		status, err = compareStatus(r)
+		return err
+	})
+	var re *RequestError
+	switch {
+	case errors.As(err, &re) && re.StatusCode == http.StatusNotFound:
+		return "the repository does not know the commit", nil
+	case err != nil:
+		return "", err
+	}
+	switch status {
+	case "identical", "behind":
+		return "", nil
+	case "ahead", "diverged":
+		return fmt.Sprintf("compared with the branch's head %s it is %q", s.head, status), nil
+	}
+	return "", &RequestError{Op: "compare commits", Request: "GET " + path, StatusCode: http.StatusOK, Err: fmt.Errorf("unknown comparison status %q", status)}
+}
+
+// compareStatus reads the top-level "status" of a comparison, stopping
+// there: the commits and files that follow can be large.
+func compareStatus(r io.Reader) (string, error) {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", fmt.Errorf("decode the answer: not a JSON object (%v)", err)
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", fmt.Errorf("decode the answer: %w", err)
+		}
+		if t == "status" {
+			var st string
+			if err := dec.Decode(&st); err != nil {
+				return "", fmt.Errorf("decode the answer: status: %w", err)
+			}
+			return st, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", fmt.Errorf("decode the answer: %w", err)
+		}
+	}
+	return "", errors.New("decode the answer: no status")
+}
+
 // getJSON GETs an API path into v, with retries, and returns the next
 // page number from the Link header (0: none).
 func (s *search) getJSON(ctx context.Context, op, path string, v any) (int, error) {
+	return s.get(ctx, op, path, func(r io.Reader) error { return json.NewDecoder(r).Decode(v) })
+}
+
+// get GETs an API path, reads the answer with decode, with retries, and
+// returns the next page number from the Link header (0: none).
+func (s *search) get(ctx context.Context, op, path string, decode func(io.Reader) error) (int, error) {
 	next := 0
 	err := s.retry(ctx, func() error {
 		rctx, cancel := context.WithTimeout(ctx, s.g.RequestTimeout)
@@ -515,7 +643,7 @@ func (s *search) getJSON(ctx context.Context, op, path string, v any) (int, erro
 		if resp.StatusCode != http.StatusOK {
 			return s.apiError(op, "GET "+path, resp)
 		}
-		if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(v); err != nil {
+		if err := decode(io.LimitReader(resp.Body, 16<<20)); err != nil {
 			if rctx.Err() != nil {
 				return netError(op, "GET "+path, err)
 			}

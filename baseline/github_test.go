@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -174,7 +175,8 @@ func TestGitHubPaging(t *testing.T) {
 	if n, m := e.fake.Count(ghfake.RouteRuns), e.fake.Count(ghfake.RouteRunArtifacts); n != 2 || m != 26 {
 		t.Errorf("%d runs pages and %d run artifact lists read, want 2 and 26", n, m)
 	}
-	// With Workflow set only that workflow's runs are listed: 4 requests.
+	// With Workflow set only that workflow's runs are listed: 5 requests
+	// (with the branch's head, which the run's commit is).
 	e1 := newEnv(t)
 	e1.fake.AddRuns(runs...)
 	e1.fake.Add(good)
@@ -182,8 +184,8 @@ func TestGitHubPaging(t *testing.T) {
 	if f, _, err := e1.store.Latest(context.Background(), q); err != nil || f.Score != 66 {
 		t.Fatalf("Workflow set: %v", err)
 	}
-	if n := e1.fake.Count(""); n != 4 {
-		t.Errorf("Workflow set: %d requests, want 4: %v", n, e1.fake.Requests())
+	if n := e1.fake.Count(""); n != 5 {
+		t.Errorf("Workflow set: %d requests, want 5: %v", n, e1.fake.Requests())
 	}
 	// With 10 runs allowed the baseline is never reached: a store error.
 	e2 := newEnv(t)
@@ -207,7 +209,7 @@ func TestGitHubPaging(t *testing.T) {
 // A thousand newer artifacts of the baseline's name from forks' pull
 // request runs (which anyone can start) once pushed the real baseline past
 // the listing's page cap, giving ErrNotFound. Runs are listed by event and
-// branch, so the flood is never seen: the common case stays 4 requests.
+// branch, so the flood is never seen: the common case stays 5 requests.
 func TestGitHubArtifactFloodIgnored(t *testing.T) {
 	e := newEnv(t)
 	var flood []ghfake.Artifact
@@ -222,8 +224,8 @@ func TestGitHubArtifactFloodIgnored(t *testing.T) {
 	if err != nil || f.Score != 81 || src.RunID != 5001 {
 		t.Fatalf("Latest = %v, %+v, %v", f, src, err)
 	}
-	if n := e.fake.Count(""); n != 4 {
-		t.Errorf("%d requests, want 4 (runs page, run artifacts, archive URL, storage): %v", n, e.fake.Requests())
+	if n := e.fake.Count(""); n != 5 {
+		t.Errorf("%d requests, want 5 (runs page, run artifacts, branch, archive URL, storage): %v", n, e.fake.Requests())
 	}
 }
 
@@ -741,5 +743,96 @@ func TestGitHubZeroRateWaitIsBounded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Issue 15 §5: a push of a tag named main reports head_branch "main" like a
+// push to the branch. Its run (newest, with a lenient baseline) is refused
+// because its commit is not on the branch; the branch's own older run (its
+// commit an ancestor of the branch's head, "behind" in the comparison) is
+// used. A run whose commit the repository does not know (404) is refused
+// too, and a branch that does not exist has no baseline.
+func TestGitHubTagNamedLikeBranchRefused(t *testing.T) {
+	e := newEnv(t)
+	real := art(1, 48*time.Hour, baselineZip(t, "rag-review", 81))
+	tag := art(2, time.Hour, baselineZip(t, "rag-review", 20))
+	tag.RunTag, tag.HeadSHA = true, strings.Repeat("e", 40)
+	gone := art(3, 2*time.Hour, baselineZip(t, "rag-review", 30))
+	gone.RunTag, gone.HeadSHA = true, strings.Repeat("d", 40)
+	e.fake.Add(real, tag, gone)
+	// The branch moved on since its baseline run (a push whose run was
+	// blocked and uploaded nothing), and the tag points at a commit off it.
+	e.fake.SetBranch("main", real.HeadSHA, strings.Repeat("b", 40))
+	e.fake.SetBranch("release", strings.Repeat("b", 40), strings.Repeat("e", 40))
+	f, src, err := e.store.Latest(context.Background(), q)
+	if err != nil {
+		t.Fatalf("Latest: %v\n%s", err, e.log())
+	}
+	if f.Score != 81 || src.RunID != real.RunID {
+		t.Errorf("baseline %v from run %d, want 81 from the branch's run %d", f.Score, src.RunID, real.RunID)
+	}
+	log := e.log()
+	for _, want := range []string{
+		fmt.Sprintf("skipping workflow run #%d: its commit %q is not on branch \"main\" (compared with the branch's head %s it is \"ahead\")", tag.RunID, tag.HeadSHA, strings.Repeat("b", 40)),
+		fmt.Sprintf("skipping workflow run #%d: its commit %q is not on branch \"main\" (the repository does not know the commit)", gone.RunID, gone.HeadSHA),
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	if n := e.fake.Count(ghfake.RouteBranch); n != 1 {
+		t.Errorf("the branch was read %d times, want once", n)
+	}
+	if n := e.fake.Count(ghfake.RouteCompare); n != 3 {
+		t.Errorf("%d comparisons, want 3", n)
+	}
+
+	// Only the tag's run: no baseline (not a store error).
+	e2 := newEnv(t)
+	e2.fake.Add(tag)
+	e2.fake.SetBranch("main", strings.Repeat("b", 40))
+	e2.fake.SetBranch("release", strings.Repeat("b", 40), strings.Repeat("e", 40))
+	if _, _, err := e2.store.Latest(context.Background(), q); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "1 refused") {
+		t.Errorf("only a tag's run: %v, want ErrNotFound with the run refused", err)
+	}
+	// A branch that does not exist: nothing is on it.
+	e3 := newEnv(t)
+	e3.fake.Add(tag)
+	if _, _, err := e3.store.Latest(context.Background(), q); !errors.Is(err, ErrNotFound) {
+		t.Errorf("no branch main: %v, want ErrNotFound", err)
+	}
+}
+
+// The branch and compare calls are retried and rate limited like the
+// store's others: a 5xx is retried, a rate limit waited out, a 403 on the
+// comparison is a store error naming the call.
+func TestGitHubBranchCheckErrors(t *testing.T) {
+	setup := func() *env {
+		e := newEnv(t)
+		e.fake.Add(art(1, 48*time.Hour, baselineZip(t, "rag-review", 81)))
+		e.fake.SetBranch("main", fmt.Sprintf("%040d", 1), strings.Repeat("b", 40))
+		return e
+	}
+	e := setup()
+	e.fake.Fail(ghfake.RouteBranch, ghfake.Fault{Status: 502, Body: `{"message":"Bad Gateway"}`})
+	reset := now.Add(30 * time.Second).Unix()
+	e.fake.Fail(ghfake.RouteCompare, ghfake.Fault{Status: 403, Header: http.Header{
+		"X-Ratelimit-Limit": {"5000"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(reset, 10)}},
+		Body: `{"message":"API rate limit exceeded","documentation_url":"https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"}`})
+	if f, _, err := e.store.Latest(context.Background(), q); err != nil || f.Score != 81 {
+		t.Fatalf("after a 502 and a rate limit: %v, %v\n%s", f, err, e.log())
+	}
+	if n, m := e.fake.Count(ghfake.RouteBranch), e.fake.Count(ghfake.RouteCompare); n != 2 || m != 2 {
+		t.Errorf("branch read %d times, compared %d times, want 2 and 2", n, m)
+	}
+	if !strings.Contains(e.log(), "rate limited; waiting") {
+		t.Errorf("no rate-limit wait logged:\n%s", e.log())
+	}
+	e = setup()
+	e.fake.Fail(ghfake.RouteCompare, ghfake.Fault{Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
+	_, _, err := e.store.Latest(context.Background(), q)
+	var re *RequestError
+	if !errors.As(err, &re) || re.Op != "compare commits" || errors.Is(err, ErrNotFound) {
+		t.Errorf("403 on compare: %v, want a store error of the compare call", err)
 	}
 }

@@ -146,6 +146,10 @@ const (
 	// not the baseline branch. Branch, BaselineBranch, Source (where the
 	// baseline branch came from).
 	DefaultBranchNotBaseline Kind = "default-branch-not-baseline"
+	// BaselineFromDefaultBranch: the change request's target branch has no
+	// baseline, so the run was compared with the default branch's. Branch
+	// (the target), BaselineBranch (the default branch).
+	BaselineFromDefaultBranch Kind = "baseline-from-default-branch"
 	// RenamedRubric: the rubric's name has no baseline on the branch but
 	// the store holds others there, a rubric change. Rubric (the name),
 	// Branch, Rubrics (the names found); NewBaseline on the baseline
@@ -254,7 +258,8 @@ type Params struct {
 	Rho    float64 `json:"rho,omitempty"`
 	MaxRho float64 `json:"max_rho,omitempty"`
 	// Branch is the run's branch, BaselineBranch the baseline branch and
-	// Source where that came from (DefaultBranchNotBaseline).
+	// Source where that came from (DefaultBranchNotBaseline,
+	// BaselineFromDefaultBranch).
 	Branch         string `json:"branch,omitempty"`
 	BaselineBranch string `json:"baseline_branch,omitempty"`
 	Source         string `json:"source,omitempty"`
@@ -598,6 +603,9 @@ func (f Finding) render(e escaper) string {
 		br, base := e.q(f.Branch), e.q(f.BaselineBranch)
 		return fmt.Sprintf("this run is on the default branch %s but the baseline branch is %s (from %s): no run on %s ever saves a baseline, and runs compared with %s find none unless one is saved there; set --baseline-branch %s or run the gate on %s",
 			br, base, e.text(f.Source), br, base, e.id(f.Branch), base)
+	case BaselineFromDefaultBranch:
+		return fmt.Sprintf("no baseline on the target branch %s: compared with the default branch %s's baseline instead (save one on %s to compare with its own)",
+			e.q(f.Branch), e.q(f.BaselineBranch), e.q(f.Branch))
 	case RenamedRubric:
 		s := fmt.Sprintf("rubric %s has no baseline on branch %s, but the store holds baselines for %s there: a renamed rubric is a rubric change",
 			e.q(f.Rubric), e.q(f.Branch), e.ids(f.Rubrics, e.id))

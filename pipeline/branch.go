@@ -1,7 +1,13 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/gate"
 
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/host"
@@ -22,6 +28,10 @@ var ciDefaultVars = []string{
 	"CI_DEFAULT_BRANCH", // GitLab
 	"BUILDKITE_PIPELINE_DEFAULT_BRANCH",
 }
+
+// FromTarget is [BaselineRef.From] for the change request's target branch
+// as the build names it (GitHub's pull request base, GitLab's target).
+const FromTarget = "the change request's target branch"
 
 // BaselineRef is the baseline branch and where it came from.
 type BaselineRef struct {
@@ -74,7 +84,7 @@ func ResolveBaselineBranch(explicit string, b *host.Build, in SaveInputs) Baseli
 		r.Branch, r.From = explicit, "--baseline-branch"
 		return r
 	case b != nil && b.BaseBranch != "":
-		r.Branch, r.From = b.BaseBranch, "the change request's target branch"
+		r.Branch, r.From = b.BaseBranch, FromTarget
 		return r
 	}
 	for _, v := range ciTargetVars {
@@ -132,4 +142,48 @@ func DefaultBranchFinding(ref BaselineRef, in SaveInputs, b *host.Build) (f find
 	}
 	return finding.Finding{Kind: finding.DefaultBranchNotBaseline, Severity: finding.Warning,
 		Params: finding.Params{Branch: branch, BaselineBranch: ref.Branch, Source: ref.From}}, true
+}
+
+// FallbackBranch is the branch whose baseline a change request's run uses
+// when its target branch has none: the repository's default branch, when
+// the baseline branch is the change request's target (from the build or a
+// CI variable, never --baseline-branch) and another branch; "" else. A pull
+// request opened against a branch without a baseline would otherwise pass
+// unchecked, and retargeting it to main does not re-run the check.
+func FallbackBranch(ref BaselineRef) string {
+	if ref.Default == "" || ref.Default == ref.Branch {
+		return ""
+	}
+	if ref.From != FromTarget && !slices.Contains(ciTargetVars, ref.From) {
+		return ""
+	}
+	return ref.Default
+}
+
+// latestOrDefault reads q's baseline from store and, when the branch has
+// none at all (not a renamed rubric: see baseline.OtherRubricsError), the
+// [FallbackBranch]'s; from is the branch the baseline came from when it is
+// the fallback ("" else). The fallback's answer, found or not, is the
+// result.
+func latestOrDefault(ctx context.Context, store baseline.Store, q baseline.Query, ref BaselineRef) (f *baseline.File, src gate.BaselineSource, from string, err error) {
+	f, src, err = store.Latest(ctx, q)
+	var renamed *baseline.OtherRubricsError
+	fb := FallbackBranch(ref)
+	if fb == "" || fb == q.Branch || !errors.Is(err, baseline.ErrNotFound) || errors.As(err, &renamed) {
+		return f, src, "", err
+	}
+	dq := q
+	dq.Branch = fb
+	f, src, err = store.Latest(ctx, dq)
+	if err != nil {
+		return f, src, "", err
+	}
+	return f, src, fb, nil
+}
+
+// fallbackFinding is the warning of a run compared with the default
+// branch's baseline (finding.BaselineFromDefaultBranch).
+func fallbackFinding(target, from string) finding.Finding {
+	return finding.Finding{Kind: finding.BaselineFromDefaultBranch, Severity: finding.Warning,
+		Params: finding.Params{Branch: target, BaselineBranch: from}}
 }

@@ -85,3 +85,26 @@ func TestDefaultBranchWarning(t *testing.T) {
 		t.Error("no warning for a push to the default branch")
 	}
 }
+
+// Only a change request's target falls back to the default branch: never a
+// branch given with --baseline-branch, nor the default branch itself.
+func TestFallbackBranch(t *testing.T) {
+	noEnv := SaveInputs{Getenv: func(string) string { return "" }, WorkDir: t.TempDir()}
+	pr := &host.Build{Host: "github", BaseBranch: "release", DefaultBranch: "main", ChangeRequest: 3}
+	if got := FallbackBranch(ResolveBaselineBranch("", pr, noEnv)); got != "main" {
+		t.Errorf("pull request into release: %q, want main", got)
+	}
+	if got := FallbackBranch(ResolveBaselineBranch("release", pr, noEnv)); got != "" {
+		t.Errorf("--baseline-branch release: %q, want none", got)
+	}
+	intoMain := &host.Build{Host: "github", BaseBranch: "main", DefaultBranch: "main", ChangeRequest: 3}
+	if got := FallbackBranch(ResolveBaselineBranch("", intoMain, noEnv)); got != "" {
+		t.Errorf("pull request into main: %q, want none", got)
+	}
+	gl := SaveInputs{Getenv: func(k string) string {
+		return map[string]string{"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "stable", "CI_DEFAULT_BRANCH": "trunk"}[k]
+	}, WorkDir: t.TempDir()}
+	if got := FallbackBranch(ResolveBaselineBranch("", nil, gl)); got != "trunk" {
+		t.Errorf("GitLab merge request into stable: %q, want trunk", got)
+	}
+}

@@ -158,7 +158,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	var base *gate.Baseline
 	noBaseNote := ""
 	var renamed *baseline.OtherRubricsError
-	file, bsrc, err := o.Store.Latest(ctx, q)
+	file, bsrc, fellBack, err := latestOrDefault(ctx, o.Store, q, o.BaselineRef)
 	switch {
 	case errors.As(err, &renamed):
 		// Not "no baseline": the rubric's name is the pull request's to
@@ -271,6 +271,9 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	if f, ok := DefaultBranchFinding(o.BaselineRef, o.Save, b); ok {
 		g.Warn(f)
+	}
+	if fellBack != "" {
+		g.Warn(fallbackFinding(q.Branch, fellBack))
 	}
 	out := &Outcome{Report: g, CommentKey: commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
 	if b != nil {

@@ -65,8 +65,25 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if saveDir != nil {
-		if w := TrackedStoreWarning(saveDir.Root, exec.LookPath); w != "" {
+	// A store the change request can commit is refused on its runs; the
+	// file named by --baseline too.
+	storePath := ""
+	switch st := store.(type) {
+	case *baseline.Dir:
+		storePath = st.Root
+	case baseline.FileStore:
+		// A file the user names is theirs to choose outside a change
+		// request's run: no warning there.
+		if ChangeRequestRun(b) {
+			storePath = st.Path
+		}
+	}
+	if storePath != "" {
+		w, err := CheckTrackedStore(storePath, b, exec.LookPath)
+		if err != nil {
+			return nil, err
+		}
+		if w != "" {
 			o.Warn(w)
 		}
 	}

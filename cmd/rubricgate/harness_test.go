@@ -215,3 +215,15 @@ func golden(t *testing.T, name string, got string) {
 	t.Helper()
 	testgolden.Check(t, filepath.Join("testdata", "golden", name), []byte(got))
 }
+
+// copyIn copies a file of this repository (committed, which a pull
+// request's run refuses as a baseline) into the harness's directory and
+// returns the copy's path.
+func (h *harness) copyIn(src string) string {
+	h.t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return h.write(filepath.Base(src), string(data))
+}

@@ -13,7 +13,7 @@ func TestActionOutputsRounded(t *testing.T) {
 	h := newHarness(t)
 	h.input("rubric", supportRubric)
 	h.input("results", "../../examples/support/run-regressed.jsonl")
-	h.input("baseline", "../../examples/support/baseline.json")
+	h.input("baseline", h.copyIn("../../examples/support/baseline.json"))
 	h.input("comment", "never")
 	if code := h.action(); code != exitBlocked {
 		t.Fatalf("exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())

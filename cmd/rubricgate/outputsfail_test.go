@@ -72,7 +72,7 @@ func TestSummaryUnwritableWarns(t *testing.T) {
 	}
 	h.input("rubric", supportRubric)
 	h.input("results", "../../examples/support/run.jsonl")
-	h.input("baseline", "../../examples/support/baseline.json")
+	h.input("baseline", h.copyIn("../../examples/support/baseline.json"))
 	h.input("comment", "never")
 	if code := h.action(); code != exitPass {
 		t.Fatalf("exit %d, want 0\n%s%s", code, h.stdout.String(), h.stderr.String())

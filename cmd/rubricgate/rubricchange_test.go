@@ -71,7 +71,7 @@ func TestRenamedSafetyAttack(t *testing.T) {
 	h := newHarness(t)
 	h.input("rubric", rb)
 	h.input("results", res)
-	h.input("baseline", exampleBaseline)
+	h.input("baseline", h.copyIn(exampleBaseline))
 	h.input("json", h.path("report.json"))
 	if code := h.action(); code != exitBlocked {
 		t.Fatalf("in Actions without the label: exit %d\n%s", code, h.stdout.String())

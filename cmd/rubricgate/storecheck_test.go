@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/pipeline"
 )
 
@@ -87,5 +88,66 @@ func TestTrackedStoreWarns(t *testing.T) {
 	}
 	if w := pipeline.TrackedStoreWarning(t.TempDir(), noGit); w != "" {
 		t.Errorf("a store outside any checkout warned: %q", w)
+	}
+}
+
+// Issue 15 §4: on a merge request's run a store inside the checkout that
+// git tracks is refused (exit 2, with the fix), a directory or a file; the
+// branch's own push run only warns, and an untracked store is used.
+func TestTrackedStoreRefusedOnChangeRequest(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	repo := t.TempDir()
+	gitC := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(git, append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitC("init", "-q")
+	store := filepath.Join(repo, ".rubricgate", "baselines")
+	if err := os.MkdirAll(filepath.Join(store, "support-answers"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := edit(t, filepath.Join(store, "support-answers"), exampleBaseline, "main.json")
+	dotenv := filepath.Join(t.TempDir(), "rubricgate.env")
+	mr := map[string]string{"RUBRICGATE_DOTENV": dotenv, "GITLAB_CI": "true", "CI_PROJECT_ID": "42", "CI_DEFAULT_BRANCH": "main", "CI_PIPELINE_SOURCE": "merge_request_event",
+		"CI_MERGE_REQUEST_IID": "7", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main", "CI_COMMIT_SHA": strings.Repeat("2", 40)}
+	push := map[string]string{"RUBRICGATE_DOTENV": dotenv, "GITLAB_CI": "true", "CI_PROJECT_ID": "42", "CI_DEFAULT_BRANCH": "main", "CI_PIPELINE_SOURCE": "push",
+		"CI_COMMIT_BRANCH": "main", "CI_COMMIT_SHA": strings.Repeat("1", 40)}
+	gate := func(vars map[string]string, args ...string) (int, string) {
+		t.Helper()
+		code, out, errs := cliEnv(t, vars, repo, append([]string{"gate", "--rubric", supportRubric, "--results", regressedRun, "--on-baseline-error", "pass"}, args...)...)
+		return code, out + errs
+	}
+	for _, args := range [][]string{{"--baseline-dir", store}, {"--baseline", file}} {
+		// Untracked: compared with it and blocked.
+		if code, out := gate(mr, args...); code != exitBlocked {
+			t.Fatalf("%v untracked: exit %d, want 1\n%s", args, code, out)
+		}
+	}
+	gitC("add", ".rubricgate")
+	for _, args := range [][]string{{"--baseline-dir", store}, {"--baseline", file}} {
+		code, out := gate(mr, args...)
+		if code != exitError || !strings.Contains(out, "cannot use a store the change request can commit (1 file(s) tracked by git") ||
+			!strings.Contains(out, "keep the baseline store outside the checkout") {
+			t.Errorf("%v tracked, merge request: exit %d, want 2 with the fix\n%s", args, code, out)
+		}
+	}
+	// The branch's own run: warned, not refused.
+	if code, out := gate(push, "--baseline-dir", store); code == exitError || !strings.Contains(out, "is tracked by git") {
+		t.Errorf("tracked, push: exit %d, want a warning only\n%s", code, out)
+	}
+	// A pull request on GitHub is a change request's run as well.
+	b := &host.Build{Host: "github", Event: "pull_request_target", ChangeRequest: 3}
+	if _, err := pipeline.CheckTrackedStore(store, b, exec.LookPath); err == nil {
+		t.Error("a pull_request_target run accepted a tracked store")
+	}
+	// Without git a change request's store inside the checkout is refused.
+	noGit := func(string) (string, error) { return "", errors.New("not found") }
+	if _, err := pipeline.CheckTrackedStore(store, b, noGit); err == nil || !strings.Contains(err.Error(), "git could not check") {
+		t.Errorf("without git: %v", err)
 	}
 }

@@ -8,9 +8,11 @@
 // ?page=, Link headers), GET .../actions/runs and
 // .../actions/workflows/{workflow}/runs (?branch=, ?event=, ?status=,
 // newest first, at most 1,000 results when filtered, like GitHub), GET
-// .../actions/runs/{id}/artifacts (?name=) and GET
+// .../actions/runs/{id}/artifacts (?name=), GET
 // .../actions/artifacts/{id}/zip (302 to the storage server, 410 for
-// expired artifacts); pull requests and issue
+// expired artifacts), GET .../branches/{branch} and GET
+// .../compare/{base}...{head} over a linear history per branch (see
+// SetBranch); pull requests and issue
 // comments once ServeIssues is called (see Issues). Other routes can be
 // added with Handle. Faults are queued per route with Fail; AcceptTokens
 // makes the API check the token; Requests is the request log.
@@ -90,6 +92,10 @@ type Artifact struct {
 	// is), its conclusion RunConclusion (default "success"), its workflow
 	// file RunWorkflow (default "rubricgate.yml"), created at CreatedAt.
 	RunEvent, RunConclusion, RunWorkflow string
+	// RunTag makes the run a push of a tag named HeadBranch (GitHub reports
+	// its head_branch as the tag's name): its commit is not taken to be on
+	// a branch of that name.
+	RunTag bool
 }
 
 // Run is one workflow run of the fake repository (see AddRuns; runs of
@@ -105,6 +111,9 @@ type Run struct {
 	RepositoryID     int64
 	HeadRepositoryID int64
 	CreatedAt        time.Time
+	// Tag marks a push of a tag named HeadBranch (head_branch is the tag's
+	// name, as GitHub reports it): not a commit of a branch of that name.
+	Tag bool
 }
 
 // Fault is a canned answer.
@@ -152,6 +161,8 @@ type Server struct {
 	inner    *http.ServeMux
 	perPageD int
 	tokens   []string
+	// branches are the histories set with SetBranch.
+	branches map[string][]string
 }
 
 // New starts a fake for owner/repo with the given repository id.
@@ -164,6 +175,8 @@ func New(t testing.TB, owner, repo string, repoID int64) *Server {
 	s.handle("GET "+base+"/actions/runs", RouteRuns, s.listRuns)
 	s.handle("GET "+base+"/actions/workflows/{workflow}/runs", RouteRuns, s.listRuns)
 	s.handle("GET "+base+"/actions/runs/{id}/artifacts", RouteRunArtifacts, s.runArtifacts)
+	s.handle("GET "+base+"/branches/{branch...}", RouteBranch, s.branch)
+	s.handle("GET "+base+"/compare/{basehead...}", RouteCompare, s.compare)
 	s.inner.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "Not Found", "https://docs.github.com/rest")
 	})
@@ -246,7 +259,7 @@ func (s *Server) allRuns() []Run {
 		}
 		seen[a.RunID] = true
 		r := Run{ID: a.RunID, Event: a.RunEvent, Status: "completed", Conclusion: a.RunConclusion, Workflow: a.RunWorkflow,
-			HeadBranch: a.HeadBranch, HeadSHA: a.HeadSHA, RepositoryID: a.RepositoryID, HeadRepositoryID: a.HeadRepositoryID, CreatedAt: a.CreatedAt}
+			HeadBranch: a.HeadBranch, HeadSHA: a.HeadSHA, RepositoryID: a.RepositoryID, HeadRepositoryID: a.HeadRepositoryID, CreatedAt: a.CreatedAt, Tag: a.RunTag}
 		if r.Event == "" {
 			r.Event = "push"
 			if a.HeadRepositoryID != a.RepositoryID {

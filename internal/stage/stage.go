@@ -2,6 +2,11 @@
 // file beside its destination, renamed into place together once every one
 // was written; a command that fails before then leaves nothing written, and
 // a rename that fails puts back what was already renamed.
+//
+// A destination that is not a regular file (a device such as /dev/null, a
+// FIFO, a socket, or a link such as /dev/stdout to one) is written in place
+// instead, outside the all-or-nothing set: a rename would replace the
+// device or pipe with a regular file (as root, /dev/null itself).
 package stage
 
 import (
@@ -10,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteAtomic writes one file via a temp file and rename, so a reader never
@@ -31,10 +37,25 @@ type Output struct {
 // and the directories mkdirs created. commit itself is all or nothing: if
 // one rename fails, the files already renamed are put back as they were.
 type Set struct {
-	files  []file
-	stdout []func(io.Writer) error
+	files []file
+	// late are written after the renames: stdout (path "") and the
+	// destinations written in place (see [Direct]), in the order added.
+	late []late
+	// streams are destinations written in place as the command runs
+	// (Create on a device or FIFO), closed by commit.
+	streams []stream
 	// dirs are the directories mkdirs created, outermost first.
 	dirs []string
+}
+
+type late struct {
+	path  string
+	write func(io.Writer) error
+}
+
+type stream struct {
+	f    *os.File
+	path string
 }
 
 type file struct {
@@ -68,10 +89,55 @@ func (s *Set) Mkdirs(dir string) error {
 	return nil
 }
 
-// Create starts a temp file for path.
+// Direct reports whether path is written in place rather than via a temp
+// file and rename: it exists and is not a regular file or a directory (a
+// character device, a FIFO, a socket), or it is a symbolic link to such a
+// target or one under /dev or /proc (/dev/stdout, /dev/fd/1: a rename would
+// replace the link, and as root the system's /dev entries).
+func Direct(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		if abs, err := filepath.Abs(path); err == nil {
+			for _, sys := range []string{"/dev/", "/proc/"} {
+				if strings.HasPrefix(abs, sys) {
+					return true
+				}
+			}
+		}
+		if fi, err = os.Stat(path); err != nil {
+			return false
+		}
+	}
+	return !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
+// openDirect opens a destination written in place: for writing, never
+// created or truncated (appending, so that /dev/stdout redirected to a
+// file keeps what the command printed before).
+func openDirect(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Create starts a temp file for path. A destination written in place
+// ([Direct]) is opened at once and written as the command runs.
 func (s *Set) Create(path string) (*os.File, error) {
 	if path == "-" {
 		return nil, errors.New("internal: staged file for stdout")
+	}
+	if Direct(path) {
+		f, err := openDirect(path)
+		if err != nil {
+			return nil, err
+		}
+		s.streams = append(s.streams, stream{f: f, path: path})
+		return f, nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -81,14 +147,19 @@ func (s *Set) Create(path string) (*os.File, error) {
 	return f, nil
 }
 
-// Add writes outputs to temp files ("-": kept for stdout until commit).
+// Add writes outputs to temp files ("-": kept for stdout until commit; a
+// destination written in place, see [Direct], is kept the same way and
+// written after the renames).
 func (s *Set) Add(outs ...Output) error {
 	for _, o := range outs {
-		switch o.Path {
-		case "":
+		switch {
+		case o.Path == "":
 			continue
-		case "-":
-			s.stdout = append(s.stdout, o.Write)
+		case o.Path == "-":
+			s.late = append(s.late, late{write: o.Write})
+			continue
+		case Direct(o.Path):
+			s.late = append(s.late, late{path: o.Path, write: o.Write})
 			continue
 		}
 		f, err := s.Create(o.Path)
@@ -103,10 +174,11 @@ func (s *Set) Add(outs ...Output) error {
 }
 
 // Commit closes the temp files (0644, synced) and renames each into place,
-// then writes the stdout outputs. A destination that is a directory is
-// refused before anything is renamed; when a rename fails anyway, the
-// files renamed before it are restored (the old content, or removed) and
-// the error returned.
+// then writes the stdout outputs and the destinations written in place
+// ([Direct]; an error there comes after the renames, which stay). A
+// destination that is a directory is refused before anything is renamed;
+// when a rename fails anyway, the files renamed before it are restored (the
+// old content, or removed) and the error returned.
 func (s *Set) Commit(stdout io.Writer) error { return s.CommitThen(stdout, nil) }
 
 // CommitThen is Commit with one more step of the set: once every file is
@@ -115,6 +187,12 @@ func (s *Set) Commit(stdout io.Writer) error { return s.CommitThen(stdout, nil) 
 // were and its error returned, so the files land only when last succeeds.
 // A nil last is Commit.
 func (s *Set) CommitThen(stdout io.Writer, last func() error) error {
+	for _, st := range s.streams {
+		if err := st.f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", st.path, err)
+		}
+	}
+	s.streams = nil
 	for _, sf := range s.files {
 		// CreateTemp makes the file 0600; outputs are ordinary files.
 		if err := sf.f.Chmod(0o644); err != nil {
@@ -150,10 +228,34 @@ func (s *Set) CommitThen(stdout io.Writer, last func() error) error {
 		}
 	}
 	s.files, s.dirs = nil, nil
-	for _, w := range s.stdout {
-		if err := w(stdout); err != nil {
+	lates := s.late
+	s.late = nil
+	for _, l := range lates {
+		if l.path == "" {
+			if err := l.write(stdout); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := writeDirect(l.path, l.write); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// writeDirect writes a destination in place.
+func writeDirect(path string, write func(io.Writer) error) error {
+	f, err := openDirect(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
@@ -207,6 +309,10 @@ func (s *Set) rollback() {
 // Abort removes every temp file not yet renamed and the directories mkdirs
 // created (when empty); safe after commit.
 func (s *Set) Abort() {
+	for _, st := range s.streams {
+		st.f.Close()
+	}
+	s.streams, s.late = nil, nil
 	for _, sf := range s.files {
 		if sf.tmp != "" {
 			sf.f.Close()
