@@ -9,7 +9,7 @@
 // The package is pure: values in, values out. Computing builds report values
 // (Compare, CompareReviewers, CheckFamilies, CheckLengthBias, DecideTier);
 // rendering them as Markdown or plain text lives in render.go. ReadRatings is
-// a thin layer over gate.ReadItems. Only ReadRatingsFile and CompareFiles
+// a thin layer over native.ReadItems (results/native). Only ReadRatingsFile and CompareFiles
 // touch files: they open the ratings through package results.
 //
 // # Conventions

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/calibrate"
-	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/results"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -65,7 +65,7 @@ func TestParseTier(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeAll()
-	rs, err := calibrate.ReadRatings(prod, in[0], gate.ReadOptions{})
+	rs, err := calibrate.ReadRatings(prod, in[0], native.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
-package gate
+package native
 
 import (
+	"github.com/rubricgate/rubricgate/gate"
 	"strings"
 	"testing"
 )
@@ -133,7 +134,7 @@ func TestErrorDoesNotHideBlockingFailureInSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, fs := range map[string][]BlockingFailure{"score": rep.BlockingFailures, "CheckBlocking": gc.Failures} {
+	for name, fs := range map[string][]gate.BlockingFailure{"score": rep.BlockingFailures, "CheckBlocking": gc.Failures} {
 		got := map[string]bool{}
 		for _, f := range fs {
 			got[f.Item] = true

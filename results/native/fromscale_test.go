@@ -1,6 +1,7 @@
-package gate
+package native
 
 import (
+	"github.com/rubricgate/rubricgate/gate"
 	"strings"
 	"testing"
 
@@ -92,7 +93,7 @@ func TestCheckBlockingAgreesWithScoring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := func(fs []BlockingFailure) string {
+	ids := func(fs []gate.BlockingFailure) string {
 		var out []string
 		for _, f := range fs {
 			out = append(out, f.Item)

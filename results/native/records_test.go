@@ -1,8 +1,9 @@
-package gate
+package native
 
 import (
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/gate"
 	"strings"
 	"testing"
 
@@ -56,8 +57,8 @@ func TestRecordsScore(t *testing.T) {
 		}},
 		{ID: "c", Where: "results[2]", Error: "provider timeout"},
 	}}
-	var got []ItemResult
-	rep, err := Score(rb, []Input{{Name: "out.json", Records: src}}, ScoreOptions{OnItem: func(r *ItemResult) error { got = append(got, *r); return nil }})
+	var got []gate.ItemResult
+	rep, err := Score(rb, []Input{{Name: "out.json", Records: src}}, ScoreOptions{OnItem: func(r *gate.ItemResult) error { got = append(got, *r); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,8 +201,8 @@ func TestRecordsNANotAllowedIsUnscored(t *testing.T) {
 			{Metrics: metrics("Helpful", 0.5, "accuracy", "na", "citation", 2.0)},
 		}},
 	}}
-	var got []ItemResult
-	rep, err := Score(rb, []Input{{Name: "p.json", Records: src}}, ScoreOptions{MaxUnscored: 1, OnItem: func(r *ItemResult) error { got = append(got, *r); return nil }})
+	var got []gate.ItemResult
+	rep, err := Score(rb, []Input{{Name: "p.json", Records: src}}, ScoreOptions{MaxUnscored: 1, OnItem: func(r *gate.ItemResult) error { got = append(got, *r); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

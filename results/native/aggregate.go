@@ -1,6 +1,7 @@
-package gate
+package native
 
 import (
+	"github.com/rubricgate/rubricgate/gate"
 	"math"
 	"unicode/utf8"
 
@@ -79,12 +80,12 @@ type partial struct {
 	maxSamples                           int
 	scoreSum                             float64
 	crit                                 []critAgg
-	unscored                             []UnscoredItem
-	blocking                             []BlockingFailure
+	unscored                             []gate.UnscoredItem
+	blocking                             []gate.BlockingFailure
 	warnings                             []finding.Finding
 	warningsN                            int
 	recs                                 []dupRec
-	results                              []ItemResult
+	results                              []gate.ItemResult
 	err                                  error
 	shard                                *ShardHeader // the input's shard header, in the chunk that held it
 }
@@ -107,16 +108,16 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 		p.retrievalMiss++
 	}
 	if r.unscored() {
-		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.itemLine()})
+		p.unscored = append(p.unscored, gate.UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.itemLine()})
 		// Blocking gates hold on an unscored item too (see decoder.finish).
 		for i, v := range r.vals {
 			if v.State == Scored && sc.blocking[i] && v.Below {
-				p.blocking = append(p.blocking, BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score,
+				p.blocking = append(p.blocking, gate.BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score,
 					Reasoning: "[the item also carries a judge error: " + string(r.errMsg) + "] " + string(firstNonBlank(r.reasoning, r.notes))})
 			}
 		}
 		if keep {
-			p.results = append(p.results, ItemResult{ID: string(r.id), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.errMsg),
+			p.results = append(p.results, gate.ItemResult{ID: string(r.id), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.errMsg),
 				JudgeModel: d.intern(r.judgeModel), Length: r.length})
 		}
 		return
@@ -131,9 +132,9 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 	if pass {
 		p.passed++
 	}
-	var res *ItemResult
+	var res *gate.ItemResult
 	if keep {
-		p.results = append(p.results, ItemResult{ID: string(r.id), Score: score, Pass: pass, Failed: []string{}, NA: []string{},
+		p.results = append(p.results, gate.ItemResult{ID: string(r.id), Score: score, Pass: pass, Failed: []string{}, NA: []string{},
 			JudgeModel: d.intern(r.judgeModel), Length: r.length})
 		res = &p.results[len(p.results)-1]
 		res.Reasoning = string(r.reasoning)
@@ -176,7 +177,7 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 					if len(why) == 0 {
 						why = r.notes
 					}
-					p.blocking = append(p.blocking, BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score, Reasoning: string(why)})
+					p.blocking = append(p.blocking, gate.BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score, Reasoning: string(why)})
 				}
 			}
 		}
@@ -256,19 +257,19 @@ func (u *run) fold(p *partial) {
 }
 
 // report builds the final report.
-func (u *run) report(opts ScoreOptions) *Report {
+func (u *run) report(opts ScoreOptions) *gate.Report {
 	sc, a := u.sc, u.agg
-	rep := &Report{
-		Rubric:           RubricRef{Name: sc.rb.Name, Hash: sc.rb.Hash()},
+	rep := &gate.Report{
+		Rubric:           gate.RubricRef{Name: sc.rb.Name, Hash: sc.rb.Hash()},
 		Items:            a.items,
 		Scored:           a.scored,
-		Criteria:         make([]CriterionStats, len(sc.ids)),
+		Criteria:         make([]gate.CriterionStats, len(sc.ids)),
 		BlockingFailures: a.blocking,
 	}
 	// The warnings, typed; rep.Warn renders their text at the end.
 	warns := append([]finding.Finding(nil), a.warnings...)
 	if rep.BlockingFailures == nil {
-		rep.BlockingFailures = []BlockingFailure{}
+		rep.BlockingFailures = []gate.BlockingFailure{}
 	}
 	if a.warningsN > len(a.warnings) {
 		warns = append(warns, finding.Finding{Kind: finding.MorePassDisagreements, Severity: finding.Warning, Params: finding.Params{Count: a.warningsN - len(a.warnings)}})
@@ -281,16 +282,16 @@ func (u *run) report(opts ScoreOptions) *Report {
 	for i := range sc.ids {
 		c := &a.crit[i]
 		cr := &sc.rb.Criteria[i]
-		st := CriterionStats{ID: cr.ID, Name: cr.Name, Weight: cr.Weight, Scored: c.scored, NA: c.na, BelowMin: c.below, Outvoted: c.outvoted, Histogram: make(map[int]int, len(c.hist))}
+		st := gate.CriterionStats{ID: cr.ID, Name: cr.Name, Weight: cr.Weight, Scored: c.scored, NA: c.na, BelowMin: c.below, Outvoted: c.outvoted, Histogram: make(map[int]int, len(c.hist))}
 		if c.outvoted > 0 && sc.blocking[i] {
 			// The majority rule must not hide a failing judging silently.
 			warns = append(warns, finding.Finding{Kind: finding.OutvotedFailures, Severity: finding.Warning, Criterion: cr.ID,
 				Params: finding.Params{Count: c.outvoted, Items: append([]string(nil), c.outvotedIDs...)}})
 		}
 		if cr.Continuous {
-			st.Bins = make([]Bin, len(c.hist))
+			st.Bins = make([]gate.Bin, len(c.hist))
 			for j, n := range c.hist {
-				st.Bins[j] = Bin{Low: cr.BinLow(j), High: cr.BinLow(j + 1), Count: n}
+				st.Bins[j] = gate.Bin{Low: cr.BinLow(j), High: cr.BinLow(j + 1), Count: n}
 			}
 		} else {
 			for j, n := range c.hist {
@@ -312,13 +313,13 @@ func (u *run) report(opts ScoreOptions) *Report {
 		rep.MaxSamples = a.maxSamples
 	}
 	if a.items > 0 {
-		rep.RetrievalMiss = RetrievalMiss{Count: a.retrievalMiss, Rate: float64(a.retrievalMiss) / float64(a.items)}
+		rep.RetrievalMiss = gate.RetrievalMiss{Count: a.retrievalMiss, Rate: float64(a.retrievalMiss) / float64(a.items)}
 		rate := float64(len(a.unscored)) / float64(a.items)
-		rep.Unscored = Unscored{Count: len(a.unscored), Rate: rate, Exceeded: rate > opts.MaxUnscored}
+		rep.Unscored = gate.Unscored{Count: len(a.unscored), Rate: rate, Exceeded: rate > opts.MaxUnscored}
 	}
 	rep.Unscored.List = a.unscored
 	if rep.Unscored.List == nil {
-		rep.Unscored.List = []UnscoredItem{}
+		rep.Unscored.List = []gate.UnscoredItem{}
 	}
 	rep.Warn(warns...)
 	return rep

@@ -1,4 +1,4 @@
-package gate
+package native
 
 import (
 	"encoding/json"

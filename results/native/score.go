@@ -1,8 +1,9 @@
-package gate
+package native
 
 import (
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/gate"
 	"io"
 	"runtime"
 	"strings"
@@ -17,6 +18,18 @@ const (
 	chunkSize    = 256 << 10
 	csvChunkRows = 1024
 )
+
+// ScoreOptions tune Score.
+type ScoreOptions struct {
+	// MaxUnscored is the share of unscored items the run tolerates (0-1).
+	MaxUnscored float64
+	// Workers is the number of decoding goroutines (0: GOMAXPROCS).
+	Workers int
+	// Read tunes the readers.
+	Read ReadOptions
+	// OnItem, when set, receives every item's result in input order.
+	OnItem func(*gate.ItemResult) error
+}
 
 // job is a chunk on its way through the pipeline; done receives its result.
 type job struct {
@@ -34,7 +47,7 @@ type job struct {
 // the results in input order, calls OnItem, and folds the chunk aggregates
 // in chunk order, so the report is bit-identical whatever the number of
 // workers. The first error in input order is returned.
-func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*Report, error) {
+func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, error) {
 	sc, err := newSchema(rb, opts.Read)
 	if err != nil {
 		return nil, err

@@ -1,17 +1,19 @@
-package gate
+package native
 
 import (
 	"fmt"
+	"github.com/rubricgate/rubricgate/gate"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rubricgate/rubricgate/finding"
 )
 
 // checkWarnFindings checks the report's invariant: every warning has its
 // finding, of severity Warning, and the warnings are the findings' text.
-func checkWarnFindings(t *testing.T, rep *Report) {
+func checkWarnFindings(t *testing.T, rep *gate.Report) {
 	t.Helper()
 	if len(rep.Findings) != len(rep.Warnings) || !slices.Equal(finding.Texts(rep.Findings), rep.Warnings) {
 		t.Fatalf("warnings %q are not the text of findings %+v", rep.Warnings, rep.Findings)
@@ -109,7 +111,7 @@ func TestDecideKeepsRunFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := Decide(DecideInput{Current: rep, Now: now, Thresholds: DefaultThresholds, Policy: Policy{IfNoBaseline: "pass", OnRubricChange: "skip"}})
+	g := gate.Decide(gate.DecideInput{Current: rep, Now: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), Thresholds: gate.DefaultThresholds, Policy: gate.Policy{IfNoBaseline: "pass", OnRubricChange: "skip"}})
 	checkWarnFindings(t, g.Report)
 	var warns []finding.Finding
 	for _, f := range g.Findings {

@@ -1,19 +1,19 @@
-package gate_test
+package native_test
 
 import (
 	"fmt"
 
-	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // deepevalRun stands in for a format reader: it yields one Record per test
 // case, the metric names as deepeval writes them.
-type deepevalRun struct{ cases []gate.Record }
+type deepevalRun struct{ cases []native.Record }
 
 func (deepevalRun) Format() string { return "deepeval" }
 
-func (d deepevalRun) Each(fn func(*gate.Record) error) error {
+func (d deepevalRun) Each(fn func(*native.Record) error) error {
 	for i := range d.cases {
 		rec := d.cases[i]
 		if err := fn(&rec); err != nil {
@@ -45,15 +45,15 @@ criteria:
 		fmt.Println(err)
 		return
 	}
-	run := deepevalRun{cases: []gate.Record{
-		{ID: "refunds", Where: "testCases[0]", JudgeModel: "gpt-4.1", Samples: []gate.Sample{{
-			Metrics:   []gate.Metric{{Name: "Answer Relevancy", Value: 0.92}, {Name: "Faithfulness", Value: 0.4}},
+	run := deepevalRun{cases: []native.Record{
+		{ID: "refunds", Where: "testCases[0]", JudgeModel: "gpt-4.1", Samples: []native.Sample{{
+			Metrics:   []native.Metric{{Name: "Answer Relevancy", Value: 0.92}, {Name: "Faithfulness", Value: 0.4}},
 			Reasoning: "claims a 60-day window"}}},
-		{ID: "shipping", Where: "testCases[1]", Samples: []gate.Sample{{
-			Metrics: []gate.Metric{{Name: "Answer Relevancy", Value: 0.8}, {Name: "Faithfulness", Value: 1}}}}},
+		{ID: "shipping", Where: "testCases[1]", Samples: []native.Sample{{
+			Metrics: []native.Metric{{Name: "Answer Relevancy", Value: 0.8}, {Name: "Faithfulness", Value: 1}}}}},
 		{ID: "returns", Where: "testCases[2]", Error: "evaluation model timed out"},
 	}}
-	rep, err := gate.Score(rb, []gate.Input{{Name: ".deepeval/.latest_run_full.json", Records: run}}, gate.ScoreOptions{MaxUnscored: 0.5})
+	rep, err := native.Score(rb, []native.Input{{Name: ".deepeval/.latest_run_full.json", Records: run}}, native.ScoreOptions{MaxUnscored: 0.5})
 	if err != nil {
 		fmt.Println(err)
 		return

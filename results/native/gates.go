@@ -1,20 +1,12 @@
-package gate
+package native
 
 import (
 	"fmt"
+	"github.com/rubricgate/rubricgate/gate"
 	"math"
 
 	"github.com/rubricgate/rubricgate/rubric"
 )
-
-// GateCheck is the outcome of checking a rubric's blocking criteria on a
-// run that was scored under another rubric.
-type GateCheck struct {
-	// Failures are the items that fail one of the blocking criteria.
-	Failures []BlockingFailure
-	// Unchecked counts, per blocking criterion, the items that do not carry it.
-	Unchecked map[string]int
-}
 
 // CheckBlocking checks rb's blocking criteria on every item of inputs, read
 // leniently: other keys and columns are ignored, a missing criterion is
@@ -26,7 +18,7 @@ type GateCheck struct {
 // rubric: dropping the gate, allowing `na`, or changing the scale. Several
 // samples follow the scoring rules: na when more than half say na, and the
 // minimum is met when more than half of the scored samples meet it.
-func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
+func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*gate.GateCheck, error) {
 	gr := &rubric.Rubric{Name: rb.Name, ModelFamilies: rb.ModelFamilies}
 	var orig []*rubric.Criterion
 	var real []rubric.Scale
@@ -43,7 +35,7 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 		c.Scale = rubric.Scale{Low: math.MinInt32, High: math.MaxInt32}
 		gr.Criteria = append(gr.Criteria, c)
 	}
-	gc := &GateCheck{Failures: []BlockingFailure{}, Unchecked: map[string]int{}}
+	gc := &gate.GateCheck{Failures: []gate.BlockingFailure{}, Unchecked: map[string]int{}}
 	if len(orig) == 0 {
 		return gc, nil
 	}
@@ -89,7 +81,7 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*GateCheck, error) {
 				if note != "" {
 					r = "[" + note + "] " + why
 				}
-				gc.Failures = append(gc.Failures, BlockingFailure{Item: it.ID, Criterion: c.ID, Score: v.Score, Reasoning: r})
+				gc.Failures = append(gc.Failures, gate.BlockingFailure{Item: it.ID, Criterion: c.ID, Score: v.Score, Reasoning: r})
 			}
 			return nil
 		})

@@ -1,8 +1,7 @@
-package gate
+package native
 
 import (
 	"bytes"
-	"strconv"
 	"sync"
 	"testing"
 )
@@ -53,29 +52,6 @@ func BenchmarkReadJSONL(b *testing.B) {
 		err := ReadItems(rb, Input{Name: "bench.jsonl", R: bytes.NewReader(data)}, ReadOptions{}, func(*Item) error { n++; return nil })
 		if err != nil || n != 100000 {
 			b.Fatal(err, n)
-		}
-	}
-}
-
-// BenchmarkPairMillion pairs a 1M-item run with a 1M-item baseline: the
-// index, a million lookups and the one-pass normal interval.
-func BenchmarkPairMillion(b *testing.B) {
-	const n = 1_000_000
-	base := make([]ItemScore, n)
-	cur := make([]ItemResult, n)
-	for i := range n {
-		id := "q-" + strconv.Itoa(i)
-		base[i] = ItemScore{ID: id, Score: float64(i % 97)}
-		cur[i] = ItemResult{ID: id, Score: float64((i * 7) % 101)}
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		pr := NewPairer(base, 10)
-		for i := range cur {
-			pr.Add(&cur[i])
-		}
-		if p := pr.Result(); p.Common != n || p.Interval != "normal" {
-			b.Fatal(p.Common, p.Interval)
 		}
 	}
 }

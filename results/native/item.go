@@ -1,7 +1,11 @@
-// Package gate reads eval results, scores them against a rubric, aggregates
-// the run, compares it with a baseline and decides whether the gate passes.
-// It is pure: readers in, values out. Rendering lives elsewhere.
-package gate
+// Package native reads results into items: rubricgate's own JSON lines and
+// review sheets (CSV), and the neutral records the formats package turns
+// other tools' files into (see Record). Score reads every input in parallel,
+// validates each item against the rubric and hands it to gate's scoring;
+// bad input is an *InputError naming the file and line. Which reader a file
+// gets is decided by the results package (it opens and detects); gate
+// scores, compares and decides, and reads no file.
+package native
 
 import (
 	"bytes"

@@ -1,9 +1,10 @@
-package gate
+package native
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/rubricgate/rubricgate/gate"
 	"io"
 	"math"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 	"github.com/rubricgate/rubricgate/internal/testgolden"
 )
 
-func scoreText(t *testing.T, rb *rubric.Rubric, opts ScoreOptions, files ...string) (*Report, error) {
+func scoreText(t *testing.T, rb *rubric.Rubric, opts ScoreOptions, files ...string) (*gate.Report, error) {
 	t.Helper()
 	var inputs []Input
 	for i := 0; i+1 < len(files); i += 2 {
@@ -51,8 +52,8 @@ func TestItemArithmetic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got *ItemResult
-			rep, err := scoreText(t, tt.rb, ScoreOptions{OnItem: func(r *ItemResult) error { c := *r; got = &c; return nil }}, "a.jsonl", tt.line)
+			var got *gate.ItemResult
+			rep, err := scoreText(t, tt.rb, ScoreOptions{OnItem: func(r *gate.ItemResult) error { c := *r; got = &c; return nil }}, "a.jsonl", tt.line)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,7 +192,7 @@ func TestScoreDeterministicAcrossWorkers(t *testing.T) {
 			{Name: "s0.jsonl", R: bytes.NewReader(shard(0, 4000))},
 			{Name: "s1.jsonl", R: bytes.NewReader(shard(4000, 8001))},
 			{Name: "s2.jsonl", R: bytes.NewReader(shard(8001, len(lines)))},
-		}, ScoreOptions{Workers: w, OnItem: func(r *ItemResult) error { ids = append(ids, r.ID); return nil }})
+		}, ScoreOptions{Workers: w, OnItem: func(r *gate.ItemResult) error { ids = append(ids, r.ID); return nil }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +273,7 @@ func TestScoreFirstErrorInInputOrder(t *testing.T) {
 	// OnItem errors stop the run and come back unchanged.
 	stop := fmt.Errorf("stop")
 	k := 0
-	_, err := Score(prodRubric(), []Input{{Name: "r.jsonl", R: bytes.NewReader(genRun(8000, 1))}}, ScoreOptions{OnItem: func(*ItemResult) error {
+	_, err := Score(prodRubric(), []Input{{Name: "r.jsonl", R: bytes.NewReader(genRun(8000, 1))}}, ScoreOptions{OnItem: func(*gate.ItemResult) error {
 		k++
 		if k == 100 {
 			return stop
@@ -323,12 +324,12 @@ func TestOnItemCarriesJudgeAndLength(t *testing.T) {
 	run := `{"id":"a","accuracy":4,"resolution":3,"tone":4,"safety":1,"judge_model":"gpt-4o","answer":"héllo","reasoning":"why"}` + "\n" +
 		`{"id":"b","accuracy":4,"resolution":3,"tone":4,"safety":0,"judge_model":"gpt-4o","notes":"card number"}` + "\n" +
 		`{"id":"c","error":"timeout","judge_model":"claude"}` + "\n"
-	var got []ItemResult
-	_, err := scoreText(t, supportRubric(), ScoreOptions{MaxUnscored: 1, OnItem: func(r *ItemResult) error { got = append(got, *r); return nil }}, "r.jsonl", run)
+	var got []gate.ItemResult
+	_, err := scoreText(t, supportRubric(), ScoreOptions{MaxUnscored: 1, OnItem: func(r *gate.ItemResult) error { got = append(got, *r); return nil }}, "r.jsonl", run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ItemResult{
+	want := []gate.ItemResult{
 		{ID: "a", Score: 500.0 / 7, Pass: true, Failed: []string{}, NA: []string{}, Reasoning: "why", JudgeModel: "gpt-4o", Length: 5},
 		{ID: "b", Score: 400.0 / 7, Pass: false, Failed: []string{"safety"}, NA: []string{}, Reasoning: "card number", JudgeModel: "gpt-4o", Length: -1},
 		{ID: "c", Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: "timeout", JudgeModel: "claude", Length: -1},
@@ -349,9 +350,9 @@ func TestItemExactlyAtThresholdPasses(t *testing.T) {
 	if s := 100 * (n + n + n) / 3; s >= 70 {
 		t.Fatalf("float computes %v: pick values that round below 70", s)
 	}
-	var got []ItemResult
+	var got []gate.ItemResult
 	rep, err := Score(rb, []Input{{Name: "t.jsonl", R: strings.NewReader(`{"id":"x","scores":{"a":7,"b":7,"c":7}}` + "\n" + `{"id":"y","scores":{"a":7,"b":7,"c":6}}` + "\n")}},
-		ScoreOptions{OnItem: func(it *ItemResult) error { got = append(got, *it); return nil }})
+		ScoreOptions{OnItem: func(it *gate.ItemResult) error { got = append(got, *it); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
