@@ -2,7 +2,7 @@ package calibrate
 
 import (
 	"github.com/rubricgate/rubricgate/finding"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -97,7 +97,7 @@ func LengthBiasOf(rb *rubric.Rubric, ratings []Rating, th Thresholds) []LengthBi
 		for ci := range rb.Criteria {
 			c := &rb.Criteria[ci]
 			v := r.value(ci)
-			if v.State != native.Scored {
+			if v.State != gate.Scored {
 				continue
 			}
 			per[ci] = append(per[ci], LengthPoint{ID: r.ID, Length: r.Length, Score: float64(v.Score)})

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/gate"
 )
 
 func points(n int, score func(i int) float64) []LengthPoint {
@@ -59,7 +59,7 @@ func TestLengthBiasOf(t *testing.T) {
 		r.Length = 50 * (i + 1)
 		rs = append(rs, r)
 	}
-	rs = append(rs, Rating{ID: "err", Error: "timeout", Length: 5}, Rating{ID: "nolen", Values: []native.Value{sv(1)}, Length: -1})
+	rs = append(rs, Rating{ID: "err", Error: "timeout", Length: 5}, Rating{ID: "nolen", Values: []gate.Value{sv(1)}, Length: -1})
 	out := LengthBiasOf(rb, rs, DefaultThresholds)
 	if len(out) != 4 || out[0].Criterion != "" || out[1].Criterion != "faithfulness" {
 		t.Fatalf("out = %+v", out)

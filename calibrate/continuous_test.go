@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -17,7 +17,7 @@ func TestContinuousAndSampleMeans(t *testing.T) {
 		{ID: "helpfulness", Name: "helpfulness", Weight: 1, Scale: rubric.Scale{Low: 0, High: 1000}, Continuous: true},
 	}}
 	mk := func(id string, g, h float64) Rating {
-		return Rating{ID: id, Values: []native.Value{{Score: g, State: native.Scored}, {Score: h, State: native.Scored}}}
+		return Rating{ID: id, Values: []gate.Value{{Score: g, State: gate.Scored}, {Score: h, State: gate.Scored}}}
 	}
 	human := []Rating{mk("a", 2, 0.5), mk("b", 1, 0.1), mk("c", 0, 0.9), mk("d", 1, 0.2)}
 	// 1.67 and 0.33 are means of three samples; 1.5 rounds up.

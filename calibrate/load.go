@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -21,7 +22,7 @@ func ReadRatings(rb *rubric.Rubric, in native.Input, opts native.ReadOptions) ([
 			ID:         it.ID,
 			File:       it.File,
 			Line:       it.Line,
-			Values:     append([]native.Value(nil), it.Values...),
+			Values:     append([]gate.Value(nil), it.Values...),
 			Reviewer:   it.Reviewer,
 			Notes:      it.Notes,
 			JudgeModel: it.JudgeModel,

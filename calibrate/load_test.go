@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/results/native"
 )
 
@@ -33,7 +34,7 @@ func TestReadRatingsAndCompare(t *testing.T) {
 	if h[1].File != "human.csv" || h[1].Line != 3 || h[1].Notes != "says 60 days; passage says 30" {
 		t.Errorf("human q2 = %+v", h[1])
 	}
-	if h[2].Values[1].State != native.Missing || h[1].Values[1].State != native.NA {
+	if h[2].Values[1].State != gate.Missing || h[1].Values[1].State != gate.NA {
 		t.Errorf("citation states = %v, %v", h[2].Values[1], h[1].Values[1])
 	}
 	if j[0].Notes != "ok" || j[0].Length != 4 || j[1].Length != -1 {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rubricgate/rubricgate/gate"
-	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -58,7 +57,7 @@ type Rating struct {
 	Line int
 	// Values are indexed like the rubric's Criteria; a short or nil slice
 	// leaves the remaining criteria Missing.
-	Values []native.Value
+	Values []gate.Value
 	// Reviewer names the reviewer of a review-sheet row.
 	Reviewer string
 	// Notes are a reviewer's notes or, for a judge, its reasoning.
@@ -72,9 +71,9 @@ type Rating struct {
 }
 
 // value returns the rating's value for criterion i.
-func (r *Rating) value(i int) native.Value {
+func (r *Rating) value(i int) gate.Value {
 	if r.Error != "" || i >= len(r.Values) {
-		return native.Value{State: native.Missing}
+		return gate.Value{State: gate.Missing}
 	}
 	return r.Values[i]
 }
@@ -233,7 +232,7 @@ var humanJudge = [2]string{"human", "judge"}
 // pair is one joined item's two values on one criterion.
 type pair struct {
 	id   string
-	a, b native.Value
+	a, b gate.Value
 }
 
 // Compare joins human and judge ratings of the same items on id and measures
@@ -322,13 +321,13 @@ func agreement(c *rubric.Criterion, ps []pair, opts Options, names [2]string) Cr
 	ca.Confusion = newConfusion(c.Scale)
 	var naBoth int
 	for _, p := range ps {
-		if p.a.State == native.NA && p.b.State == native.NA {
+		if p.a.State == gate.NA && p.b.State == gate.NA {
 			naBoth++
 		}
 		// An item judged several times has the mean of its samples, which
 		// counts at the nearest level (halves up).
 		a, b := level(p.a.Score), level(p.b.Score)
-		if p.a.State != native.Scored || p.b.State != native.Scored ||
+		if p.a.State != gate.Scored || p.b.State != gate.Scored ||
 			!ca.Confusion.add(a, b) {
 			ca.NAOrMissing++
 			continue

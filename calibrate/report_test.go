@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -29,16 +29,16 @@ func testRubric() *rubric.Rubric {
 }
 
 // sv is a scored value; na and miss are the other states.
-func sv[T int | float64](s T) native.Value {
-	return native.Value{Score: float64(s), State: native.Scored}
+func sv[T int | float64](s T) gate.Value {
+	return gate.Value{Score: float64(s), State: gate.Scored}
 }
 
 var (
-	na   = native.Value{State: native.NA}
-	miss = native.Value{State: native.Missing}
+	na   = gate.Value{State: gate.NA}
+	miss = gate.Value{State: gate.Missing}
 )
 
-func rating(id string, line int, vs ...native.Value) Rating {
+func rating(id string, line int, vs ...gate.Value) Rating {
 	return Rating{ID: id, File: "f.jsonl", Line: line, Values: vs, Length: -1}
 }
 
@@ -214,7 +214,7 @@ func TestAdvice(t *testing.T) {
 	}
 	t.Run("no pairs", func(t *testing.T) {
 		c := rubric.Criterion{ID: "x", Scale: five, NA: true}
-		ca := agreement(&c, []pair{{id: "a", a: na, b: native.Value{}}}, Options{}.withDefaults(), humanJudge)
+		ca := agreement(&c, []pair{{id: "a", a: na, b: gate.Value{}}}, Options{}.withDefaults(), humanJudge)
 		if ca.Pass || ca.Exact != nil || !strings.Contains(ca.Advice, "na or missing") {
 			t.Errorf("pass %v exact %v advice %q", ca.Pass, ca.Exact, ca.Advice)
 		}
@@ -280,8 +280,8 @@ func BenchmarkCompare(b *testing.B) {
 	judge := make([]Rating, n)
 	for i := range human {
 		id := fmt.Sprintf("item-%05d", i)
-		hv := make([]native.Value, 5)
-		jv := make([]native.Value, 5)
+		hv := make([]gate.Value, 5)
+		jv := make([]gate.Value, 5)
 		for c := range hv {
 			hv[c] = sv(1 + (i*7+c)%5)
 			jv[c] = sv(1 + (i*7+c+i%3)%5)
@@ -412,10 +412,10 @@ func TestNotApplicableCriterion(t *testing.T) {
 		{ID: "grounding", Name: "grounding", Weight: 1, Scale: rubric.Scale{Low: 0, High: 2}, Critical: &two},
 		{ID: "citation", Name: "citation", Weight: 1, Scale: rubric.Scale{Low: 0, High: 2}, NA: true},
 	}}
-	mk := func(id string, g int, c native.Value) Rating {
-		return Rating{ID: id, Values: []native.Value{{Score: float64(g), State: native.Scored}, c}}
+	mk := func(id string, g int, c gate.Value) Rating {
+		return Rating{ID: id, Values: []gate.Value{{Score: float64(g), State: gate.Scored}, c}}
 	}
-	na := native.Value{State: native.NA}
+	na := gate.Value{State: gate.NA}
 	human := []Rating{mk("a", 2, na), mk("b", 1, na), mk("c", 0, na)}
 	judge := []Rating{mk("a", 2, na), mk("b", 1, na), mk("c", 0, na)}
 	rep, err := Compare(rb, human, judge, Options{})
@@ -431,7 +431,7 @@ func TestNotApplicableCriterion(t *testing.T) {
 		t.Errorf("a not-applicable criterion held the tier: %v", d.HeldBy)
 	}
 	// One side scored where the other says na: not "not applicable".
-	judge[0] = mk("a", 2, native.Value{Score: 2, State: native.Scored})
+	judge[0] = mk("a", 2, gate.Value{Score: 2, State: gate.Scored})
 	rep, _ = Compare(rb, human, judge, Options{})
 	if c := rep.Criteria[1]; c.NotApplicable || c.Pass {
 		t.Errorf("one-sided na: %+v", c)

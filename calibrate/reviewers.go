@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -35,14 +35,14 @@ type ReviewerReport struct {
 
 // Score is one criterion value as shown in a disagreement: a number, "na"
 // or null (missing) in JSON.
-type Score native.Value
+type Score gate.Value
 
 // MarshalJSON writes the score as a number, "na" or null.
 func (s Score) MarshalJSON() ([]byte, error) {
 	switch s.State {
-	case native.Scored:
+	case gate.Scored:
 		return json.Marshal(s.Score)
-	case native.NA:
+	case gate.NA:
 		return []byte(`"na"`), nil
 	}
 	return []byte("null"), nil
@@ -51,9 +51,9 @@ func (s Score) MarshalJSON() ([]byte, error) {
 // String is the score, "na" or "-".
 func (s Score) String() string {
 	switch s.State {
-	case native.Scored:
+	case gate.Scored:
 		return fmt.Sprint(s.Score)
-	case native.NA:
+	case gate.NA:
 		return "na"
 	}
 	return "-"
@@ -186,7 +186,7 @@ func CompareReviewers(rb *rubric.Rubric, rows []Rating, opts Options) (*Reviewer
 		for k, p := range both {
 			ps[k] = pair{id: p.a.ID, a: p.a.value(ci), b: p.b.value(ci)}
 			va, vb := ps[k].a, ps[k].b
-			if va.State == native.Missing || vb.State == native.Missing || sameValue(va, vb) {
+			if va.State == gate.Missing || vb.State == gate.Missing || sameValue(va, vb) {
 				continue
 			}
 			d := ReviewerDisagreement{Item: p.a.ID, Criterion: c.ID, A: Score(va), B: Score(vb),
@@ -215,9 +215,9 @@ func reviewerDup(err error, reviewer string) error {
 }
 
 // sameValue reports whether two values say the same thing.
-func sameValue(a, b native.Value) bool {
+func sameValue(a, b gate.Value) bool {
 	if a.State != b.State {
 		return false
 	}
-	return a.State != native.Scored || a.Score == b.Score
+	return a.State != gate.Scored || a.Score == b.Score
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -27,7 +27,7 @@ func ragRubric() *rubric.Rubric {
 	}
 }
 
-func row(id, reviewer string, line int, notes string, vs ...native.Value) Rating {
+func row(id, reviewer string, line int, notes string, vs ...gate.Value) Rating {
 	return Rating{ID: id, File: "sheet.csv", Line: line, Reviewer: reviewer, Notes: notes, Values: vs, Length: -1}
 }
 
@@ -93,7 +93,7 @@ func TestCompareReviewers(t *testing.T) {
 
 func TestCompareReviewersErrors(t *testing.T) {
 	rb := ragRubric()
-	v := []native.Value{sv(2), sv(2), sv(2), sv(2)}
+	v := []gate.Value{sv(2), sv(2), sv(2), sv(2)}
 	tests := []struct {
 		name string
 		rows []Rating

@@ -5,8 +5,12 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // dupBlock is the number of records sorted together. Records are kept in
@@ -282,4 +286,76 @@ func idsAt(sc *schema, in Input, start int64, lines map[int]string) error {
 		err = fmt.Errorf("lines not found")
 	}
 	return err
+}
+
+// dupRec is the 16-byte trace an item leaves for duplicate-id detection:
+// an 80-bit hash of its id and its position.
+type dupRec struct {
+	h     uint64
+	h2    uint16
+	input uint16
+	line  uint32
+}
+
+func newDupRec(id []byte, input, line int) dupRec {
+	h1, h2 := idHash(idKey(id))
+	if line > math.MaxUint32 {
+		line = math.MaxUint32
+	}
+	return dupRec{h: h1, h2: h2, input: uint16(input), line: uint32(line)}
+}
+
+// idKey is the form of an id that duplicate detection compares: its Unicode
+// normalisation form C, so that "é" written precomposed (U+00E9) and
+// decomposed (e U+0301), which look the same everywhere they are shown, are
+// one id. Ids are already trimmed. An all-ASCII id is its own NFC and is
+// returned as is, with no allocation.
+func idKey(id []byte) []byte {
+	for _, c := range id {
+		if c >= utf8.RuneSelf {
+			if norm.NFC.IsNormal(id) {
+				return id
+			}
+			return norm.NFC.Bytes(id)
+		}
+	}
+	return id
+}
+
+// idHash is FNV-1a (64 bits) plus 16 bits of an independent multiplicative
+// hash: 80 bits in all, so among n ids a false match has probability about
+// n^2/2^81 (4e-13 for a million ids), and is then re-checked against the
+// real ids when the inputs can be re-read.
+func idHash(id []byte) (uint64, uint16) {
+	h := uint64(14695981039346656037)
+	g := uint64(0x9E3779B97F4A7C15)
+	for _, c := range id {
+		h ^= uint64(c)
+		h *= 1099511628211
+		g = (g ^ uint64(c)) * 0xff51afd7ed558ccd
+		g ^= g >> 32
+	}
+	return h, uint16(g >> 48)
+}
+
+// low packs the fields after h, in sort order.
+func (a dupRec) low() uint64 {
+	return uint64(a.h2)<<48 | uint64(a.input)<<32 | uint64(a.line)
+}
+
+func (a dupRec) less(b dupRec) bool {
+	if a.h != b.h {
+		return a.h < b.h
+	}
+	return a.low() < b.low()
+}
+
+func (a dupRec) sameID(b dupRec) bool { return a.h == b.h && a.h2 == b.h2 }
+
+// posLess orders records by position in the run.
+func (a dupRec) posLess(b dupRec) bool {
+	if a.input != b.input {
+		return a.input < b.input
+	}
+	return a.line < b.line
 }

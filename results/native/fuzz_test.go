@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/rubricgate/rubricgate/gate"
 	"math"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ func checkItem(t *testing.T, it *Item, n int) {
 func checkUnscored(t *testing.T, it *Item, sc *schema) {
 	t.Helper()
 	for i, v := range it.Values {
-		if v.State != Missing && (v.State != Scored || !sc.blocking[i]) {
+		if v.State != gate.Missing && (v.State != gate.Scored || !sc.blocking[i]) {
 			t.Fatalf("unscored item keeps value %v of criterion %s", v, sc.ids[i])
 		}
 	}
@@ -47,7 +48,7 @@ func checkValues(t *testing.T, it *Item, sc *schema) {
 	var w float64
 	for i, v := range it.Values {
 		switch v.State {
-		case Scored:
+		case gate.Scored:
 			if !(v.Score >= sc.low[i] && v.Score <= sc.high[i]) {
 				t.Fatalf("criterion %s: accepted %v outside %v..%v", sc.ids[i], v.Score, sc.low[i], sc.high[i])
 			}
@@ -64,7 +65,7 @@ func checkValues(t *testing.T, it *Item, sc *schema) {
 				t.Fatalf("criterion %s: Below %v for %v", sc.ids[i], v.Below, v.Score)
 			}
 			w += sc.weight[i]
-		case NA:
+		case gate.NA:
 			if !sc.na[i] {
 				t.Fatalf("criterion %s: accepted na", sc.ids[i])
 			}
@@ -170,7 +171,7 @@ func FuzzReadCSV(f *testing.F) {
 				checkValues(t, it, sc)
 				if it.Error == "" && strings.TrimSpace(it.Notes) == "" {
 					for _, v := range it.Values {
-						if v.State == Scored && v.Score == 0 {
+						if v.State == gate.Scored && v.Score == 0 {
 							t.Fatalf("accepted a 0 without a note")
 						}
 					}

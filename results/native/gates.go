@@ -56,16 +56,16 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*gate.GateCheck, error) {
 				case it.Error != "":
 					// Unscored: only an integer below the minimum or off
 					// the scale fails (the lowest across samples).
-					if v.State != Scored || !v.Below && c.Meets(v.Score) && v.Score >= lo && v.Score <= hi {
+					if v.State != gate.Scored || !v.Below && c.Meets(v.Score) && v.Score >= lo && v.Score <= hi {
 						continue
 					}
 					note = "the item also carries a judge error: " + it.Error
-				case v.State == Missing:
+				case v.State == gate.Missing:
 					gc.Unchecked[c.ID]++
 					continue
 				case v.NAs > 0 && !c.NA:
 					note = "na, which the baseline's rubric does not allow"
-				case v.State == NA:
+				case v.State == gate.NA:
 					continue
 				case v.Min < lo || v.Max > hi:
 					bad := v.Min

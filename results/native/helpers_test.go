@@ -2,6 +2,7 @@ package native
 
 import (
 	"errors"
+	"github.com/rubricgate/rubricgate/gate"
 	"strings"
 	"testing"
 
@@ -76,7 +77,7 @@ func readAll(t *testing.T, rb *rubric.Rubric, name, text string, opts ReadOption
 	var items []Item
 	err := ReadItems(rb, Input{Name: name, R: strings.NewReader(text)}, opts, func(it *Item) error {
 		c := *it
-		c.Values = append([]Value(nil), it.Values...)
+		c.Values = append([]gate.Value(nil), it.Values...)
 		items = append(items, c)
 		return nil
 	})

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/gate"
 	"io"
 	"math"
 	"strconv"
@@ -48,46 +49,6 @@ type Input struct {
 	Records Records
 }
 
-// State says whether an item carries a score for a criterion.
-type State uint8
-
-// Value states.
-const (
-	// Missing: the item has no value for the criterion.
-	Missing State = iota
-	// Scored: the item has a score on the criterion's scale.
-	Scored
-	// NA: the item says `na` for a criterion that allows it.
-	NA
-)
-
-// Value is one criterion score on an item. An item judged several times
-// (the "samples" of a results line) has one Value per criterion that sums
-// its samples up: the mean of the scored samples, State NA when more than
-// half of the samples say `na`, Below by majority.
-type Value struct {
-	// Score is the score (the mean of the scored samples): an integer on an
-	// integer criterion judged once, any number within the scale otherwise.
-	Score float64
-	// Spread is the standard deviation of the scored samples (n-1 in the
-	// denominator); 0 with fewer than two.
-	Spread float64
-	// Min and Max are the lowest and highest scored sample.
-	Min, Max float64
-	// N is the number of scored samples, NAs the number of `na` samples
-	// (a single judging: N 1, or NAs 1).
-	N, NAs uint16
-	State  State
-	// Below is set when the criterion has a critical minimum that the item
-	// fails: not MORE than half of its scored samples meet the minimum (with
-	// one judging: the score is below it).
-	Below bool
-	// Outvoted is set when the criterion has a critical minimum that the
-	// item meets by the majority rule although at least one of its scored
-	// samples is below it: the failing judging was outvoted.
-	Outvoted bool
-}
-
 // Item is one judged item as read from results.
 type Item struct {
 	// ID identifies the item within the run.
@@ -98,7 +59,7 @@ type Item struct {
 	// Values are indexed like the rubric's Criteria. On an unscored item
 	// only the integer values of blocking criteria are kept (see Unscored);
 	// the others are Missing.
-	Values []Value
+	Values []gate.Value
 	// Error is the judge's error: non-empty exactly when the item is
 	// unscored. An error field that is blank (see IsBlank) is no error and
 	// reads as "".
@@ -429,7 +390,7 @@ type rawItem struct {
 	length        int  // -1 unknown
 	answerLen     int  // -1 unknown
 	raws          []rawVal
-	vals          []Value
+	vals          []gate.Value
 	meta          []metaField
 	// hasScores is set when the line has a "scores" object or a top-level
 	// criterion key; samples holds the "samples" array, nSamples long
@@ -466,7 +427,7 @@ func (r *rawItem) reset(n, line int) {
 	r.length, r.answerLen = -1, -1
 	if cap(r.raws) < n {
 		r.raws = make([]rawVal, n)
-		r.vals = make([]Value, n)
+		r.vals = make([]gate.Value, n)
 	}
 	r.raws = r.raws[:n]
 	r.vals = r.vals[:n]
@@ -588,7 +549,8 @@ type decoder struct {
 	file string
 	s    scanner
 	raw  rawItem
-	hint int // index of the criterion expected next (see find)
+	view gate.Judged // raw as scoring reads it (see judged)
+	hint int         // index of the criterion expected next (see find)
 	strs map[string]string
 	// shard is the input's shard header, once read (see shardHeader).
 	shard *ShardHeader
@@ -720,7 +682,7 @@ func (d *decoder) finish() error {
 			return d.errf(line, "criterion %q: %s", sc.ids[i], err.Error())
 		}
 		r.vals[i] = v
-		if v.State == Scored {
+		if v.State == gate.Scored {
 			weight += sc.weight[i]
 		}
 	}
@@ -732,7 +694,7 @@ func (d *decoder) finish() error {
 	}
 	if len(sc.rb.NotesRequiredFor) > 0 && IsBlank(r.notes) {
 		for i, v := range r.vals {
-			if v.State == Scored && !sc.cont[i] && sc.rb.NoteRequired(v.Score) {
+			if v.State == gate.Scored && !sc.cont[i] && sc.rb.NoteRequired(v.Score) {
 				return d.errf(line, "criterion %q: a score of %s needs a note in \"notes\" (notes_required_for)", sc.ids[i], fmtNum(v.Score))
 			}
 		}
@@ -747,16 +709,16 @@ func (d *decoder) finish() error {
 // criterion i and keeps it in *v when it is the lowest so far: an integer
 // (on the scale, or off it: then the gate cannot be shown to hold and it
 // fails). Other values are the failed judge's placeholders and ignored.
-func (sc *schema) unscoredValue(i int, rv *rawVal, v *Value) {
+func (sc *schema) unscoredValue(i int, rv *rawVal, v *gate.Value) {
 	if !rv.set {
 		return
 	}
-	var nv Value
-	if pv, err := sc.parseValue(i, rv); err == nil && pv.State == Scored {
+	var nv gate.Value
+	if pv, err := sc.parseValue(i, rv); err == nil && pv.State == gate.Scored {
 		nv = pv
 	} else if n, ok := sc.looseInt(rv); ok {
 		f := float64(n)
-		nv = Value{Score: f, Min: f, Max: f, N: 1, State: Scored, Below: true}
+		nv = gate.Value{Score: f, Min: f, Max: f, N: 1, State: gate.Scored, Below: true}
 	} else {
 		return
 	}
@@ -766,7 +728,7 @@ func (sc *schema) unscoredValue(i int, rv *rawVal, v *Value) {
 			nv.Below = true
 		}
 	}
-	if v.State != Scored || nv.Below && !v.Below || nv.Below == v.Below && nv.Score < v.Score {
+	if v.State != gate.Scored || nv.Below && !v.Below || nv.Below == v.Below && nv.Score < v.Score {
 		*v = nv
 	}
 }
@@ -809,7 +771,7 @@ func (d *decoder) finishSamples() error {
 				}
 			}
 		}
-		var v Value
+		var v gate.Value
 		var sum, sumSq float64
 		meets := 0
 		firstBelow := -1
@@ -818,7 +780,7 @@ func (d *decoder) finishSamples() error {
 			if err != nil {
 				return d.errf(line, "samples[%d]: criterion %q: %s", j, sc.ids[i], err.Error())
 			}
-			if sv.State == NA {
+			if sv.State == gate.NA {
 				v.NAs++
 				continue
 			}
@@ -840,12 +802,12 @@ func (d *decoder) finishSamples() error {
 			}
 		}
 		if 2*int(v.NAs) > k {
-			v.State = NA
+			v.State = gate.NA
 			v.Min, v.Max = 0, 0
 			r.vals[i] = v
 			continue
 		}
-		v.State = Scored
+		v.State = gate.Scored
 		n := float64(v.N)
 		v.Score = sum / n
 		// The mean of values within the scale lies within it; rounding
@@ -855,7 +817,7 @@ func (d *decoder) finishSamples() error {
 			for j := range samples {
 				rv := &samples[j].raws[i]
 				sv, _ := sc.parseValue(i, rv)
-				if sv.State == Scored {
+				if sv.State == gate.Scored {
 					dv := sv.Score - v.Score
 					sumSq += dv * dv
 				}
@@ -903,28 +865,28 @@ func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // parseValue turns a raw criterion value into a Value on the criterion's
 // scale (one judging: N or NAs is 1, Below set against the critical
 // minimum). The message of the error does not name the criterion.
-func (sc *schema) parseValue(i int, rv *rawVal) (Value, error) {
+func (sc *schema) parseValue(i int, rv *rawVal) (gate.Value, error) {
 	if rv.kind == kindNumber && len(rv.raw) == 1 { // the common case: one digit
 		if s := float64(rv.raw[0] - '0'); s >= sc.low[i] && s <= sc.high[i] {
-			return Value{Score: s, Min: s, Max: s, N: 1, State: Scored, Below: sc.critical[i] && s < sc.min[i]}, nil
+			return gate.Value{Score: s, Min: s, Max: s, N: 1, State: gate.Scored, Below: sc.critical[i] && s < sc.min[i]}, nil
 		}
 	}
 	return sc.parseSlow(i, rv)
 }
 
 // parseSlow is parseValue for every other value.
-func (sc *schema) parseSlow(i int, rv *rawVal) (Value, error) {
+func (sc *schema) parseSlow(i int, rv *rawVal) (gate.Value, error) {
 	var text []byte
 	switch {
 	case rv.direct == directNA:
 		if !sc.na[i] {
-			return Value{}, fmt.Errorf(`"na" is not allowed: the criterion does not set na: true (expected %s)`, sc.want(i))
+			return gate.Value{}, fmt.Errorf(`"na" is not allowed: the criterion does not set na: true (expected %s)`, sc.want(i))
 		}
-		return Value{State: NA, NAs: 1}, nil
+		return gate.Value{State: gate.NA, NAs: 1}, nil
 	case rv.direct == directNum:
 		f := rv.f
 		if !sc.cont[i] && f != math.Trunc(f) {
-			return Value{}, fmt.Errorf("expected %s, got %s", sc.want(i), fmtNum(f))
+			return gate.Value{}, fmt.Errorf("expected %s, got %s", sc.want(i), fmtNum(f))
 		}
 		return sc.onScale(i, f)
 	case rv.cell:
@@ -940,22 +902,22 @@ func (sc *schema) parseSlow(i int, rv *rawVal) (Value, error) {
 		}
 		v, ok := jsonInt(rv.raw)
 		if !ok {
-			return Value{}, fmt.Errorf("expected %s, got %s", sc.want(i), quoteBytes(rv.raw))
+			return gate.Value{}, fmt.Errorf("expected %s, got %s", sc.want(i), quoteBytes(rv.raw))
 		}
 		return sc.onScale(i, float64(v))
 	default:
-		return Value{}, fmt.Errorf("expected %s%s, got %s", sc.want(i), sc.naHint(i), rv.kind)
+		return gate.Value{}, fmt.Errorf("expected %s%s, got %s", sc.want(i), sc.naHint(i), rv.kind)
 	}
 	t := bytes.TrimSpace(text)
 	if len(t) == 2 && (t[0]|0x20) == 'n' && (t[1]|0x20) == 'a' {
 		if !sc.na[i] {
-			return Value{}, fmt.Errorf(`"na" is not allowed: the criterion does not set na: true (expected %s)`, sc.want(i))
+			return gate.Value{}, fmt.Errorf(`"na" is not allowed: the criterion does not set na: true (expected %s)`, sc.want(i))
 		}
-		return Value{State: NA, NAs: 1}, nil
+		return gate.Value{State: gate.NA, NAs: 1}, nil
 	}
 	if sc.cont[i] {
 		if !isJSONNumber(t) {
-			return Value{}, fmt.Errorf("expected %s%s, got %s", sc.want(i), sc.naHint(i), quoteBytes(text))
+			return gate.Value{}, fmt.Errorf("expected %s%s, got %s", sc.want(i), sc.naHint(i), quoteBytes(text))
 		}
 		return sc.decimal(i, t)
 	}
@@ -963,7 +925,7 @@ func (sc *schema) parseSlow(i int, rv *rawVal) (Value, error) {
 	// hex floats such as 0x1p-2.
 	n, err := strconv.Atoi(string(t))
 	if err != nil {
-		return Value{}, fmt.Errorf("expected %s%s, got %s", sc.want(i), sc.naHint(i), quoteBytes(text))
+		return gate.Value{}, fmt.Errorf("expected %s%s, got %s", sc.want(i), sc.naHint(i), quoteBytes(text))
 	}
 	return sc.onScale(i, float64(n))
 }
@@ -978,10 +940,10 @@ func (sc *schema) want(i int) string {
 
 // decimal parses a number already checked against the JSON number grammar
 // (so no NaN, Inf, hex or underscores) for a continuous criterion.
-func (sc *schema) decimal(i int, t []byte) (Value, error) {
+func (sc *schema) decimal(i int, t []byte) (gate.Value, error) {
 	f, err := strconv.ParseFloat(string(t), 64)
 	if err != nil || math.IsInf(f, 0) {
-		return Value{}, fmt.Errorf("expected %s, got %s", sc.want(i), quoteBytes(t))
+		return gate.Value{}, fmt.Errorf("expected %s, got %s", sc.want(i), quoteBytes(t))
 	}
 	if f == 0 {
 		f = 0 // no negative zero
@@ -1026,11 +988,11 @@ func (sc *schema) naHint(i int) string {
 	return ""
 }
 
-func (sc *schema) onScale(i int, v float64) (Value, error) {
+func (sc *schema) onScale(i int, v float64) (gate.Value, error) {
 	if !(v >= sc.low[i] && v <= sc.high[i]) {
-		return Value{}, fmt.Errorf("score %s is outside its scale %s..%s", fmtNum(v), fmtNum(sc.low[i]), fmtNum(sc.high[i]))
+		return gate.Value{}, fmt.Errorf("score %s is outside its scale %s..%s", fmtNum(v), fmtNum(sc.low[i]), fmtNum(sc.high[i]))
 	}
-	return Value{Score: v, Min: v, Max: v, N: 1, State: Scored, Below: sc.critical[i] && v < sc.min[i]}, nil
+	return gate.Value{Score: v, Min: v, Max: v, N: 1, State: gate.Scored, Below: sc.critical[i] && v < sc.min[i]}, nil
 }
 
 // jsonInt returns the integer value of a JSON number. Integer-valued numbers
@@ -1086,6 +1048,18 @@ func jsonInt(t []byte) (int, bool) {
 }
 
 // itemLine is the line to show for the item: 0 for a record without one.
+// judged returns the decoded item as scoring reads it (in d.view, reused);
+// keep also interns its judge model.
+func (d *decoder) judged(keep bool) *gate.Judged {
+	r, j := &d.raw, &d.view
+	*j = gate.Judged{ID: r.id, Line: r.line, ItemLine: r.itemLine(), Values: r.vals, Unscored: r.unscored(), Error: r.errMsg,
+		Reasoning: r.reasoning, Notes: r.notes, Why: r.why, Length: r.length, Pass: r.pass, RetrievalMiss: r.retrievalMiss, Samples: r.nSamples}
+	if keep {
+		j.JudgeModel = d.intern(r.judgeModel)
+	}
+	return j
+}
+
 func (r *rawItem) itemLine() int {
 	if r.noLine {
 		return 0

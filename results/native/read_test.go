@@ -3,6 +3,7 @@ package native
 import (
 	"encoding/json"
 	"errors"
+	"github.com/rubricgate/rubricgate/gate"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,50 +17,50 @@ func TestReadJSONLForms(t *testing.T) {
 		name  string
 		line  string
 		opts  ReadOptions
-		want  []Value
+		want  []gate.Value
 		id    string
 		check func(t *testing.T, it Item)
 	}{
 		{name: "scores object", line: `{"id": "q-17", "scores": {"accuracy": 4, "resolution": 3, "tone": 4, "safety": 1}, "reasoning": "ok", "judge_model": "gpt-4o"}`,
-			id: "q-17", want: []Value{sv(4), sv(3), sv(4), sv(1)},
+			id: "q-17", want: []gate.Value{sv(4), sv(3), sv(4), sv(1)},
 			check: func(t *testing.T, it Item) {
 				if it.Reasoning != "ok" || it.JudgeModel != "gpt-4o" || it.Length != -1 || it.Pass != nil {
 					t.Errorf("fields: %+v", it)
 				}
 			}},
 		{name: "top-level form, alias, case", line: `{"id":"q1","Policy_Accuracy":4,"RESOLUTION":3,"tone":4,"safety":1,"reasoning":"r"}`,
-			id: "q1", want: []Value{sv(4), sv(3), sv(4), sv(1)}},
+			id: "q1", want: []gate.Value{sv(4), sv(3), sv(4), sv(1)}},
 		{name: "number id kept as literal", line: `{"id": 1.50, "scores": {"accuracy": 4.0, "resolution": "3", "tone": " 4 ", "safety": 1e0}}`,
-			id: "1.50", want: []Value{sv(4), sv(3), sv(4), sv(1)}},
+			id: "1.50", want: []gate.Value{sv(4), sv(3), sv(4), sv(1)}},
 		{name: "escaped id and answer length in runes", line: `{"id": "q\u00e9\"x", "scores": {"accuracy": 1, "resolution": 1, "tone": 1, "safety": 0}, "answer": "h\u00e9llo ✓", "pass": "no", "retrieval_miss": true}`,
-			id: "qé\"x", want: []Value{sv(1), sv(1), sv(1), sv(0)},
+			id: "qé\"x", want: []gate.Value{sv(1), sv(1), sv(1), sv(0)},
 			check: func(t *testing.T, it Item) {
 				if it.Length != 7 || it.Pass == nil || *it.Pass || !it.RetrievalMiss {
 					t.Errorf("length %d pass %v miss %v", it.Length, it.Pass, it.RetrievalMiss)
 				}
 			}},
 		{name: "length field wins", line: `{"id": "a", "scores": {"accuracy": 1, "resolution": 1, "tone": 1, "safety": 0}, "output": "abc", "length": 12}`,
-			id: "a", want: []Value{sv(1), sv(1), sv(1), sv(0)},
+			id: "a", want: []gate.Value{sv(1), sv(1), sv(1), sv(0)},
 			check: func(t *testing.T, it Item) {
 				if it.Length != 12 {
 					t.Errorf("length %d, want 12", it.Length)
 				}
 			}},
 		{name: "judge error needs no scores", line: `{"id": "e1", "error": "timeout", "accuracy": "garbage"}`,
-			id: "e1", want: []Value{{}, {}, {}, {}},
+			id: "e1", want: []gate.Value{{}, {}, {}, {}},
 			check: func(t *testing.T, it Item) {
 				if it.Error != "timeout" {
 					t.Errorf("error %q", it.Error)
 				}
 			}},
 		{name: "null error is no error", line: `{"id": "n", "error": null, "scores": {"accuracy": 5, "resolution": 5, "tone": 5, "safety": 1}}`,
-			id: "n", want: []Value{sv(5), sv(5), sv(5), sv(1)}},
+			id: "n", want: []gate.Value{sv(5), sv(5), sv(5), sv(1)}},
 		{name: "allow missing", opts: ReadOptions{AllowMissing: true}, line: `{"id": "m", "scores": {"accuracy": 5}}`,
-			id: "m", want: []Value{sv(5), {}, {}, {}}},
+			id: "m", want: []gate.Value{sv(5), {}, {}, {}}},
 		{name: "ignore unknown", opts: ReadOptions{IgnoreUnknown: true}, line: `{"id": "u", "scores": {"accuracy": 5, "resolution": 5, "tone": 5, "safety": 1, "old": 3}}`,
-			id: "u", want: []Value{sv(5), sv(5), sv(5), sv(1)}},
+			id: "u", want: []gate.Value{sv(5), sv(5), sv(5), sv(1)}},
 		{name: "meta kept", opts: ReadOptions{KeepMeta: true}, line: `{"id": "k", "accuracy": 5, "resolution": 5, "tone": 5, "safety": 1, "model": {"name": "x", "v": [1, 2]}}`,
-			id: "k", want: []Value{sv(5), sv(5), sv(5), sv(1)},
+			id: "k", want: []gate.Value{sv(5), sv(5), sv(5), sv(1)},
 			check: func(t *testing.T, it Item) {
 				if string(it.Meta["model"]) != `{"name": "x", "v": [1, 2]}` {
 					t.Errorf("meta %q", it.Meta)
@@ -189,7 +190,7 @@ func TestReadCSV(t *testing.T) {
 	var items []Item
 	err := ReadItems(rb, Input{Name: "sheet.csv", R: strings.NewReader(sheet)}, ReadOptions{KeepMeta: true}, func(it *Item) error {
 		c := *it
-		c.Values = append([]Value(nil), it.Values...)
+		c.Values = append([]gate.Value(nil), it.Values...)
 		items = append(items, c)
 		return nil
 	})
@@ -205,7 +206,7 @@ func TestReadCSV(t *testing.T) {
 			t.Errorf("item %s at line %d, want %d", it.ID, it.Line, wantLines[i])
 		}
 	}
-	if got := items[0].Values; got[1].State != NA || got[0].Score != 2 || got[3].Score != 1 {
+	if got := items[0].Values; got[1].State != gate.NA || got[0].Score != 2 || got[3].Score != 1 {
 		t.Errorf("q1 values %v", got)
 	}
 	if items[0].Pass == nil || !*items[0].Pass || items[1].Pass != nil || items[2].Pass == nil || *items[2].Pass {
@@ -340,4 +341,4 @@ func TestJSONInt(t *testing.T) {
 }
 
 // sv is a single scored value, as the readers build it.
-func sv(s float64) Value { return Value{Score: s, Min: s, Max: s, N: 1, State: Scored} }
+func sv(s float64) gate.Value { return gate.Value{Score: s, Min: s, Max: s, N: 1, State: gate.Scored} }

@@ -3,6 +3,7 @@ package native
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rubricgate/rubricgate/gate"
 	"math"
 	"slices"
 	"strings"
@@ -38,7 +39,7 @@ func TestContinuousValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, want := range []float64{0.35, 0.125, 0.1} {
-		if v := items[k].Values[0]; v.State != Scored || v.Score != want {
+		if v := items[k].Values[0]; v.State != gate.Scored || v.Score != want {
 			t.Errorf("item %d helpfulness = %+v, want %v", k, v, want)
 		}
 	}
@@ -137,13 +138,13 @@ func TestSamplesRules(t *testing.T) {
 	if m[0].Below {
 		t.Error("mean: 2 of 3 samples meet 0.35, so the item meets it")
 	}
-	if v := items[1].Values[2]; v.State != NA || v.NAs != 2 {
+	if v := items[1].Values[2]; v.State != gate.NA || v.NAs != 2 {
 		t.Errorf("na-majority citation %+v", v)
 	}
-	if v := items[2].Values[2]; v.State != Scored || v.Score != 1.5 || v.N != 2 || !v.Below {
+	if v := items[2].Values[2]; v.State != gate.Scored || v.Score != 1.5 || v.N != 2 || !v.Below {
 		t.Errorf("na-minority citation %+v (the na sample is ignored; 1 of 2 meets 2: a tie fails)", v)
 	}
-	if v := items[6].Values[2]; v.State != Scored || v.Score != 2 || v.NAs != 1 {
+	if v := items[6].Values[2]; v.State != gate.Scored || v.Score != 2 || v.NAs != 1 {
 		t.Errorf("na-tie citation %+v: half na is no majority", v)
 	}
 	if v := items[3].Values[0]; !v.Below || v.Score != 0.5 {

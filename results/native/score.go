@@ -37,6 +37,15 @@ type job struct {
 	done chan *partial
 }
 
+// partial is one chunk's outcome: its tally, the traces of its ids, the
+// input's shard header when the chunk held it, and the first error.
+type partial struct {
+	t     *gate.Tally
+	recs  []dupRec
+	shard *ShardHeader
+	err   error
+}
+
 // Score reads every input (shards of one run), scores each item, and
 // aggregates the run. It streams and uses every core. Bad input returns an
 // *InputError naming file and line; a duplicate id names both places. An
@@ -52,6 +61,7 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 	if err != nil {
 		return nil, err
 	}
+	scorer := gate.NewScorer(rb)
 	if len(inputs) == 0 {
 		return nil, errors.New("gate: no results inputs")
 	}
@@ -118,14 +128,14 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 					d = newDecoder(sc, j.c.file)
 					decs[j.c.file] = d
 				}
-				j.done <- work(sc, d, j.c, keep)
+				j.done <- work(scorer, d, j.c, keep)
 				pool.put(j.c.buf, chunkSize)
 				j.c.buf = nil
 			}
 		}()
 	}
 
-	u := newRun(sc)
+	u := scorer.NewRun()
 	var store dupStore
 	shards := map[int]*ShardHeader{}
 	var ferr error
@@ -135,8 +145,9 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 			ferr = p.err
 		}
 		if ferr == nil && keep {
-			for k := range p.results {
-				if err := opts.OnItem(&p.results[k]); err != nil {
+			kept := p.t.Kept()
+			for k := range kept {
+				if err := opts.OnItem(&kept[k]); err != nil {
 					ferr = err
 					break
 				}
@@ -148,7 +159,7 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 		if p.shard != nil {
 			shards[j.c.input] = p.shard
 		}
-		u.fold(p)
+		u.Fold(p.t)
 		store.add(p.recs)
 	}
 	close(quit)
@@ -162,7 +173,7 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 	if err := checkShards(inputs, shards); err != nil {
 		return nil, err
 	}
-	if u.agg.items == 0 {
+	if u.Items() == 0 {
 		names := make([]string, len(inputs))
 		for i, in := range inputs {
 			names[i] = in.Name
@@ -172,7 +183,7 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 	if err := dupError(sc, inputs, starts, store.pairs()); err != nil {
 		return nil, err
 	}
-	rep := u.report(opts)
+	rep := u.Report(opts.MaxUnscored)
 	for _, in := range inputs {
 		if w, ok := in.Records.(RecordsWarner); ok {
 			rep.Warn(w.Warnings(rb)...)
@@ -285,8 +296,8 @@ func readRecordsInput(idx int, in Input, send func(*chunk) bool) bool {
 }
 
 // work decodes and scores one chunk.
-func work(sc *schema, d *decoder, c *chunk, keep bool) *partial {
-	p := newPartial(sc)
+func work(scorer *gate.Scorer, d *decoder, c *chunk, keep bool) *partial {
+	p := &partial{t: scorer.NewTally()}
 	p.recs = make([]dupRec, 0, len(c.lines)+len(c.rows))
 	if c.recs != nil {
 		for k, rec := range c.recs {
@@ -294,7 +305,7 @@ func work(sc *schema, d *decoder, c *chunk, keep bool) *partial {
 				p.err = err
 				return p
 			}
-			p.add(sc, d, c.file, c.input, keep)
+			p.add(d, c.file, c.input, keep)
 		}
 	} else if c.head != nil {
 		for k, row := range c.rows {
@@ -302,7 +313,7 @@ func work(sc *schema, d *decoder, c *chunk, keep bool) *partial {
 				p.err = err
 				return p
 			}
-			p.add(sc, d, c.file, c.input, keep)
+			p.add(d, c.file, c.input, keep)
 		}
 	} else {
 		for _, l := range c.lines {
@@ -312,7 +323,7 @@ func work(sc *schema, d *decoder, c *chunk, keep bool) *partial {
 				return p
 			}
 			if ok {
-				p.add(sc, d, c.file, c.input, keep)
+				p.add(d, c.file, c.input, keep)
 			}
 		}
 	}
@@ -321,4 +332,11 @@ func work(sc *schema, d *decoder, c *chunk, keep bool) *partial {
 	}
 	p.err = c.err
 	return p
+}
+
+// add hands the decoder's item to the tally and keeps the trace of its id.
+func (p *partial) add(d *decoder, file string, input int, keep bool) {
+	r := &d.raw
+	p.recs = append(p.recs, newDupRec(r.id, input, r.line))
+	p.t.Add(d.judged(keep), file, keep)
 }

@@ -225,13 +225,12 @@ func TestScoreMatchesReadItems(t *testing.T) {
 	rb := prodRubric()
 	var sum float64
 	var n, passed, unscored int
-	sc, _ := newSchema(rb, ReadOptions{})
 	err := ReadItems(rb, Input{Name: "r.jsonl", R: bytes.NewReader(data)}, ReadOptions{}, func(it *Item) error {
 		if it.Error != "" {
 			unscored++
 			return nil
 		}
-		s, failed := sc.itemScore(it.Values)
+		s, failed := gate.NewScorer(rb).Weighted(it.Values)
 		sum += s
 		n++
 		if s >= rb.Threshold && !failed {
