@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/family"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/results"
 	"github.com/rubricgate/rubricgate/results/native"
@@ -18,7 +19,7 @@ func TestParseTier(t *testing.T) {
 	rb := loadExample(t)
 	base := TierSettings{Tiers: "10,25,50", MinAgreement: "0.8", SameFamily: "fail", JudgeModel: " gpt-4o ", ProductionModel: "claude-sonnet-4-5"}
 	tier, err := ParseTier(base, rb)
-	if err != nil || tier.Enabled || tier.JudgeModel != "gpt-4o" || tier.MinAgreement != 0.8 || tier.Family != calibrate.FamilyFail {
+	if err != nil || tier.Enabled || tier.JudgeModel != "gpt-4o" || tier.MinAgreement != 0.8 || tier.Family != family.FamilyFail {
 		t.Fatalf("no tier: %+v %v", tier, err)
 	}
 	s := base

@@ -1,4 +1,4 @@
-package calibrate
+package family
 
 import (
 	"errors"

@@ -1,4 +1,9 @@
-package calibrate
+// Package family tells which model family a model name belongs to and
+// checks a judge against the production model's family (a judge of the same
+// family grades its own kind: seed 004's self-preference rule). Both the
+// judge command and calibration's tier checks use it; it depends on nothing
+// but finding.
+package family
 
 import (
 	"fmt"
