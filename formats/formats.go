@@ -6,7 +6,7 @@
 // with the rubric's `from`. A format's Name is the rubric's `from` key
 // (rubric.Sources): one name per tool, whichever of its files is read.
 //
-// Every reader is strict: bad input is an *InputError naming the file, the
+// Every reader is strict: bad input is an *native.InputError naming the file, the
 // line (or JSON path or zip member) and what was expected; duplicate item
 // ids are refused (Inspect's epochs are samples of one id, not duplicates);
 // inputs are read under size limits. A value the tool recorded as missing
@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"path"
 	"sort"
@@ -237,7 +238,7 @@ func newIDs(file string) *ids { return &ids{file: file, seen: map[string]Locatio
 // naming both places.
 func (s *ids) add(key, shown string, loc Location, hint string) error {
 	if prev, dup := s.seen[key]; dup {
-		return &InputError{File: s.file, Line: loc.Line, Path: loc.Path,
+		return &native.InputError{File: s.file, Line: loc.Line, Path: loc.Path,
 			Msg: fmt.Sprintf("duplicate id %q (first at %s)%s", shown, where(prev), hint)}
 	}
 	s.seen[key] = loc

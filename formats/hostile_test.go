@@ -6,6 +6,7 @@ import (
 	"compress/flate"
 	"encoding/json"
 	"errors"
+	"github.com/rubricgate/rubricgate/results/native"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,9 +58,9 @@ func TestHostile(t *testing.T) {
 			f, _ := Lookup(c.format)
 			path := filepath.Join("testdata", "hostile", c.file)
 			_, err := readFile(t, f, path)
-			var ie *InputError
+			var ie *native.InputError
 			if !errors.As(err, &ie) {
-				t.Fatalf("error %v, want an *InputError", err)
+				t.Fatalf("error %v, want an *native.InputError", err)
 			}
 			if !strings.Contains(err.Error(), c.want) || ie.File != path {
 				t.Errorf("error %q, want one naming %s and containing %q", err, path, c.want)
@@ -204,9 +205,9 @@ func TestInspectEvalHostile(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := readBytes(inspectEval, "epochs.eval", c.data)
-			var ie *InputError
+			var ie *native.InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "epochs.eval") {
-				t.Errorf("error %v, want an *InputError naming epochs.eval and containing %q", err, c.want)
+				t.Errorf("error %v, want an *native.InputError naming epochs.eval and containing %q", err, c.want)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"math"
 	"strconv"
@@ -84,23 +85,23 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 	// Peek returns (and clears) a read error, so it is checked here.
 	peek, perr := br.Peek(br.Size())
 	if crlf.BareCR(peek) {
-		return &InputError{File: name, Line: 1, Msg: crlf.Message}
+		return &native.InputError{File: name, Line: 1, Msg: crlf.Message}
 	}
 	cr := csv.NewReader(br)
 	cr.ReuseRecord = false
 	csvErr := func(err error) error {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			return &InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
+			return &native.InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
 		}
-		return &InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
+		return &native.InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
 	}
 	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
 		return csvErr(perr)
 	}
 	head, err := cr.Read()
 	if err == io.EOF {
-		return &InputError{File: name, Line: 1, Msg: "empty; expected a header row"}
+		return &native.InputError{File: name, Line: 1, Msg: "empty; expected a header row"}
 	}
 	if err != nil {
 		return csvErr(err)
@@ -113,10 +114,10 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 			continue // pandas' index
 		}
 		if c == "" {
-			return &InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %d has an empty name", i+1)}
+			return &native.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %d has an empty name", i+1)}
 		}
 		if seenCol[c] {
-			return &InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %q appears twice", c)}
+			return &native.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %q appears twice", c)}
 		}
 		seenCol[c] = true
 		switch {
@@ -134,10 +135,10 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 		}
 	}
 	if idCol < 0 && textCol < 0 {
-		return &InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
+		return &native.InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
 	}
 	if len(metrics) == 0 {
-		return &InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
+		return &native.InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
 	}
 	seen := newIDs(name)
 	rows := 0
@@ -158,14 +159,14 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 			rec.ID = row[idCol]
 			hint = ""
 			if strings.TrimSpace(rec.ID) == "" {
-				return &InputError{File: name, Line: line, Msg: "empty id"}
+				return &native.InputError{File: name, Line: line, Msg: "empty id"}
 			}
 		}
 		if textCol >= 0 {
 			text := row[textCol]
 			if idCol < 0 {
 				if strings.TrimSpace(text) == "" {
-					return &InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[textCol])}
+					return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[textCol])}
 				}
 				sum := sha256.Sum256([]byte(text))
 				rec.ID = "sha256:" + hex.EncodeToString(sum[:8])
@@ -184,7 +185,7 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 			default:
 				f, err := strconv.ParseFloat(cell, 64)
 				if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-					return &InputError{File: name, Line: line, Path: "column " + strconv.Quote(head[i]),
+					return &native.InputError{File: name, Line: line, Path: "column " + strconv.Quote(head[i]),
 						Msg: fmt.Sprintf("%q; expected a finite number, or empty or NaN where the metric failed (a column that is not a metric must be id or a ragas sample field)", clip(cell, 40))}
 				}
 				m.Value = f
@@ -196,7 +197,7 @@ func readRagas(name string, r io.Reader, fn func(*Record) error) error {
 		}
 	}
 	if rows == 0 {
-		return &InputError{File: name, Line: 1, Msg: "no rows after the header"}
+		return &native.InputError{File: name, Line: 1, Msg: "no rows after the header"}
 	}
 	return nil
 }

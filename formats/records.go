@@ -82,7 +82,7 @@ func (s *Records) Each(fn func(*native.Record) error) error {
 		return nil
 	})
 	if err != nil {
-		var ie *InputError
+		var ie *native.InputError
 		if errors.As(err, &ie) {
 			msg := ie.Msg
 			if ie.Path != "" && ie.Path != "$" {
