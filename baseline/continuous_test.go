@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -34,7 +35,7 @@ criteria:
 {"id":"c","scores":{"helpful":0.1,"tone":5}}
 `
 	var items []gate.ItemScore
-	rep, err := gate.Score(rb, []gate.Input{{Name: "run.jsonl", R: strings.NewReader(run)}}, gate.ScoreOptions{OnItem: func(it *gate.ItemResult) error {
+	rep, err := native.Score(rb, []native.Input{{Name: "run.jsonl", R: strings.NewReader(run)}}, native.ScoreOptions{OnItem: func(it *gate.ItemResult) error {
 		items = append(items, gate.ItemScore{ID: it.ID, Score: it.Score})
 		return nil
 	}})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/internal/ctxsleep"
 )
 
 // GitHub defaults.
@@ -254,7 +255,7 @@ func (g GitHub) withDefaults() GitHub {
 		g.MaxBackoff = DefaultMaxBackoff
 	}
 	if g.Sleep == nil {
-		g.Sleep = sleepCtx
+		g.Sleep = ctxsleep.Sleep
 	}
 	if g.Now == nil {
 		g.Now = time.Now
@@ -263,17 +264,6 @@ func (g GitHub) withDefaults() GitHub {
 		g.Logf = func(string, ...any) {}
 	}
 	return g
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Latest finds the newest usable baseline artifact for q (see GitHub).

@@ -702,17 +702,6 @@ func TestGitHubRateLimitRealClock(t *testing.T) {
 	}
 }
 
-func TestSleepCtx(t *testing.T) {
-	if err := sleepCtx(context.Background(), time.Millisecond); err != nil {
-		t.Errorf("sleep: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := sleepCtx(ctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled sleep: %v", err)
-	}
-}
-
 // A reset already past (a skewed clock) or Retry-After: 0 must not turn into
 // a burst of requests: every wait lasts at least minRateWait and the search
 // gives up after maxRateWaits waits.

@@ -7,9 +7,9 @@
 // family; length bias) and the staged-rollout tier decision.
 //
 // The package is pure: values in, values out. Computing builds report values
-// (Compare, CompareReviewers, CheckFamilies, CheckLengthBias, DecideTier);
+// (Compare, CompareReviewers, CheckLengthBias, DecideTier; the family check is package family);
 // rendering them as Markdown or plain text lives in render.go. ReadRatings is
-// a thin layer over gate.ReadItems. Only ReadRatingsFile and CompareFiles
+// a thin layer over native.ReadItems (results/native). Only ReadRatingsFile and CompareFiles
 // touch files: they open the ratings through package results.
 //
 // # Conventions

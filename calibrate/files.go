@@ -1,10 +1,10 @@
 package calibrate
 
 import (
-	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/results"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -45,7 +45,7 @@ func ReadRatingsFile(rb *rubric.Rubric, path, format string) ([]Rating, error) {
 	if len(inputs) != 1 {
 		return nil, usage.Errorf("calibrate: %q names %d files; expected one ratings file", path, len(inputs))
 	}
-	return ReadRatings(rb, inputs[0], gate.ReadOptions{})
+	return ReadRatings(rb, inputs[0], native.ReadOptions{})
 }
 
 // Files names the ratings a calibration compares: Human and Judge, or one

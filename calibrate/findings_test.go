@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"github.com/rubricgate/rubricgate/family"
 	"slices"
 	"testing"
 
@@ -12,19 +13,19 @@ import (
 func TestFamilyFindings(t *testing.T) {
 	cases := []struct {
 		judge, production string
-		policy            FamilyPolicy
+		policy            family.FamilyPolicy
 		kinds             []finding.Kind
 		texts             []string
 	}{
-		{"", "gpt-4o", FamilyFail, []finding.Kind{finding.JudgeModelMissing},
+		{"", "gpt-4o", family.FamilyFail, []finding.Kind{finding.JudgeModelMissing},
 			[]string{"no judge model given: the judge family check could not be made"}},
-		{"house-judge", "gpt-4o", FamilyFail, []finding.Kind{finding.JudgeFamilyUnknown},
+		{"house-judge", "gpt-4o", family.FamilyFail, []finding.Kind{finding.JudgeFamilyUnknown},
 			[]string{`judge model "house-judge" is of an unknown family: the judge family check could not be made (add it under model_families in the rubric)`}},
-		{"gpt-4o-mini", "gpt-4o", FamilyWarn, []finding.Kind{finding.JudgeSameFamily},
+		{"gpt-4o-mini", "gpt-4o", family.FamilyWarn, []finding.Kind{finding.JudgeSameFamily},
 			[]string{`judge model "gpt-4o-mini" and production model "gpt-4o" are both OpenAI models: a judge favours its own family's outputs; judge with another family`}},
 	}
 	for _, c := range cases {
-		fc, err := CheckFamilies(c.judge, c.production, nil, c.policy)
+		fc, err := family.CheckFamilies(c.judge, c.production, nil, c.policy)
 		if err != nil {
 			t.Fatalf("%s/%s: %v", c.judge, c.production, err)
 		}
@@ -40,8 +41,8 @@ func TestFamilyFindings(t *testing.T) {
 		}
 	}
 	// Under fail the same family is an error whose finding is an Error.
-	_, err := CheckFamilies("gpt-4o-mini", "gpt-4o", nil, FamilyFail)
-	sf, ok := err.(*SameFamilyError)
+	_, err := family.CheckFamilies("gpt-4o-mini", "gpt-4o", nil, family.FamilyFail)
+	sf, ok := err.(*family.SameFamilyError)
 	if !ok || sf.Finding().Kind != finding.JudgeSameFamily || sf.Finding().Severity != finding.Error || sf.Finding().Family != "OpenAI" {
 		t.Fatalf("err %v", err)
 	}

@@ -5,18 +5,19 @@ import (
 	"strconv"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-// ReadRatings reads one results input (any format gate.ReadItems reads) into
+// ReadRatings reads one results input (any format native.ReadItems reads) into
 // ratings, in input order. Missing criteria are allowed (they are left out of
 // the pairs and counted); opts.AllowMissing is forced on. Duplicate ids are
 // not checked here: Compare and CompareReviewers check them with both lines.
-// Errors are gate.ReadItems' (an *gate.InputError naming file and line).
-func ReadRatings(rb *rubric.Rubric, in gate.Input, opts gate.ReadOptions) ([]Rating, error) {
+// Errors are native.ReadItems' (an *native.InputError naming file and line).
+func ReadRatings(rb *rubric.Rubric, in native.Input, opts native.ReadOptions) ([]Rating, error) {
 	opts.AllowMissing = true
 	var out []Rating
-	err := gate.ReadItems(rb, in, opts, func(it *gate.Item) error {
+	err := native.ReadItems(rb, in, opts, func(it *native.Item) error {
 		r := Rating{
 			ID:         it.ID,
 			File:       it.File,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 )
 
 func TestReadRatingsAndCompare(t *testing.T) {
@@ -19,11 +20,11 @@ func TestReadRatingsAndCompare(t *testing.T) {
 {"id":"q2","grounding":2,"citation":1,"answer_handling":2,"usefulness":1}
 {"id":"q9","grounding":2,"citation":2,"answer_handling":2,"usefulness":2}
 `
-	h, err := ReadRatings(rb, gate.Input{Name: "human.csv", R: strings.NewReader(human)}, gate.ReadOptions{})
+	h, err := ReadRatings(rb, native.Input{Name: "human.csv", R: strings.NewReader(human)}, native.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := ReadRatings(rb, gate.Input{Name: "judge.jsonl", R: strings.NewReader(judge)}, gate.ReadOptions{})
+	j, err := ReadRatings(rb, native.Input{Name: "judge.jsonl", R: strings.NewReader(judge)}, native.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestReadRatingsReviewerSheet(t *testing.T) {
 		"q1,ben,0,2,2,2,unsupported price\n" +
 		"q2,ana,2,2,2,2,\n" +
 		"q2,ana,2,2,2,1,\n"
-	rows, err := ReadRatings(rb, gate.Input{Name: "sheet.csv", R: strings.NewReader(sheet)}, gate.ReadOptions{})
+	rows, err := ReadRatings(rb, native.Input{Name: "sheet.csv", R: strings.NewReader(sheet)}, native.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,9 +82,9 @@ func TestReadRatingsReviewerSheet(t *testing.T) {
 
 func TestReadRatingsBadInput(t *testing.T) {
 	rb := ragRubric()
-	_, err := ReadRatings(rb, gate.Input{Name: "judge.jsonl", R: strings.NewReader("{\"id\":\"q1\",\"grounding\":7}\n")}, gate.ReadOptions{})
-	var ie *gate.InputError
+	_, err := ReadRatings(rb, native.Input{Name: "judge.jsonl", R: strings.NewReader("{\"id\":\"q1\",\"grounding\":7}\n")}, native.ReadOptions{})
+	var ie *native.InputError
 	if !errors.As(err, &ie) || ie.File != "judge.jsonl" || ie.Line != 1 {
-		t.Fatalf("err = %v, want *gate.InputError at judge.jsonl:1", err)
+		t.Fatalf("err = %v, want *native.InputError at judge.jsonl:1", err)
 	}
 }

@@ -471,3 +471,26 @@ func (d TierDecision) String() string {
 	}
 	return b.String()
 }
+
+// Renderer writes a calibration in one format.
+type Renderer func(w io.Writer, r *Result) error
+
+// Table returns the renderers of a calibration by format name:
+// "json", "markdown" and "text", for a judge-human report or a reviewers'
+// one (untrusted text escaped by internal/safe, as in every report).
+func Table() map[string]Renderer {
+	pick := func(rep func(io.Writer, *Report) error, rev func(io.Writer, *ReviewerReport) error) Renderer {
+		return func(w io.Writer, r *Result) error {
+			if r.Reviewers != nil {
+				return rev(w, r.Reviewers)
+			}
+			return rep(w, r.Report)
+		}
+	}
+	return map[string]Renderer{
+		"json": pick(func(w io.Writer, r *Report) error { return WriteJSON(w, r) },
+			func(w io.Writer, r *ReviewerReport) error { return WriteJSON(w, r) }),
+		"markdown": pick(WriteMarkdown, WriteReviewersMarkdown),
+		"text":     pick(WriteText, WriteReviewersText),
+	}
+}

@@ -29,7 +29,9 @@ func testRubric() *rubric.Rubric {
 }
 
 // sv is a scored value; na and miss are the other states.
-func sv[T int | float64](s T) gate.Value { return gate.Value{Score: float64(s), State: gate.Scored} }
+func sv[T int | float64](s T) gate.Value {
+	return gate.Value{Score: float64(s), State: gate.Scored}
+}
 
 var (
 	na   = gate.Value{State: gate.NA}

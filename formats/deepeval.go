@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 )
 
 // deepeval's test runs: .deepeval/.latest_run_full.json and the
@@ -103,7 +103,7 @@ func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 	return nil
 }
 
-func deepevalCase(tc node, dirs map[string]gate.Direction) (*Record, error) {
+func deepevalCase(tc node, dirs map[string]native.Direction) (*Record, error) {
 	if err := tc.object(); err != nil {
 		return nil, err
 	}
@@ -240,19 +240,19 @@ var deepevalHigherSuffixes = []string{" [GEval]", " [Conversational GEval]", " [
 
 // deepevalDirections is the direction deepeval defines for a metric name,
 // DirectionAssumed for a name it does not know (a custom metric).
-func deepevalDirections(name string) gate.Direction {
+func deepevalDirections(name string) native.Direction {
 	switch {
 	case deepevalLowerIsBetter[name]:
-		return gate.LowerIsBetter
+		return native.LowerIsBetter
 	case deepevalHigherIsBetter[name]:
-		return gate.HigherIsBetter
+		return native.HigherIsBetter
 	}
 	for _, s := range deepevalHigherSuffixes {
 		if strings.HasSuffix(name, s) {
-			return gate.HigherIsBetter
+			return native.HigherIsBetter
 		}
 	}
-	return gate.DirectionAssumed
+	return native.DirectionAssumed
 }
 
 // deepevalEvidence finds the direction the file's success flags show for
@@ -261,9 +261,9 @@ func deepevalDirections(name string) gate.Direction {
 // name refuse the file; flags that contradict deepeval's own direction for
 // a built-in name win (a custom metric may reuse the name), as the file
 // says how its metric was judged.
-func deepevalEvidence(root node) (map[string]gate.Direction, error) {
+func deepevalEvidence(root node) (map[string]native.Direction, error) {
 	type ev struct {
-		dir gate.Direction
+		dir native.Direction
 		at  node
 	}
 	found := map[string]*ev{}
@@ -309,11 +309,11 @@ func deepevalEvidence(root node) (map[string]gate.Direction, error) {
 					if err1 != nil || err2 != nil || err3 != nil || !ok1 || !ok2 || succ == "" || score == thr {
 						continue
 					}
-					d := gate.HigherIsBetter
+					d := native.HigherIsBetter
 					// Passed below the threshold, or failed above it: better
 					// lower (score <= threshold passes).
 					if (succ == "true") == (score < thr) {
-						d = gate.LowerIsBetter
+						d = native.LowerIsBetter
 					}
 					e := found[name]
 					if e == nil {
@@ -327,7 +327,7 @@ func deepevalEvidence(root node) (map[string]gate.Direction, error) {
 			}
 		}
 	}
-	out := map[string]gate.Direction{}
+	out := map[string]native.Direction{}
 	for name, e := range found {
 		out[name] = e.dir
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -22,7 +23,7 @@ func scoreDeepeval(t *testing.T, yaml string) (*scored, error) {
 	const path = "testdata/deepeval/test_run_directions.json"
 	recs := NewRecords(deepevalJSON, path, func() (io.Reader, error) { return os.Open(path) })
 	out := &scored{items: map[string]float64{}}
-	rep, err := gate.Score(rb, []gate.Input{{Name: path, Records: recs}}, gate.ScoreOptions{OnItem: func(it *gate.ItemResult) error {
+	rep, err := native.Score(rb, []native.Input{{Name: path, Records: recs}}, native.ScoreOptions{OnItem: func(it *gate.ItemResult) error {
 		out.items[it.ID] = it.Score
 		return nil
 	}})

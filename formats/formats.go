@@ -6,7 +6,7 @@
 // with the rubric's `from`. A format's Name is the rubric's `from` key
 // (rubric.Sources): one name per tool, whichever of its files is read.
 //
-// Every reader is strict: bad input is an *InputError naming the file, the
+// Every reader is strict: bad input is an *native.InputError naming the file, the
 // line (or JSON path or zip member) and what was expected; duplicate item
 // ids are refused (Inspect's epochs are samples of one id, not duplicates);
 // inputs are read under size limits. A value the tool recorded as missing
@@ -19,12 +19,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"path"
 	"sort"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/gate"
 )
 
 // Record is one scored (or unscored) item of a tool's output.
@@ -75,7 +75,7 @@ type Metric struct {
 	// Direction is which way the tool defines the metric to improve
 	// (deepeval's Toxicity is better lower); DirectionAssumed where the
 	// tool does not say.
-	Direction gate.Direction
+	Direction native.Direction
 }
 
 // Format is one tool's result format.
@@ -95,7 +95,7 @@ type Format struct {
 	ReadNoted func(name string, r io.Reader, fn func(*Record) error, note func(Note)) error
 	// Directed says the tool's metrics differ in direction (deepeval's
 	// Toxicity is better lower): a metric the reader leaves at
-	// gate.DirectionAssumed is warned about when a rubric maps it without
+	// native.DirectionAssumed is warned about when a rubric maps it without
 	// a source scale that says which way it goes.
 	Directed bool
 }
@@ -261,7 +261,7 @@ func newIDs(file string) *ids { return &ids{file: file, seen: map[string]Locatio
 // naming both places.
 func (s *ids) add(key, shown string, loc Location, hint string) error {
 	if prev, dup := s.seen[key]; dup {
-		return &InputError{File: s.file, Line: loc.Line, Path: loc.Path,
+		return &native.InputError{File: s.file, Line: loc.Line, Path: loc.Path,
 			Msg: fmt.Sprintf("duplicate id %q (first at %s)%s", shown, where(prev), hint)}
 	}
 	s.seen[key] = loc

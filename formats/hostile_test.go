@@ -15,8 +15,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/zipread"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -65,9 +65,9 @@ func TestHostile(t *testing.T) {
 			f, _ := Lookup(c.format)
 			path := filepath.Join("testdata", "hostile", c.file)
 			_, err := readFile(t, f, path)
-			var ie *InputError
+			var ie *native.InputError
 			if !errors.As(err, &ie) {
-				t.Fatalf("error %v, want an *InputError", err)
+				t.Fatalf("error %v, want an *native.InputError", err)
 			}
 			if !strings.Contains(err.Error(), c.want) || ie.File != path {
 				t.Errorf("error %q, want one naming %s and containing %q", err, path, c.want)
@@ -218,9 +218,9 @@ func TestInspectEvalHostile(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := readBytes(inspectEval, "epochs.eval", c.data)
-			var ie *InputError
+			var ie *native.InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "epochs.eval") {
-				t.Errorf("error %v, want an *InputError naming epochs.eval and containing %q", err, c.want)
+				t.Errorf("error %v, want an *native.InputError naming epochs.eval and containing %q", err, c.want)
 			}
 		})
 	}
@@ -363,7 +363,7 @@ func TestInspectEpochsReducer(t *testing.T) {
 	}
 	for reducers, named := range map[string]string{`["max"]`: "max", `["at_least_2"]`: "at_least_2", `["median", "mode"]`: "median, mode"} {
 		_, err := readBytes(inspectJSON, "epochs.json", with(reducers))
-		var ie *InputError
+		var ie *native.InputError
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "epochs were reduced with "+named) || !strings.Contains(err.Error(), "$.eval.config.epochs_reducer") {
 			t.Errorf("epochs_reducer %s: %v, want an *InputError naming %s at its path", reducers, err, named)
 		}
@@ -424,7 +424,7 @@ func TestRagasNonMetricColumns(t *testing.T) {
 	}
 	// Through Records the note is a warning finding naming the file.
 	rs := NewRecords(ragasCSV, "r.csv", func() (io.Reader, error) { return strings.NewReader(csv), nil })
-	if err := rs.Each(func(*gate.Record) error { return nil }); err != nil {
+	if err := rs.Each(func(*native.Record) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	ws := rs.Warnings(&rubric.Rubric{Name: "r"})

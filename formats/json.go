@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"math"
 	"strconv"
@@ -106,31 +107,6 @@ func newJSONDecoder(name string, r io.Reader, limit int64) *jsonDecoder {
 	return &jsonDecoder{r: bufio.NewReaderSize(r, size), name: name, line: 1, limit: limit}
 }
 
-// InputError is bad input: the file, the line (0 if unknown), the JSON
-// path or zip member, and what was expected.
-type InputError struct {
-	File string
-	Line int
-	Path string
-	Msg  string
-	// Err is the underlying error of a read failure, if any.
-	Err error
-}
-
-// Unwrap returns the underlying read error, if any.
-func (e *InputError) Unwrap() error { return e.Err }
-
-func (e *InputError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Path != "" && e.Path != "$" {
-		return fmt.Sprintf("%s: at %s: %s", loc, e.Path, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", loc, e.Msg)
-}
-
 // step is one step of a JSON path: an object key, or an array index when
 // key is empty and idx >= 0.
 type step struct {
@@ -153,9 +129,9 @@ func (d *jsonDecoder) pathString() string {
 
 func (d *jsonDecoder) errorf(format string, args ...any) error {
 	if d.err != nil {
-		return &InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: "read: " + d.err.Error(), Err: d.err}
+		return &native.InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: "read: " + d.err.Error(), Err: d.err}
 	}
-	return &InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: fmt.Sprintf(format, args...)}
+	return &native.InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // errLimit is wrapped by the error of an input over its size limit.

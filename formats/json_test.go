@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"math"
 	"os"
@@ -69,9 +70,9 @@ func TestDecodeNonFiniteOnlyInValuePosition(t *testing.T) {
 func TestDecodeErrorNamesFileLineAndPath(t *testing.T) {
 	in := "{\n  \"a\": [\n    1,\n    {\"b\": tru}\n  ]\n}"
 	_, err := decodeAll("x.json", strings.NewReader(in), 0)
-	var ie *InputError
+	var ie *native.InputError
 	if !errors.As(err, &ie) {
-		t.Fatalf("error %v is not an *InputError", err)
+		t.Fatalf("error %v is not an *native.InputError", err)
 	}
 	if ie.File != "x.json" || ie.Line != 4 || ie.Path != "$.a[1].b" {
 		t.Errorf("error at %s:%d %s, want x.json:4 $.a[1].b (%v)", ie.File, ie.Line, ie.Path, err)
@@ -188,7 +189,7 @@ func hasNonFinite(v *value) bool {
 }
 
 // FuzzReaders feeds arbitrary bytes to every reader: none panics, every
-// failure is an *InputError naming the file, and every record has an id.
+// failure is an *native.InputError naming the file, and every record has an id.
 func FuzzReaders(f *testing.F) {
 	for _, p := range []string{"promptfoo/results.jsonl", "inspect/epochs.json", "deepeval/test_run_20261201_000000.json",
 		"openai-evals/modelgraded.jsonl", "ragas/results.csv"} {
@@ -209,9 +210,9 @@ func FuzzReaders(f *testing.F) {
 				}
 				return nil
 			})
-			var ie *InputError
+			var ie *native.InputError
 			if err != nil && (!errors.As(err, &ie) || ie.File == "" || !strings.HasPrefix(err.Error(), "in.x")) {
-				t.Fatalf("%s: error %v is not an *InputError naming the file", format.Name, err)
+				t.Fatalf("%s: error %v is not an *native.InputError naming the file", format.Name, err)
 			}
 		}
 	})

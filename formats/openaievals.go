@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"strings"
 )
@@ -220,10 +221,10 @@ func readOpenAIEvals(name string, r io.Reader, fn func(*Record) error) error {
 		return err
 	}
 	if !specSeen {
-		return &InputError{File: name, Line: 1, Msg: "empty; expected an openai/evals record file starting with a spec line"}
+		return &native.InputError{File: name, Line: 1, Msg: "empty; expected an openai/evals record file starting with a spec line"}
 	}
 	if !final {
-		return &InputError{File: name, Msg: "no final_report line; the run did not finish (expected the last line to hold final_report)"}
+		return &native.InputError{File: name, Msg: "no final_report line; the run did not finish (expected the last line to hold final_report)"}
 	}
 	for _, sid := range order {
 		s := samples[sid]

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
 		return err
 	}
 	if !found {
-		return &InputError{File: name, Line: 1, Msg: "no results.results array; expected promptfoo's results.json (promptfoo eval -o results.json)"}
+		return &native.InputError{File: name, Line: 1, Msg: "no results.results array; expected promptfoo's results.json (promptfoo eval -o results.json)"}
 	}
 	return rows.emit(fn)
 }
@@ -155,7 +156,7 @@ func eachLine(name string, r io.Reader, fn func(line int, text []byte) error) er
 			chunk, err := br.ReadSlice('\n')
 			buf = append(buf, chunk...)
 			if int64(len(buf)) > maxRecord {
-				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes", maxRecord)}
+				return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes", maxRecord)}
 			}
 			if err == bufio.ErrBufferFull {
 				continue
@@ -169,7 +170,7 @@ func eachLine(name string, r io.Reader, fn func(line int, text []byte) error) er
 				return nil
 			}
 			if err != nil {
-				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err), Err: err}
+				return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err), Err: err}
 			}
 			break
 		}

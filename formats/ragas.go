@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"math"
 	"strconv"
@@ -90,23 +91,23 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 	// Peek returns (and clears) a read error, so it is checked here.
 	peek, perr := br.Peek(br.Size())
 	if crlf.BareCR(peek) {
-		return &InputError{File: name, Line: 1, Msg: crlf.Message}
+		return &native.InputError{File: name, Line: 1, Msg: crlf.Message}
 	}
 	cr := csv.NewReader(br)
 	cr.ReuseRecord = false
 	csvErr := func(err error) error {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			return &InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
+			return &native.InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
 		}
-		return &InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
+		return &native.InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
 	}
 	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
 		return csvErr(perr)
 	}
 	head, err := cr.Read()
 	if err == io.EOF {
-		return &InputError{File: name, Line: 1, Msg: "empty; expected a header row"}
+		return &native.InputError{File: name, Line: 1, Msg: "empty; expected a header row"}
 	}
 	if err != nil {
 		return csvErr(err)
@@ -119,10 +120,10 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 			continue // pandas' index
 		}
 		if c == "" {
-			return &InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %d has an empty name", i+1)}
+			return &native.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %d has an empty name", i+1)}
 		}
 		if seenCol[c] {
-			return &InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %q appears twice", c)}
+			return &native.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %q appears twice", c)}
 		}
 		seenCol[c] = true
 		switch {
@@ -141,12 +142,12 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 	}
 	if idCol < 0 && textCol < 0 {
 		if isSummaryTable(head) {
-			return &InputError{File: name, Line: 1, Msg: "a summary table (one row per metric): that is the run's aggregate, not per-sample scores, and a gate compares items; write result.to_pandas().to_csv(path) for one row per sample"}
+			return &native.InputError{File: name, Line: 1, Msg: "a summary table (one row per metric): that is the run's aggregate, not per-sample scores, and a gate compares items; write result.to_pandas().to_csv(path) for one row per sample"}
 		}
-		return &InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
+		return &native.InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
 	}
 	if len(metrics) == 0 {
-		return &InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
+		return &native.InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
 	}
 	// The rows are read whole before any is handed on: whether a column is
 	// a metric depends on all its cells.
@@ -167,7 +168,7 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 		rows = append(rows, row{cells, line})
 	}
 	if len(rows) == 0 {
-		return &InputError{File: name, Line: 1, Msg: "no rows after the header"}
+		return &native.InputError{File: name, Line: 1, Msg: "no rows after the header"}
 	}
 	// A column none of whose cells is a number (a testset field of a newer
 	// ragas, a note the user added) is data, not a metric: it is left out
@@ -188,7 +189,7 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 		switch {
 		case text >= 0 && numeric:
 			rw := rows[text]
-			return &InputError{File: name, Line: rw.line, Path: "column " + strconv.Quote(head[i]),
+			return &native.InputError{File: name, Line: rw.line, Path: "column " + strconv.Quote(head[i]),
 				Msg: fmt.Sprintf("%q; expected a finite number, or empty or NaN where the metric failed (the column's other cells are numbers)", clip(strings.TrimSpace(rw.cells[i]), 40))}
 		case text >= 0:
 			note(Note{Line: 1, Msg: fmt.Sprintf("column %q is not a metric (no cell is a number; line %d has %q): read as data, not scores", clip(head[i], 60), rows[text].line, clip(strings.TrimSpace(rows[text].cells[i]), 40))})
@@ -197,7 +198,7 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 		}
 	}
 	if len(kept) == 0 {
-		return &InputError{File: name, Line: 1, Msg: "no metric columns (no column other than the ragas sample fields holds numbers)"}
+		return &native.InputError{File: name, Line: 1, Msg: "no metric columns (no column other than the ragas sample fields holds numbers)"}
 	}
 	seen := newIDs(name)
 	for _, rw := range rows {
@@ -209,14 +210,14 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 			rec.ID = rw.cells[idCol]
 			hint = ""
 			if strings.TrimSpace(rec.ID) == "" {
-				return &InputError{File: name, Line: line, Msg: "empty id"}
+				return &native.InputError{File: name, Line: line, Msg: "empty id"}
 			}
 		}
 		if textCol >= 0 {
 			text := rw.cells[textCol]
 			if idCol < 0 {
 				if strings.TrimSpace(text) == "" {
-					return &InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[textCol])}
+					return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[textCol])}
 				}
 				sum := sha256.Sum256([]byte(text))
 				rec.ID = "sha256:" + hex.EncodeToString(sum[:8])

@@ -9,12 +9,12 @@ import (
 	"strconv"
 
 	"github.com/rubricgate/rubricgate/finding"
-	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-// Records is one result file of a tool, read as gate.Records: set it as a
-// gate.Input's Records. Its Format is the tool's name, the key of the
+// Records is one result file of a tool, read as native.Records: set it as a
+// native.Input's Records. Its Format is the tool's name, the key of the
 // rubric's `from`. Each reads the file again on every call (open must give
 // the whole content afresh), so gate may read it twice.
 //
@@ -60,15 +60,15 @@ func NewRecords(f *Format, name string, open func() (io.Reader, error)) *Records
 // Format returns the tool's name (one of rubric.Sources).
 func (s *Records) Format() string { return s.f.Name }
 
-var _ gate.RecordsWarner = (*Records)(nil)
+var _ native.RecordsWarner = (*Records)(nil)
 
 // Each reads the file and calls fn with every item, in the order of its
-// first record. A read error is a *gate.InputError naming the file and the
+// first record. A read error is a *native.InputError naming the file and the
 // line or JSON path (or zip member).
-func (s *Records) Each(fn func(*gate.Record) error) error {
+func (s *Records) Each(fn func(*native.Record) error) error {
 	r, err := s.open()
 	if err != nil {
-		return &gate.InputError{File: s.name, Msg: fmt.Sprintf("read: %v", err)}
+		return &native.InputError{File: s.name, Msg: fmt.Sprintf("read: %v", err)}
 	}
 	var (
 		groups [][]*Record
@@ -79,7 +79,7 @@ func (s *Records) Each(fn func(*gate.Record) error) error {
 	add := func(rec *Record) error {
 		s.noteWeights(rec)
 		for _, m := range rec.Metrics {
-			if s.f.Directed && m.Direction == gate.DirectionAssumed && !assumed[m.Name] {
+			if s.f.Directed && m.Direction == native.DirectionAssumed && !assumed[m.Name] {
 				assumed[m.Name] = true
 				s.assumed = append(s.assumed, m.Name)
 			}
@@ -98,13 +98,13 @@ func (s *Records) Each(fn func(*gate.Record) error) error {
 		err = s.f.Read(s.name, r, add)
 	}
 	if err != nil {
-		var ie *InputError
+		var ie *native.InputError
 		if errors.As(err, &ie) {
 			msg := ie.Msg
 			if ie.Path != "" && ie.Path != "$" {
 				msg = "at " + ie.Path + ": " + msg
 			}
-			return &gate.InputError{File: ie.File, Line: ie.Line, Msg: msg}
+			return &native.InputError{File: ie.File, Line: ie.Line, Msg: msg}
 		}
 		return err
 	}
@@ -117,12 +117,12 @@ func (s *Records) Each(fn func(*gate.Record) error) error {
 }
 
 // toGate makes one gate record of the records of one id.
-func toGate(g []*Record) *gate.Record {
+func toGate(g []*Record) *native.Record {
 	if len(g) > 1 {
 		sort.SliceStable(g, func(i, j int) bool { return epochOf(g[i]) < epochOf(g[j]) })
 	}
 	first := g[0]
-	out := &gate.Record{ID: first.ID, Line: first.Loc.Line}
+	out := &native.Record{ID: first.ID, Line: first.Loc.Line}
 	if p := first.Loc.Path; p != "$" {
 		out.Where = p
 	}
@@ -137,11 +137,11 @@ func toGate(g []*Record) *gate.Record {
 			}
 			out.Reasoning = rec.Reasoning
 		}
-		ms := make([]gate.Metric, len(rec.Metrics))
+		ms := make([]native.Metric, len(rec.Metrics))
 		for i, m := range rec.Metrics {
-			ms[i] = gate.Metric{Name: m.Name, Value: m.Value, NA: m.NA, Direction: m.Direction}
+			ms[i] = native.Metric{Name: m.Name, Value: m.Value, NA: m.NA, Direction: m.Direction}
 		}
-		out.Samples = append(out.Samples, gate.Sample{Metrics: ms, Reasoning: rec.Reasoning})
+		out.Samples = append(out.Samples, native.Sample{Metrics: ms, Reasoning: rec.Reasoning})
 	}
 	if out.Error == "" && len(g) == 1 {
 		out.Reasoning = first.Reasoning

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -44,8 +44,8 @@ func TestRecordsGroupsEpochs(t *testing.T) {
 		t.Fatalf("format %s", src.Format())
 	}
 	for range 2 {
-		var got []*gate.Record
-		if err := src.Each(func(r *gate.Record) error { got = append(got, r); return nil }); err != nil {
+		var got []*native.Record
+		if err := src.Each(func(r *native.Record) error { got = append(got, r); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		if len(got) != 3 || got[0].ID != "1" || len(got[0].Samples) != 2 || got[0].Line != 34 || got[0].Where != "$.samples[0]" {
@@ -63,11 +63,11 @@ func TestRecordsGroupsEpochs(t *testing.T) {
 	}
 }
 
-// A reader's error is a *gate.InputError with the file, line and path.
+// A reader's error is a *native.InputError with the file, line and path.
 func TestRecordsInputError(t *testing.T) {
 	src := records(t, "testdata/hostile/inspect-letter.json")
-	err := src.Each(func(*gate.Record) error { return nil })
-	var ie *gate.InputError
+	err := src.Each(func(*native.Record) error { return nil })
+	var ie *native.InputError
 	if !errors.As(err, &ie) || ie.File != "testdata/hostile/inspect-letter.json" || ie.Line != 46 || !strings.HasPrefix(ie.Msg, "at $.samples[0].scores.model_graded_qa.value: ") {
 		t.Fatalf("error %#v", err)
 	}

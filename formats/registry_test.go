@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"errors"
+	"github.com/rubricgate/rubricgate/results/native"
 	"os"
 	"path/filepath"
 	"sort"
@@ -115,9 +116,9 @@ func TestSizeLimits(t *testing.T) {
 		f, _ := Lookup(format)
 		maxFile, maxRecord = int64(len(data))-1, MaxRecordBytes
 		_, err = readBytes(f, file, data)
-		var ie *InputError
+		var ie *native.InputError
 		if !errors.As(err, &ie) || ie.File != file || !errors.Is(err, errLimit) {
-			t.Errorf("%s one byte over the file limit: error %v, want an *InputError wrapping errLimit", file, err)
+			t.Errorf("%s one byte over the file limit: error %v, want an *native.InputError wrapping errLimit", file, err)
 		}
 		maxFile = int64(len(data))
 		if _, err := readBytes(f, file, data); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -56,7 +57,7 @@ func scorePromptfoo(t *testing.T, rb *rubric.Rubric, keep ...string) *gate.Repor
 	body := []byte(strings.Join(rows, "\n") + "\n")
 	f, _ := Lookup("promptfoo")
 	recs := NewRecords(f, "run.jsonl", func() (io.Reader, error) { return bytes.NewReader(body), nil })
-	rep, err := gate.Score(rb, []gate.Input{{Name: "run.jsonl", Records: recs}}, gate.ScoreOptions{MaxUnscored: 1})
+	rep, err := native.Score(rb, []native.Input{{Name: "run.jsonl", Records: recs}}, native.ScoreOptions{MaxUnscored: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

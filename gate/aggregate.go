@@ -1,10 +1,8 @@
 package gate
 
 import (
+	"github.com/rubricgate/rubricgate/rubric"
 	"math"
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/rubricgate/rubricgate/finding"
 )
@@ -12,12 +10,85 @@ import (
 // maxWarnings caps the pass-column disagreements listed in a report.
 const maxWarnings = 20
 
-// itemScore applies the weighted-mean arithmetic to one item's values:
+// Scorer is a rubric prepared for scoring: the weighted-mean arithmetic of
+// an item, the thresholds, and the run's aggregate (Tally, Run). The readers
+// (results/native) decode and validate items; everything that turns values
+// into scores, passes and the report is here.
+type Scorer struct {
+	rb       *rubric.Rubric
+	ids      []string
+	weight   []float64
+	low      []float64
+	span     []float64 // high - low
+	min      []float64
+	blocking []bool
+	cont     []bool // continuous
+	// levels is the number of histogram bins: the scale's levels, or
+	// rubric.ContinuousBins.
+	levels []int
+}
+
+// NewScorer prepares rb for scoring. The reader has checked rb (criteria,
+// non-empty scales, finite non-negative weights).
+func NewScorer(rb *rubric.Rubric) *Scorer {
+	n := len(rb.Criteria)
+	sc := &Scorer{rb: rb, ids: make([]string, n), weight: make([]float64, n), low: make([]float64, n),
+		span: make([]float64, n), min: make([]float64, n), blocking: make([]bool, n),
+		cont: make([]bool, n), levels: make([]int, n)}
+	for i := range rb.Criteria {
+		c := &rb.Criteria[i]
+		sc.ids[i] = c.ID
+		sc.weight[i] = c.Weight
+		sc.low[i] = float64(c.Scale.Low)
+		sc.span[i] = float64(c.Scale.High - c.Scale.Low)
+		sc.cont[i] = c.Continuous
+		sc.levels[i] = c.Scale.Levels()
+		if c.Continuous {
+			sc.levels[i] = rubric.ContinuousBins
+		}
+		if c.Critical != nil {
+			sc.min[i] = *c.Critical
+			sc.blocking[i] = c.Blocking
+		}
+	}
+	return sc
+}
+
+// Judged is one decoded, validated item in the form scoring reads it. The
+// byte slices may alias the reader's buffers: they are only read during
+// Tally.Add, which copies what it keeps.
+type Judged struct {
+	// ID is the item's id; Line the line it was read from, ItemLine the line
+	// an unscored item is reported at (0 when the input has no lines).
+	ID             []byte
+	Line, ItemLine int
+	// Values are indexed like the rubric's criteria.
+	Values []Value
+	// Unscored is set when the item carries a judge error (Error, not blank).
+	Unscored bool
+	Error    []byte
+	// Reasoning and Notes are the judge's justification and a reviewer's
+	// notes; Why, when set, holds the per-criterion reasoning.
+	Reasoning, Notes []byte
+	Why              [][]byte
+	// JudgeModel is the item's judge model (read only when results are kept).
+	JudgeModel string
+	// Length is the answer length, -1 when unknown.
+	Length int
+	// Pass is the item's own pass column: 1 yes, 0 no, -1 absent.
+	Pass int8
+	// RetrievalMiss is the review sheet's retrieval_miss tag.
+	RetrievalMiss bool
+	// Samples is the number of judgings the values sum up.
+	Samples int
+}
+
+// Weighted applies the weighted-mean arithmetic to one item's values:
 // norm = (s - low)/(high - low); score = 100 x sum(w x norm) / sum(w) over
 // the scored (not na, not missing) criteria. failed reports whether a scored
 // critical criterion is below its minimum (na and missing pass their gate).
 // Nothing is rounded. The caller has checked that sum(w) > 0.
-func (sc *schema) itemScore(vals []Value) (score float64, failed bool) {
+func (sc *Scorer) Weighted(vals []Value) (score float64, failed bool) {
 	var num, den float64
 	for i, v := range vals {
 		if v.State != Scored {
@@ -61,7 +132,7 @@ const listedOutvoted = 5
 // bin is the histogram slot of a score: its level (a mean of samples that
 // is not an integer counts at the nearest level, halves up), or its bin on a
 // continuous scale.
-func (sc *schema) bin(i int, v float64) int {
+func (sc *Scorer) bin(i int, v float64) int {
 	if d := v - sc.low[i]; !sc.cont[i] && d == float64(int(d)) {
 		return int(d) // a level: the common case
 	}
@@ -72,9 +143,11 @@ func (sc *schema) bin(i int, v float64) int {
 	return min(max(int(math.Floor(v-sc.low[i]+0.5)), 0), sc.levels[i]-1)
 }
 
-// partial is the aggregate of one chunk, folded into the run in chunk order
-// so the floating-point sums do not depend on scheduling.
-type partial struct {
+// Tally is the aggregate of a part of a run (the readers keep one per
+// chunk), folded into the Run in input order so the floating-point sums do
+// not depend on scheduling.
+type Tally struct {
+	sc                                   *Scorer
 	items, scored, passed, retrievalMiss int
 	maxSamples                           int
 	scoreSum                             float64
@@ -83,49 +156,46 @@ type partial struct {
 	blocking                             []BlockingFailure
 	warnings                             []finding.Finding
 	warningsN                            int
-	recs                                 []dupRec
 	results                              []ItemResult
-	err                                  error
-	shard                                *ShardHeader // the input's shard header, in the chunk that held it
 }
 
-func newPartial(sc *schema) *partial {
-	p := &partial{crit: make([]critAgg, len(sc.ids))}
+// NewTally returns an empty tally.
+func (sc *Scorer) NewTally() *Tally {
+	p := &Tally{sc: sc, crit: make([]critAgg, len(sc.ids))}
 	for i := range p.crit {
 		p.crit[i].hist = make([]int, sc.levels[i])
 	}
 	return p
 }
 
-// add scores one validated item into the partial aggregate. keep builds the
-// ItemResult for OnItem.
-func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool) {
-	r := &d.raw
+// Add scores one validated item of file into the tally. keep builds its
+// ItemResult (see Kept).
+func (p *Tally) Add(r *Judged, file string, keep bool) {
+	sc := p.sc
 	p.items++
-	p.recs = append(p.recs, newDupRec(r.id, input, r.line))
-	if r.retrievalMiss {
+	if r.RetrievalMiss {
 		p.retrievalMiss++
 	}
-	if r.unscored() {
-		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.itemLine()})
+	if r.Unscored {
+		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.ID), Error: string(r.Error), File: file, Line: r.ItemLine})
 		// Blocking gates hold on an unscored item too (see decoder.finish).
-		for i, v := range r.vals {
+		for i, v := range r.Values {
 			if v.State == Scored && sc.blocking[i] && v.Below {
-				p.blocking = append(p.blocking, BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score,
-					Reasoning: "[the item also carries a judge error: " + string(r.errMsg) + "] " + string(firstNonBlank(r.reasoning, r.notes))})
+				p.blocking = append(p.blocking, BlockingFailure{Item: string(r.ID), Criterion: sc.ids[i], Score: v.Score,
+					Reasoning: "[the item also carries a judge error: " + string(r.Error) + "] " + string(firstNonBlank(r.Reasoning, r.Notes))})
 			}
 		}
 		if keep {
-			p.results = append(p.results, ItemResult{ID: string(r.id), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.errMsg),
-				JudgeModel: d.intern(r.judgeModel), Length: r.length})
+			p.results = append(p.results, ItemResult{ID: string(r.ID), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.Error),
+				JudgeModel: r.JudgeModel, Length: r.Length})
 		}
 		return
 	}
-	score, failed := sc.itemScore(r.vals)
+	score, failed := sc.Weighted(r.Values)
 	pass := score >= sc.rb.Threshold-thresholdSlack && !failed
 	p.scored++
-	if r.nSamples > p.maxSamples {
-		p.maxSamples = r.nSamples
+	if r.Samples > p.maxSamples {
+		p.maxSamples = r.Samples
 	}
 	p.scoreSum += score
 	if pass {
@@ -133,15 +203,15 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 	}
 	var res *ItemResult
 	if keep {
-		p.results = append(p.results, ItemResult{ID: string(r.id), Score: score, Pass: pass, Failed: []string{}, NA: []string{},
-			JudgeModel: d.intern(r.judgeModel), Length: r.length})
+		p.results = append(p.results, ItemResult{ID: string(r.ID), Score: score, Pass: pass, Failed: []string{}, NA: []string{},
+			JudgeModel: r.JudgeModel, Length: r.Length})
 		res = &p.results[len(p.results)-1]
-		res.Reasoning = string(r.reasoning)
+		res.Reasoning = string(r.Reasoning)
 		if res.Reasoning == "" {
-			res.Reasoning = string(r.notes)
+			res.Reasoning = string(r.Notes)
 		}
 	}
-	for i, v := range r.vals {
+	for i, v := range r.Values {
 		c := &p.crit[i]
 		switch v.State {
 		case NA:
@@ -160,7 +230,7 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 			if v.Outvoted {
 				c.outvoted++
 				if len(c.outvotedIDs) < listedOutvoted {
-					c.outvotedIDs = append(c.outvotedIDs, string(r.id))
+					c.outvotedIDs = append(c.outvotedIDs, string(r.ID))
 				}
 			}
 			if v.Below {
@@ -169,25 +239,28 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 					res.Failed = append(res.Failed, sc.ids[i])
 				}
 				if sc.blocking[i] {
-					why := r.reasoning
-					if r.why != nil && r.why[i] != nil {
-						why = r.why[i]
+					why := r.Reasoning
+					if r.Why != nil && r.Why[i] != nil {
+						why = r.Why[i]
 					}
 					if len(why) == 0 {
-						why = r.notes
+						why = r.Notes
 					}
-					p.blocking = append(p.blocking, BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score, Reasoning: string(why)})
+					p.blocking = append(p.blocking, BlockingFailure{Item: string(r.ID), Criterion: sc.ids[i], Score: v.Score, Reasoning: string(why)})
 				}
 			}
 		}
 	}
-	if r.pass >= 0 && (r.pass == 1) != pass {
+	if r.Pass >= 0 && (r.Pass == 1) != pass {
 		p.warningsN++
 		if len(p.warnings) < maxWarnings {
 			p.warnings = append(p.warnings, disagreement(sc, r, file, score, pass))
 		}
 	}
 }
+
+// Kept returns the results of the items added with keep, in order.
+func (p *Tally) Kept() []ItemResult { return p.results }
 
 func firstNonBlank(a, b []byte) []byte {
 	if len(a) > 0 {
@@ -197,11 +270,11 @@ func firstNonBlank(a, b []byte) []byte {
 }
 
 // disagreement describes a review row whose pass column contradicts the rule.
-func disagreement(sc *schema, r *rawItem, file string, score float64, pass bool) finding.Finding {
-	f := finding.Finding{Kind: finding.PassColumnDisagrees, Severity: finding.Warning, Item: string(r.id), File: file, Line: r.line,
-		Params: finding.Params{ColumnPass: r.pass == 1, Score: score, Threshold: sc.rb.Threshold}}
+func disagreement(sc *Scorer, r *Judged, file string, score float64, pass bool) finding.Finding {
+	f := finding.Finding{Kind: finding.PassColumnDisagrees, Severity: finding.Warning, Item: string(r.ID), File: file, Line: r.Line,
+		Params: finding.Params{ColumnPass: r.Pass == 1, Score: score, Threshold: sc.rb.Threshold}}
 	if !pass {
-		for i, v := range r.vals {
+		for i, v := range r.Values {
 			if v.State == Scored && v.Below {
 				f.Below = append(f.Below, finding.Below{Criterion: sc.ids[i], Score: v.Score, Min: sc.min[i]})
 			}
@@ -210,16 +283,20 @@ func disagreement(sc *schema, r *rawItem, file string, score float64, pass bool)
 	return f
 }
 
-// run is the whole run's aggregate, folded from partials in chunk order.
-type run struct {
-	sc  *schema
-	agg *partial
+// Run is the whole run's aggregate, folded from tallies in input order.
+type Run struct {
+	sc  *Scorer
+	agg *Tally
 }
 
-func newRun(sc *schema) *run { return &run{sc: sc, agg: newPartial(sc)} }
+// NewRun returns an empty run.
+func (sc *Scorer) NewRun() *Run { return &Run{sc: sc, agg: sc.NewTally()} }
 
-// fold adds p to the run. Called in chunk order only.
-func (u *run) fold(p *partial) {
+// Items is the number of items folded in so far.
+func (u *Run) Items() int { return u.agg.items }
+
+// Fold adds p to the run. Call it in input order only.
+func (u *Run) Fold(p *Tally) {
 	a := u.agg
 	a.items += p.items
 	a.scored += p.scored
@@ -255,8 +332,9 @@ func (u *run) fold(p *partial) {
 	a.warningsN += p.warningsN
 }
 
-// report builds the final report.
-func (u *run) report(opts ScoreOptions) *Report {
+// Report builds the run's report; maxUnscored is the share of unscored
+// items the run tolerates (0-1).
+func (u *Run) Report(maxUnscored float64) *Report {
 	sc, a := u.sc, u.agg
 	rep := &Report{
 		Rubric:           RubricRef{Name: sc.rb.Name, Hash: sc.rb.Hash()},
@@ -314,7 +392,7 @@ func (u *run) report(opts ScoreOptions) *Report {
 	if a.items > 0 {
 		rep.RetrievalMiss = RetrievalMiss{Count: a.retrievalMiss, Rate: float64(a.retrievalMiss) / float64(a.items)}
 		rate := float64(len(a.unscored)) / float64(a.items)
-		rep.Unscored = Unscored{Count: len(a.unscored), Rate: rate, Exceeded: rate > opts.MaxUnscored}
+		rep.Unscored = Unscored{Count: len(a.unscored), Rate: rate, Exceeded: rate > maxUnscored}
 	}
 	rep.Unscored.List = a.unscored
 	if rep.Unscored.List == nil {
@@ -322,76 +400,4 @@ func (u *run) report(opts ScoreOptions) *Report {
 	}
 	rep.Warn(warns...)
 	return rep
-}
-
-// dupRec is the 16-byte trace an item leaves for duplicate-id detection:
-// an 80-bit hash of its id and its position.
-type dupRec struct {
-	h     uint64
-	h2    uint16
-	input uint16
-	line  uint32
-}
-
-func newDupRec(id []byte, input, line int) dupRec {
-	h1, h2 := idHash(idKey(id))
-	if line > math.MaxUint32 {
-		line = math.MaxUint32
-	}
-	return dupRec{h: h1, h2: h2, input: uint16(input), line: uint32(line)}
-}
-
-// idKey is the form of an id that duplicate detection compares: its Unicode
-// normalisation form C, so that "é" written precomposed (U+00E9) and
-// decomposed (e U+0301), which look the same everywhere they are shown, are
-// one id. Ids are already trimmed. An all-ASCII id is its own NFC and is
-// returned as is, with no allocation.
-func idKey(id []byte) []byte {
-	for _, c := range id {
-		if c >= utf8.RuneSelf {
-			if norm.NFC.IsNormal(id) {
-				return id
-			}
-			return norm.NFC.Bytes(id)
-		}
-	}
-	return id
-}
-
-// idHash is FNV-1a (64 bits) plus 16 bits of an independent multiplicative
-// hash: 80 bits in all, so among n ids a false match has probability about
-// n^2/2^81 (4e-13 for a million ids), and is then re-checked against the
-// real ids when the inputs can be re-read.
-func idHash(id []byte) (uint64, uint16) {
-	h := uint64(14695981039346656037)
-	g := uint64(0x9E3779B97F4A7C15)
-	for _, c := range id {
-		h ^= uint64(c)
-		h *= 1099511628211
-		g = (g ^ uint64(c)) * 0xff51afd7ed558ccd
-		g ^= g >> 32
-	}
-	return h, uint16(g >> 48)
-}
-
-// low packs the fields after h, in sort order.
-func (a dupRec) low() uint64 {
-	return uint64(a.h2)<<48 | uint64(a.input)<<32 | uint64(a.line)
-}
-
-func (a dupRec) less(b dupRec) bool {
-	if a.h != b.h {
-		return a.h < b.h
-	}
-	return a.low() < b.low()
-}
-
-func (a dupRec) sameID(b dupRec) bool { return a.h == b.h && a.h2 == b.h2 }
-
-// posLess orders records by position in the run.
-func (a dupRec) posLess(b dupRec) bool {
-	if a.input != b.input {
-		return a.input < b.input
-	}
-	return a.line < b.line
 }

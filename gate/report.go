@@ -132,18 +132,6 @@ type ItemResult struct {
 	Length int `json:"-"`
 }
 
-// ScoreOptions tune Score.
-type ScoreOptions struct {
-	// MaxUnscored is the share of unscored items the run tolerates (0-1).
-	MaxUnscored float64
-	// Workers is the number of decoding goroutines (0: GOMAXPROCS).
-	Workers int
-	// Read tunes the readers.
-	Read ReadOptions
-	// OnItem, when set, receives every item's result in input order.
-	OnItem func(*ItemResult) error
-}
-
 // Warn adds warnings to the report: fs (their severity set to Warning) to
 // Findings and their text to Warnings. It keeps both non-nil, so
 // rep.Warn() alone makes an empty report's lists empty, not null.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"strconv"
 	"strings"
@@ -51,19 +52,9 @@ type Answers struct {
 	Hash string
 }
 
-// InputError is bad answers input at a line.
-type InputError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *InputError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
+// InputError is bad answers input at a line: the one input error type of
+// every reader (results/native.InputError), under judge's name.
+type InputError = native.InputError
 
 // maxAnswerLine is the longest answers line accepted.
 const maxAnswerLine = 8 << 20

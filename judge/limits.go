@@ -16,20 +16,6 @@ type clock struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-func realSleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // limiter is a token bucket of requests per minute, plus a shared pause set
 // by rate-limit answers (Retry-After, exhausted rate-limit headers) so that
 // every worker backs off, not just the one that was told.

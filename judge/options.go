@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/family"
 	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/rubric"
@@ -138,12 +138,12 @@ func (o *Options) config(rb *rubric.Rubric) (Config, error) {
 			return cfg, usage.Wrap(err)
 		}
 	}
-	policy, err := calibrate.ParseFamilyPolicy(o.SameFamily)
+	policy, err := family.ParseFamilyPolicy(o.SameFamily)
 	if err != nil {
 		return cfg, usage.Errorf("same-family: %w", err)
 	}
 	if strings.TrimSpace(o.ProductionModel) != "" {
-		fc, err := calibrate.CheckFamilies(cfg.Model, o.ProductionModel, rb.ModelFamilies, policy)
+		fc, err := family.CheckFamilies(cfg.Model, o.ProductionModel, rb.ModelFamilies, policy)
 		if err != nil {
 			return cfg, fmt.Errorf("judge bias: %w (same-family: warn to allow)", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rubricgate/rubricgate/internal/ctxsleep"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -147,7 +148,7 @@ func (c *Config) defaults() error {
 		c.Now = time.Now
 	}
 	if c.Sleep == nil {
-		c.Sleep = realSleep
+		c.Sleep = ctxsleep.Sleep
 	}
 	if c.Rand == nil {
 		c.Rand = defaultRand

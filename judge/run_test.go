@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/llmfake"
+	"github.com/rubricgate/rubricgate/results/native"
 )
 
 func TestOpenAIValidAnswers(t *testing.T) {
@@ -671,7 +671,7 @@ func TestMetadataPassesThrough(t *testing.T) {
 	if !strings.HasSuffix(strings.TrimSpace(raw), `"length":12,"meta":{"topic":"billing","safety":"x","tags":[1,2]}}`) {
 		t.Fatalf("line %s: want the answer length and the other fields under meta", raw)
 	}
-	rep, err := gate.Score(h.cfg.Rubric, []gate.Input{{Name: "results.jsonl", R: strings.NewReader(raw)}}, gate.ScoreOptions{})
+	rep, err := native.Score(h.cfg.Rubric, []native.Input{{Name: "results.jsonl", R: strings.NewReader(raw)}}, native.ScoreOptions{})
 	if err != nil || rep.Scored != 1 {
 		t.Fatalf("the gate does not read the line: %v", err)
 	}

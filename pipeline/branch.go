@@ -11,7 +11,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/host"
-	"github.com/rubricgate/rubricgate/host/local"
+	"github.com/rubricgate/rubricgate/internal/gitmeta"
 )
 
 // ciTargetVars name a merge or pull request's target branch in other CI
@@ -74,7 +74,7 @@ func ResolveBaselineBranch(explicit string, b *host.Build, in SaveInputs) Baseli
 		if dir == "" {
 			dir = "."
 		}
-		if g, err := local.ReadGit(dir); err == nil && g.DefaultBranch != "" {
+		if g, err := gitmeta.Read(dir); err == nil && g.DefaultBranch != "" {
 			gitDefault = g.DefaultBranch
 			r.Default = gitDefault
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/results"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -27,13 +28,13 @@ var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // files reads results files again on every call, as the gate needs.
 type files []string
 
-func (f files) Score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.Report, error) {
+func (f files) Score(rb *rubric.Rubric, opts native.ScoreOptions) (*gate.Report, error) {
 	in, closeAll, err := results.Open(f, "", nil)
 	if err != nil {
 		return nil, err
 	}
 	defer closeAll()
-	return gate.Score(rb, in, opts)
+	return native.Score(rb, in, opts)
 }
 
 func (f files) CheckBlocking(rb *rubric.Rubric) (*gate.GateCheck, error) {
@@ -42,7 +43,7 @@ func (f files) CheckBlocking(rb *rubric.Rubric) (*gate.GateCheck, error) {
 		return nil, err
 	}
 	defer closeAll()
-	return gate.CheckBlocking(rb, in)
+	return native.CheckBlocking(rb, in)
 }
 
 func loadExample(t *testing.T) *rubric.Rubric {

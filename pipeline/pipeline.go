@@ -27,13 +27,14 @@ import (
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/render"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // Results reads the run's results, as often as the gate needs them (once
 // under the current rubric, again under the baseline's when it changed).
 type Results interface {
-	Score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.Report, error)
+	Score(rb *rubric.Rubric, opts native.ScoreOptions) (*gate.Report, error)
 	CheckBlocking(rb *rubric.Rubric) (*gate.GateCheck, error)
 }
 
@@ -198,7 +199,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if sameRubric {
 		pairer = gate.NewPairerColumns(base.Items, th.WorstItems)
 	}
-	cur, err := o.Results.Score(rb, gate.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
+	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && wantItems {
 			items.Append(it.ID, it.Score)
 		}
@@ -218,12 +219,12 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	var rescoreErr error
 	if base != nil && !sameRubric {
 		rescorePairer := gate.NewPairerColumns(base.Items, th.WorstItems)
-		compared, rescoreErr = o.Results.Score(base.Rubric, gate.ScoreOptions{
+		compared, rescoreErr = o.Results.Score(base.Rubric, native.ScoreOptions{
 			MaxUnscored: o.MaxUnscored,
-			Read:        gate.ReadOptions{IgnoreUnknown: true},
+			Read:        native.ReadOptions{IgnoreUnknown: true},
 			OnItem:      func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
 		})
-		var ie *gate.InputError
+		var ie *native.InputError
 		switch {
 		case rescoreErr == nil:
 			pairer = rescorePairer

@@ -10,6 +10,7 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -105,7 +106,7 @@ func (failingStore) Latest(context.Context, baseline.Query) (*baseline.File, gat
 // that far when the store fails under on-baseline-error fail.
 type noResults struct{ called bool }
 
-func (n *noResults) Score(*rubric.Rubric, gate.ScoreOptions) (*gate.Report, error) {
+func (n *noResults) Score(*rubric.Rubric, native.ScoreOptions) (*gate.Report, error) {
 	n.called = true
 	return nil, errors.New("no results")
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
-	ghhost "github.com/rubricgate/rubricgate/host/github"
 	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/render"
@@ -65,12 +64,20 @@ func (o *PostReportOptions) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Key, "comment-key", "", "sticky comment key (default: report: plus the report's own key)")
 }
 
+// ReportHost is what PostReport needs from the CI host (host/github.Host
+// provides it): the run that triggered this workflow once the report is
+// found to be its own, and a commenter on that run's pull request.
+type ReportHost interface {
+	ReportRun(rc *gate.RunContext) (host.TriggeringRun, error)
+	RunCommenter(ctx context.Context, token, author string, logf func(string, ...any)) (host.Commenter, int, error)
+}
+
 // PostReport posts the report o.Report (see [ReadReport]), made by the run
 // that triggered this workflow_run workflow (the fork-safe pattern), on
-// that run's pull request, once host/github.CheckProvenance found it
-// belongs to that run (repository, run id, head commit). It returns what
-// the comment did and the pull request's number.
-func PostReport(ctx context.Context, gh *ghhost.Host, o PostReportOptions) (host.CommentResult, int, error) {
+// that run's pull request, once the host found it belongs to that run
+// (host/github.CheckProvenance: repository, run id, head commit). It
+// returns what the comment did and the pull request's number.
+func PostReport(ctx context.Context, gh ReportHost, o PostReportOptions) (host.CommentResult, int, error) {
 	if o.Report == "" {
 		return host.CommentResult{}, 0, host.Configf("comment: --report is required")
 	}
@@ -78,16 +85,14 @@ func PostReport(ctx context.Context, gh *ghhost.Host, o PostReportOptions) (host
 	if err != nil {
 		return host.CommentResult{}, 0, err
 	}
-	wr := gh.Event().WorkflowRun
-	if err := ghhost.CheckProvenance(g.Context, gh.Build(), wr); err != nil {
+	wr, err := gh.ReportRun(g.Context)
+	if err != nil {
 		return host.CommentResult{}, 0, err
 	}
 	if o.Token == "" {
 		return host.CommentResult{}, 0, host.Configf("comment: --github-token is required")
 	}
-	cm := gh.Commenter(o.Token, o.Author)
-	cm.Logf = func(format string, a ...any) { o.Warn(fmt.Sprintf(format, a...)) }
-	pr, err := cm.RunPullRequest(ctx, wr)
+	cm, pr, err := gh.RunCommenter(ctx, o.Token, o.Author, func(format string, a ...any) { o.Warn(fmt.Sprintf(format, a...)) })
 	if err != nil {
 		return host.CommentResult{}, 0, err
 	}
@@ -106,7 +111,6 @@ func PostReport(ctx context.Context, gh *ghhost.Host, o PostReportOptions) (host
 	if head != "" {
 		o.Warn(fmt.Sprintf("the report says the gate passed, but run %d concluded %q: the comment says so", wr.ID, wr.Conclusion))
 	}
-	cm.PullRequest, cm.HeadSHA = pr, wr.HeadSHA
 	out, err := cm.Comment(ctx, key, head+md+foot)
 	if err != nil {
 		return host.CommentResult{}, 0, fmt.Errorf("comment: %w", err)
@@ -120,7 +124,7 @@ func PostReport(ctx context.Context, gh *ghhost.Host, o PostReportOptions) (host
 // report that claims a pass (or an accepted regression) from a run that
 // did not succeed gets a warning first; every such comment says where it
 // came from.
-func UntrustedReportNotes(g *gate.GateReport, wr *ghhost.WorkflowRun) (head, foot string) {
+func UntrustedReportNotes(g *gate.GateReport, wr host.TriggeringRun) (head, foot string) {
 	concl := wr.Conclusion
 	if concl == "" {
 		concl = "unknown"

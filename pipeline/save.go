@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/rubricgate/rubricgate/host"
-	"github.com/rubricgate/rubricgate/host/local"
+	"github.com/rubricgate/rubricgate/internal/gitmeta"
 )
 
 // SaveInputs are what decides, outside GitHub Actions, which branch a run is
@@ -121,9 +121,9 @@ func runBranch(in SaveInputs) (branch, from, why string, pr bool) {
 // returns the branch its HEAD names and the HEAD file's path. head is ""
 // when dir is not in a checkout; branch is "" for a detached HEAD. A .git
 // file (a linked worktree or submodule: "gitdir: PATH") is followed. It is
-// local.ReadGit's branch and HEAD, the one reader of git metadata.
+// gitmeta.Read's branch and HEAD, the one reader of git metadata.
 func GitBranch(dir string) (branch, head string, err error) {
-	g, err := local.ReadGit(dir)
+	g, err := gitmeta.Read(dir)
 	if err != nil {
 		return "", "", err
 	}

@@ -46,9 +46,10 @@ const DefaultCommentAuthor = "github-actions[bot]"
 // Flags declares the settings on fs under their names, with their
 // defaults and help.
 func (s *Settings) Flags(fs *flag.FlagSet) {
-	fs.StringVar(&s.MaxDrop, "max-drop", "2%", "relative drop of the aggregate score that blocks: 2% or 0.02")
-	fs.StringVar(&s.NoisyDrop, "noisy-drop", "block", "a drop at or above max-drop whose paired 95% interval includes 0: block, or warn (pass with a warning)")
-	fs.StringVar(&s.HardDrop, "hard-drop", "5%", "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
+	th, pol := gate.DefaultThresholds, gate.DefaultPolicy
+	fs.StringVar(&s.MaxDrop, "max-drop", fraction.Percent(th.MaxDrop), "relative drop of the aggregate score that blocks: 2% or 0.02")
+	fs.StringVar(&s.NoisyDrop, "noisy-drop", string(th.NoisyDrop), "a drop at or above max-drop whose paired 95% interval includes 0: block, or warn (pass with a warning)")
+	fs.StringVar(&s.HardDrop, "hard-drop", fraction.Percent(th.HardDrop), "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
 	fs.StringVar(&s.MaxUnscored, "max-unscored", "0", "share of unscored (judge error) items tolerated")
 	fs.StringVar(&s.MaxBaselineAge, "max-baseline-age", "30d", "warn when the baseline is older than this (e.g. 30d, 72h; 0 never)")
 	fs.StringVar(&s.BaselineFile, "baseline", "", "read the baseline from this file")
@@ -56,10 +57,10 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.BaselineArtifact, "baseline-artifact", "rubricgate-baseline", "GitHub Actions artifact name holding baseline.json")
 	fs.StringVar(&s.BaselineKey, "baseline-key", "", "local baseline directory slot: DIR/<key>/<branch>.json instead of the rubric's name, which a pull request can change")
 	fs.StringVar(&s.MaxArchive, "max-archive", "100MiB", "largest baseline artifact accepted (compressed and uncompressed)")
-	fs.StringVar(&s.IfNoBaseline, "if-no-baseline", "pass", "no baseline found: pass (this run starts it) or fail")
+	fs.StringVar(&s.IfNoBaseline, "if-no-baseline", pol.IfNoBaseline, "no baseline found: pass (this run starts it) or fail")
 	fs.StringVar(&s.OnBaselineError, "on-baseline-error", "fail", "baseline store unreachable or wrong: fail (exit 2) or pass (warned)")
-	fs.StringVar(&s.OnRubricChange, "on-rubric-change", "block", "rubric changed and the run cannot be re-scored under the baseline's, or lacks one of its blocking criteria: block (unless the accept label is on the pull request) or fail (label or not); skip is a deprecated name of block")
-	fs.StringVar(&s.AcceptLabel, "accept-label", "rubricgate:accept-regression", "pull request label that accepts a relative-drop regression or a rubric change the gate cannot follow")
+	fs.StringVar(&s.OnRubricChange, "on-rubric-change", pol.OnRubricChange, "rubric changed and the run cannot be re-scored under the baseline's, or lacks one of its blocking criteria: block (unless the accept label is on the pull request) or fail (label or not); skip is a deprecated name of block")
+	fs.StringVar(&s.AcceptLabel, "accept-label", pol.AcceptLabel, "pull request label that accepts a relative-drop regression or a rubric change the gate cannot follow")
 	fs.StringVar(&s.Comment, "comment", "auto", "PR comment: auto (on pull request events), always, never")
 	fs.StringVar(&s.CommentAuthor, "comment-author", DefaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
 	fs.StringVar(&s.BaselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")

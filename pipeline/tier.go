@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/family"
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
@@ -25,7 +26,7 @@ type Tier struct {
 	// JudgeModel and ProductionModel are the models given; Family the
 	// same-family policy.
 	JudgeModel, ProductionModel string
-	Family                      calibrate.FamilyPolicy
+	Family                      family.FamilyPolicy
 
 	// judges are the distinct per-item judge models kept and checked: the
 	// first maxJudgeModels, then one model of each family not seen yet;
@@ -62,11 +63,11 @@ func (t *Tier) observe(it *gate.ItemResult) {
 			t.judges[m]++
 		case len(t.judges) < maxJudgeModels:
 			t.judges[m] = 1
-			t.families[calibrate.Family(m, t.extra)] = true
+			t.families[family.Family(m, t.extra)] = true
 		default:
 			// Past the cap every model is still checked, by its family:
 			// the family check depends on the family only.
-			if f := calibrate.Family(m, t.extra); !t.families[f] {
+			if f := family.Family(m, t.extra); !t.families[f] {
 				t.families[f] = true
 				t.judges[m] = 1
 			} else if f == "" {
@@ -97,7 +98,7 @@ func (t *Tier) apply(g *gate.GateReport, rb *rubric.Rubric) error {
 			judges = append(judges, "")
 		}
 		for _, j := range judges {
-			fc, err := calibrate.CheckFamilies(j, t.ProductionModel, rb.ModelFamilies, t.Family)
+			fc, err := family.CheckFamilies(j, t.ProductionModel, rb.ModelFamilies, t.Family)
 			if err != nil {
 				return fmt.Errorf("judge bias: %w (same-family: warn to allow)", err)
 			}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/baseline"
-	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/family"
 )
 
 // judgedRun writes a run whose items name the given judge models.
@@ -42,7 +42,7 @@ func TestEveryJudgeModelChecked(t *testing.T) {
 	o := options(rb, judgedRun(t, append(models, "gpt-4o-mini")), &baseline.Dir{Root: t.TempDir()})
 	o.Tier = &Tier{ProductionModel: "gpt-4o"}
 	_, err := Gate(context.Background(), o)
-	var sf *calibrate.SameFamilyError
+	var sf *family.SameFamilyError
 	if !errors.As(err, &sf) || sf.Judge != "gpt-4o-mini" {
 		t.Fatalf("err %v, want the same-family error for gpt-4o-mini", err)
 	}

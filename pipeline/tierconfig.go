@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rubricgate/rubricgate/calibrate"
+	"github.com/rubricgate/rubricgate/family"
 	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/internal/usage"
@@ -50,7 +51,7 @@ func (s *TierSettings) Flags(fs *flag.FlagSet) {
 func ParseTier(s TierSettings, rb *rubric.Rubric) (*Tier, error) {
 	t := &Tier{JudgeModel: strings.TrimSpace(s.JudgeModel), ProductionModel: strings.TrimSpace(s.ProductionModel)}
 	var err error
-	if t.Family, err = calibrate.ParseFamilyPolicy(s.SameFamily); err != nil {
+	if t.Family, err = family.ParseFamilyPolicy(s.SameFamily); err != nil {
 		return nil, usage.Errorf("same-family: %w", err)
 	}
 	if t.MinAgreement, err = fraction.ParsePositive("min-agreement", s.MinAgreement); err != nil {

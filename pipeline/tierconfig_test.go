@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/calibrate"
-	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/family"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/results"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -18,7 +19,7 @@ func TestParseTier(t *testing.T) {
 	rb := loadExample(t)
 	base := TierSettings{Tiers: "10,25,50", MinAgreement: "0.8", SameFamily: "fail", JudgeModel: " gpt-4o ", ProductionModel: "claude-sonnet-4-5"}
 	tier, err := ParseTier(base, rb)
-	if err != nil || tier.Enabled || tier.JudgeModel != "gpt-4o" || tier.MinAgreement != 0.8 || tier.Family != calibrate.FamilyFail {
+	if err != nil || tier.Enabled || tier.JudgeModel != "gpt-4o" || tier.MinAgreement != 0.8 || tier.Family != family.FamilyFail {
 		t.Fatalf("no tier: %+v %v", tier, err)
 	}
 	s := base
@@ -65,7 +66,7 @@ func TestParseTier(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeAll()
-	rs, err := calibrate.ReadRatings(prod, in[0], gate.ReadOptions{})
+	rs, err := calibrate.ReadRatings(prod, in[0], native.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

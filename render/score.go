@@ -59,7 +59,7 @@ func nonNil(s []string) []string {
 }
 
 // ItemWriter writes one JSON line per item, buffered: Write is a
-// gate.ScoreOptions.OnItem; call Flush at the end.
+// native.ScoreOptions.OnItem; call Flush at the end.
 type ItemWriter struct {
 	bw  *bufio.Writer
 	enc *json.Encoder

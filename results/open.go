@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/rubricgate/rubricgate/formats"
-	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/usage"
+	"github.com/rubricgate/rubricgate/results/native"
 )
 
 // Native format names: rubricgate's JSON lines (json is the same) and CSV
@@ -54,16 +54,16 @@ func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
 // a gate re-scores under the baseline's rubric): a tool's records re-read
 // their file, and stdin read by a tool's reader is buffered (up to
 // formats.MaxFileBytes). Calling close closes every file; it is never nil.
-func Open(patterns []string, format string, stdin io.Reader) ([]gate.Input, func(), error) {
+func Open(patterns []string, format string, stdin io.Reader) ([]native.Input, func(), error) {
 	nop := func() {}
-	native := gate.FormatAuto
+	own := native.FormatAuto
 	var tool *formats.Format
 	switch f := strings.ToLower(strings.TrimSpace(format)); f {
 	case "":
 	case JSONL, "json":
-		native = gate.FormatJSONL
+		own = native.FormatJSONL
 	case CSV:
-		native = gate.FormatCSV
+		own = native.FormatCSV
 	default:
 		t, ok := formats.Lookup(f)
 		if !ok {
@@ -80,11 +80,11 @@ func Open(patterns []string, format string, stdin io.Reader) ([]gate.Input, func
 			fl.Close()
 		}
 	}
-	failed := func(err error) ([]gate.Input, func(), error) {
+	failed := func(err error) ([]native.Input, func(), error) {
 		closeAll()
 		return nil, nop, err
 	}
-	var inputs []gate.Input
+	var inputs []native.Input
 	seen := map[string]bool{}
 	stdinSeen := false
 	for _, p := range patterns {
@@ -100,13 +100,13 @@ func Open(patterns []string, format string, stdin io.Reader) ([]gate.Input, func
 					return failed(fmt.Errorf("read stdin: %w", err))
 				}
 				if int64(len(data)) > formats.MaxFileBytes {
-					return failed(&gate.InputError{File: "-", Msg: fmt.Sprintf("stdin is over %d bytes; name the file instead", int64(formats.MaxFileBytes))})
+					return failed(&native.InputError{File: "-", Msg: fmt.Sprintf("stdin is over %d bytes; name the file instead", int64(formats.MaxFileBytes))})
 				}
-				inputs = append(inputs, gate.Input{Name: "-", Records: formats.NewRecords(tool, "-", func() (io.Reader, error) { return bytes.NewReader(data), nil })})
-			case native == gate.FormatAuto:
+				inputs = append(inputs, native.Input{Name: "-", Records: formats.NewRecords(tool, "-", func() (io.Reader, error) { return bytes.NewReader(data), nil })})
+			case own == native.FormatAuto:
 				return failed(usagef("--results -: reading stdin needs --format (one of %s)", strings.Join(Names(), ", ")))
 			default:
-				inputs = append(inputs, gate.Input{Name: "-", R: stdin, Format: native})
+				inputs = append(inputs, native.Input{Name: "-", R: stdin, Format: own})
 			}
 			continue
 		}
@@ -132,7 +132,7 @@ func Open(patterns []string, format string, stdin io.Reader) ([]gate.Input, func
 				return failed(fmt.Errorf("results: %w", err))
 			}
 			files = append(files, fl)
-			in, err := input(fl, path, native, tool)
+			in, err := input(fl, path, own, tool)
 			if err != nil {
 				return failed(err)
 			}
@@ -143,16 +143,16 @@ func Open(patterns []string, format string, stdin io.Reader) ([]gate.Input, func
 }
 
 // input makes the gate input of one open file.
-func input(fl *os.File, path string, native gate.Format, tool *formats.Format) (gate.Input, error) {
-	if tool == nil && native == gate.FormatAuto {
+func input(fl *os.File, path string, own native.Format, tool *formats.Format) (native.Input, error) {
+	if tool == nil && own == native.FormatAuto {
 		t, err := detect(fl, path)
 		if err != nil {
-			return gate.Input{}, err
+			return native.Input{}, err
 		}
 		tool = t
 	}
 	if tool == nil {
-		return gate.Input{Name: path, R: fl, Format: native}, nil
+		return native.Input{Name: path, R: fl, Format: own}, nil
 	}
 	reopen := func() (io.Reader, error) {
 		if _, err := fl.Seek(0, io.SeekStart); err != nil {
@@ -160,7 +160,7 @@ func input(fl *os.File, path string, native gate.Format, tool *formats.Format) (
 		}
 		return fl, nil
 	}
-	return gate.Input{Name: path, Records: formats.NewRecords(tool, path, reopen)}, nil
+	return native.Input{Name: path, Records: formats.NewRecords(tool, path, reopen)}, nil
 }
 
 // detect reads the head of fl and names the tool that wrote it, nil for
@@ -182,7 +182,7 @@ func detect(fl *os.File, path string) (*formats.Format, error) {
 	t, err := formats.Detect(path, head[:n])
 	if errors.Is(err, formats.ErrUnknownFormat) {
 		if strings.EqualFold(filepath.Ext(path), ".eval") {
-			return nil, &gate.InputError{File: path, Msg: "not an Inspect .eval log (no zip archive); name the format with --format"}
+			return nil, &native.InputError{File: path, Msg: "not an Inspect .eval log (no zip archive); name the format with --format"}
 		}
 		return nil, nil
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 )
 
 const data = "../formats/testdata/"
@@ -16,11 +16,11 @@ const data = "../formats/testdata/"
 // be read twice.
 func TestOpenDetects(t *testing.T) {
 	dir := t.TempDir()
-	native := filepath.Join(dir, "run.json")
-	os.WriteFile(native, []byte(`{"id":"a","scores":{"x":1}}`+"\n"), 0o644)
+	own := filepath.Join(dir, "run.json")
+	os.WriteFile(own, []byte(`{"id":"a","scores":{"x":1}}`+"\n"), 0o644)
 	sheet := filepath.Join(dir, "sheet.csv")
 	os.WriteFile(sheet, []byte("id,question,x\na,why?,1\n"), 0o644)
-	ins, closeAll, err := Open([]string{native, sheet, data + "promptfoo/results.json", data + "promptfoo/results.jsonl",
+	ins, closeAll, err := Open([]string{own, sheet, data + "promptfoo/results.json", data + "promptfoo/results.jsonl",
 		data + "inspect/log_formats.eval", data + "deepeval/test_run_sample.json", data + "openai-evals/match.jsonl", data + "ragas/results.csv"}, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -33,11 +33,11 @@ func TestOpenDetects(t *testing.T) {
 			got = in.Records.Format()
 			for range 2 {
 				n := 0
-				if err := in.Records.Each(func(*gate.Record) error { n++; return nil }); err != nil || n == 0 {
+				if err := in.Records.Each(func(*native.Record) error { n++; return nil }); err != nil || n == 0 {
 					t.Errorf("%s: %d records, %v", in.Name, n, err)
 				}
 			}
-		} else if in.Format != gate.FormatAuto || in.R == nil {
+		} else if in.Format != native.FormatAuto || in.R == nil {
 			t.Errorf("%s: native input %+v", in.Name, in)
 		}
 		if got != want[i] {
@@ -61,7 +61,7 @@ func TestOpenStdin(t *testing.T) {
 	defer closeAll()
 	for range 2 {
 		n := 0
-		if err := ins[0].Records.Each(func(*gate.Record) error { n++; return nil }); err != nil || n != 4 {
+		if err := ins[0].Records.Each(func(*native.Record) error { n++; return nil }); err != nil || n != 4 {
 			t.Fatalf("stdin: %d records, %v", n, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -36,18 +37,18 @@ func NewSource(patterns []string, format string, stdin io.Reader) (*Source, erro
 	return s, nil
 }
 
-func (s *Source) open() ([]gate.Input, func(), error) {
+func (s *Source) open() ([]native.Input, func(), error) {
 	return Open(s.patterns, s.format, bytes.NewReader(s.stdin))
 }
 
 // Score scores the results under rb.
-func (s *Source) Score(rb *rubric.Rubric, opts gate.ScoreOptions) (*gate.Report, error) {
+func (s *Source) Score(rb *rubric.Rubric, opts native.ScoreOptions) (*gate.Report, error) {
 	inputs, closeAll, err := s.open()
 	if err != nil {
 		return nil, err
 	}
 	defer closeAll()
-	return gate.Score(rb, inputs, opts)
+	return native.Score(rb, inputs, opts)
 }
 
 // CheckBlocking checks the results against rb's blocking criteria.
@@ -57,5 +58,5 @@ func (s *Source) CheckBlocking(rb *rubric.Rubric) (*gate.GateCheck, error) {
 		return nil, err
 	}
 	defer closeAll()
-	return gate.CheckBlocking(rb, inputs)
+	return native.CheckBlocking(rb, inputs)
 }

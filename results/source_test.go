@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -30,7 +30,7 @@ func TestSourceStdinTwice(t *testing.T) {
 	}
 	var items [2]int
 	for i := range 2 {
-		rep, err := src.Score(rb, gate.ScoreOptions{})
+		rep, err := src.Score(rb, native.ScoreOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestSourceStdinTwice(t *testing.T) {
 		t.Errorf("a missing file fails when read, not before: %v", err)
 	}
 	bad, _ := NewSource([]string{"missing.jsonl"}, "", nil)
-	if _, err := bad.Score(rb, gate.ScoreOptions{}); err == nil {
+	if _, err := bad.Score(rb, native.ScoreOptions{}); err == nil {
 		t.Error("no error for a missing file")
 	}
 	if _, err := bad.CheckBlocking(rb); err == nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/rubricgate/rubricgate/calibrate"
 	"github.com/rubricgate/rubricgate/internal/usage"
-	"github.com/rubricgate/rubricgate/render"
 )
 
 // cmdCalibrate measures judge-human agreement (HUMAN JUDGE) or the
@@ -45,7 +44,7 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	table := render.CalibrationTable()
+	table := calibrate.Table()
 	if err := writeOutputs(e, []output{
 		{Path: *jsonOut, Write: func(w io.Writer) error { return table["json"](w, res) }},
 		{Path: *mdOut, Write: func(w io.Writer) error { return table["markdown"](w, res) }},

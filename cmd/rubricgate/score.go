@@ -5,12 +5,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
+	"github.com/rubricgate/rubricgate/results/native"
 )
 
 // cmdScore scores a run and prints the per-criterion table.
@@ -46,7 +46,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	// command succeeded: bad input leaves nothing written.
 	var out staged
 	defer out.Abort()
-	opts := gate.ScoreOptions{MaxUnscored: mu}
+	opts := native.ScoreOptions{MaxUnscored: mu}
 	var items *render.ItemWriter
 	if *itemsOut == "-" {
 		return exitError, usage.Errorf("--items -: write the items to a file (stdout carries the table)")
@@ -58,7 +58,7 @@ func cmdScore(args []string, e *env) (int, error) {
 		items = render.NewItemWriter(f)
 		opts.OnItem = items.Write
 	}
-	rep, err := gate.Score(rb, inputs, opts)
+	rep, err := native.Score(rb, inputs, opts)
 	if err != nil {
 		return exitError, err
 	}

@@ -41,3 +41,8 @@ func ParsePositive(name, s string) (float64, error) {
 	}
 	return v, err
 }
+
+// Percent writes f as Parse reads it back: 0.02 as "2%". It is how a
+// default held as a fraction (gate.DefaultThresholds) becomes a flag's
+// default text, so the value has one source.
+func Percent(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }

@@ -37,3 +37,17 @@ func TestParsePositive(t *testing.T) {
 		}
 	}
 }
+
+// Percent's text parses back to the same fraction, for the defaults that
+// become flag defaults.
+func TestPercentRoundTrip(t *testing.T) {
+	for _, f := range []float64{0.02, 0.05, 0.1, 0.015, 0, 1} {
+		s := Percent(f)
+		if got, err := Parse("x", s); err != nil || got != f {
+			t.Errorf("Percent(%v) = %q, parses to %v, %v", f, s, got, err)
+		}
+	}
+	if Percent(0.02) != "2%" {
+		t.Errorf("Percent(0.02) = %q", Percent(0.02))
+	}
+}

@@ -4,7 +4,7 @@
 // an item. It also writes the matching rubric (canonical JSON) for
 // scripts/score.py.
 //
-// With -score FILE it instead scores FILE with gate.Score under that same
+// With -score FILE it instead scores FILE with native.Score under that same
 // rubric and prints the report as JSON: the stand-in for `rubricgate score`
 // that scripts/bench.sh uses while the CLI does not exist.
 //
@@ -22,7 +22,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -50,7 +50,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed")
 	errRate := flag.Int("errors", 200, "one item in this many carries a judge error (0: none)")
 	unsafeRate := flag.Int("unsafe", 50, "one item in about this many fails the blocking safety criterion (0: none, for a passing run)")
-	scoreFile := flag.String("score", "", "score this results file with gate.Score and print the report")
+	scoreFile := flag.String("score", "", "score this results file with native.Score and print the report")
 	flag.Parse()
 	if *scoreFile != "" {
 		if err := score(*scoreFile); err != nil {
@@ -71,7 +71,7 @@ func score(path string) error {
 		return err
 	}
 	defer f.Close()
-	rep, err := gate.Score(production(), []gate.Input{{Name: path, R: f}}, gate.ScoreOptions{MaxUnscored: 0.05})
+	rep, err := native.Score(production(), []native.Input{{Name: path, R: f}}, native.ScoreOptions{MaxUnscored: 0.05})
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@
 // is 3% lower.
 //
 // Each simulated run is written as JSON lines and goes through the gate's
-// own code: gate.Score under rubrics/production.yaml, gate.NewPairer for the
+// own code: native.Score under rubrics/production.yaml, gate.NewPairer for the
 // paired interval, and gate.Decide for the decision, once per noisy-drop
 // mode on the same pair of runs.
 //
@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -102,11 +103,11 @@ func (m *model) run(ans [][4]float64) []byte {
 }
 
 func score(rb *rubric.Rubric, data []byte, onItem func(*gate.ItemResult) error) (*gate.Report, error) {
-	return gate.Score(rb, []gate.Input{{Name: "sim.jsonl", R: bytes.NewReader(data)}}, gate.ScoreOptions{Workers: 1, OnItem: onItem})
+	return native.Score(rb, []native.Input{{Name: "sim.jsonl", R: bytes.NewReader(data)}}, native.ScoreOptions{Workers: 1, OnItem: onItem})
 }
 
 // meanScore is the expected item score of answers shifted by shift, by
-// Monte Carlo over many items (through gate.Score).
+// Monte Carlo over many items (through native.Score).
 func meanScore(rb *rubric.Rubric, shift float64, seed uint64) float64 {
 	m := newModel(calibItems, rand.New(rand.NewPCG(seed, 1)))
 	rep, err := score(rb, m.run(m.answers(shift)), nil)

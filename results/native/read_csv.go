@@ -1,0 +1,252 @@
+package native
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rubricgate/rubricgate/internal/crlf"
+)
+
+// column roles in a review sheet.
+const (
+	colMeta = iota
+	colCriterion
+	colID
+	colError
+	colReasoning
+	colNotes
+	colReviewer
+	colJudgeModel
+	colRetrievalMiss
+	colPass
+	colLength
+	colAnswer
+)
+
+var reservedColumns = map[string]int{
+	"id":             colID,
+	"error":          colError,
+	"reasoning":      colReasoning,
+	"notes":          colNotes,
+	"reviewer":       colReviewer,
+	"judge_model":    colJudgeModel,
+	"retrieval_miss": colRetrievalMiss,
+	"pass":           colPass,
+	"length":         colLength,
+	"answer":         colAnswer,
+	"output":         colAnswer,
+	"response":       colAnswer,
+}
+
+// csvHeader maps the columns of a review sheet.
+type csvHeader struct {
+	names []string
+	role  []int
+	crit  []int // criterion index for colCriterion
+}
+
+// csvReader reads the rows of a review sheet.
+type csvReader struct {
+	file string
+	r    *csv.Reader
+	head *csvHeader
+}
+
+// newCSVReader reads the header row. Reserved columns (id, notes, pass, ...)
+// are matched case-insensitively; criterion columns by id or alias. A
+// column named twice is an error.
+func newCSVReader(sc *schema, in Input) (*csvReader, error) {
+	br := bufio.NewReaderSize(&lineLimit{r: in.R, max: sc.maxLine, file: in.Name, line: 1}, 64<<10)
+	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		_, _ = br.Discard(3)
+	}
+	// Peek returns (and clears) a read error: report it here.
+	peek, perr := br.Peek(br.Size())
+	if crlf.BareCR(peek) {
+		return nil, &InputError{File: in.Name, Line: 1, Msg: crlf.Message}
+	}
+	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
+		return nil, (&csvReader{file: in.Name}).wrap(perr)
+	}
+	r := csv.NewReader(br)
+	r.FieldsPerRecord = 0
+	cr := &csvReader{file: in.Name, r: r}
+	rec, err := r.Read()
+	if err == io.EOF {
+		return nil, &InputError{File: in.Name, Line: 1, Msg: `empty review sheet: expected a header row naming "id" and the criterion columns`}
+	}
+	if err != nil {
+		return nil, cr.wrap(err)
+	}
+	h := &csvHeader{names: append([]string(nil), rec...), role: make([]int, len(rec)), crit: make([]int, len(rec))}
+	seenCrit := make(map[int]string)
+	seenRole := make(map[string]bool)
+	hasID := false
+	for j, name := range rec {
+		h.crit[j] = -1
+		key := strings.ToLower(strings.TrimSpace(name))
+		if key == "" {
+			continue
+		}
+		if role, ok := reservedColumns[key]; ok {
+			if seenRole[key] {
+				return nil, &InputError{File: in.Name, Line: 1, Msg: fmt.Sprintf("column %s appears twice in the header", quote(key))}
+			}
+			seenRole[key] = true
+			h.role[j] = role
+			hasID = hasID || role == colID
+			continue
+		}
+		if i := sc.find([]byte(name)); i >= 0 {
+			if prev, dup := seenCrit[i]; dup {
+				return nil, &InputError{File: in.Name, Line: 1, Msg: fmt.Sprintf("criterion %q is named twice in the header (columns %s and %s)", sc.ids[i], quote(prev), quote(name))}
+			}
+			seenCrit[i] = name
+			h.role[j], h.crit[j] = colCriterion, i
+			continue
+		}
+		if seenRole["meta:"+key] {
+			return nil, &InputError{File: in.Name, Line: 1, Msg: fmt.Sprintf("column %s appears twice in the header", quote(name))}
+		}
+		seenRole["meta:"+key] = true
+	}
+	if !hasID {
+		return nil, &InputError{File: in.Name, Line: 1, Msg: fmt.Sprintf(`the header has no "id" column (expected "id" and criterion columns: %s)`, sc.list)}
+	}
+	cr.head = h
+	return cr, nil
+}
+
+// next returns the next record and the line it starts on; io.EOF at the end.
+func (cr *csvReader) next() ([]string, int, error) {
+	rec, err := cr.r.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil, 0, err
+		}
+		return nil, 0, cr.wrap(err)
+	}
+	line, _ := cr.r.FieldPos(0)
+	return rec, line, nil
+}
+
+func (cr *csvReader) wrap(err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Err.Error()
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			msg = "this row does not have the same number of fields as the header"
+		}
+		return &InputError{File: cr.file, Line: pe.StartLine, Msg: "bad CSV: " + msg}
+	}
+	return &InputError{File: cr.file, Msg: fmt.Sprintf("read error: %v", err)}
+}
+
+// decodeCSV decodes one review-sheet row into d.raw and validates it.
+func (d *decoder) decodeCSV(h *csvHeader, row []string, line int) error {
+	d.raw.reset(len(d.sc.ids), line)
+	r := &d.raw
+	for j, cell := range row {
+		if j >= len(h.role) {
+			break
+		}
+		switch h.role[j] {
+		case colID:
+			r.id, r.hasID = []byte(strings.TrimSpace(cell)), true
+		case colError:
+			r.errMsg = []byte(cell)
+		case colReasoning:
+			r.reasoning = []byte(cell)
+		case colNotes:
+			r.notes = []byte(cell)
+		case colReviewer:
+			r.reviewer = []byte(cell)
+		case colJudgeModel:
+			r.judgeModel = []byte(cell)
+		case colRetrievalMiss, colPass:
+			v, ok := truthy([]byte(cell))
+			if !ok {
+				return d.errf(line, "column %s must be yes/no, true/false, 1/0 or empty, got %s", quote(h.names[j]), quote(cell))
+			}
+			if h.role[j] == colPass {
+				r.pass = v
+			} else {
+				r.retrievalMiss = v == 1
+			}
+		case colLength:
+			t := strings.TrimSpace(cell)
+			if t == "" {
+				continue
+			}
+			n, ok := jsonInt([]byte(t))
+			if !ok || n < 0 || !isDigits(t) {
+				return d.errf(line, "column %s must be a non-negative integer, got %s", quote(h.names[j]), quote(cell))
+			}
+			r.length = n
+		case colAnswer:
+			if r.answerLen < 0 {
+				r.answerLen = utf8.RuneCountInString(cell)
+			}
+		case colCriterion:
+			if strings.TrimSpace(cell) == "" {
+				continue // missing
+			}
+			if err := d.setVal(h.crit[j], rawVal{cell: true, raw: []byte(cell), key: []byte(h.names[j])}); err != nil {
+				return err
+			}
+		default:
+			if d.sc.opts.KeepMeta {
+				v, _ := json.Marshal(cell)
+				r.meta = append(r.meta, metaField{key: h.names[j], val: v})
+			}
+		}
+	}
+	return d.finish()
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// lineLimit fails a review sheet with a physical line longer than max bytes,
+// so one runaway line (a missing closing quote, a binary file) cannot make
+// the CSV reader buffer without bound.
+type lineLimit struct {
+	r    io.Reader
+	max  int
+	file string
+	line int // physical line being read, 1-based
+	cur  int // bytes of that line so far
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			l.line++
+			l.cur = 0
+			continue
+		}
+		l.cur++
+		if l.cur > l.max {
+			return i, &InputError{File: l.file, Line: l.line, Msg: fmt.Sprintf("line longer than %d bytes: expected one review row per line (is a closing quote missing?)", l.max)}
+		}
+	}
+	return n, err
+}
