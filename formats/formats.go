@@ -24,7 +24,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-
 )
 
 // Record is one scored (or unscored) item of a tool's output.
