@@ -45,6 +45,10 @@ const (
 	// BlockingFailure: items below a blocking criterion's minimum.
 	// Criterion, Items (all of them; Text lists five), BaselineRubric.
 	BlockingFailure Kind = "blocking-failure"
+	// UnscoredGate: unscored items (judge errors) that carry no value for a
+	// blocking criterion, which fails closed on them. Criterion, Items,
+	// BaselineRubric.
+	UnscoredGate Kind = "unscored-gate"
 	// NoItemScored: every item carries a judge error. Count (unscored), Total.
 	NoItemScored Kind = "no-item-scored"
 	// TooManyUnscored: more unscored items than max-unscored allows.
@@ -203,6 +207,9 @@ type Params struct {
 	Added   int `json:"added,omitempty"`
 	Removed int `json:"removed,omitempty"`
 	Common  int `json:"common,omitempty"`
+	// Unscored counts baseline items unscored in this run, compared at
+	// score 0 among the Common ones (AggregateDrop, WithinMaxDrop).
+	Unscored int `json:"unscored,omitempty"`
 	// Label is the accept label that waived a regression.
 	Label string `json:"label,omitempty"`
 	// AcceptLabel is the label that would waive a block (RubricChange).
@@ -438,6 +445,15 @@ func (f Finding) render(e escaper) string {
 			list += fmt.Sprintf(" and %d more", len(f.Items)-maxListed)
 		}
 		s := fmt.Sprintf("blocking criterion failed: %s on %d item(s): %s", e.id(f.Criterion), len(f.Items), list)
+		if f.BaselineRubric {
+			s += " (under the baseline's rubric)"
+		}
+		return s
+	case UnscoredGate:
+		s := fmt.Sprintf("blocking criterion %s has no score on %d unscored item(s) (judge errors): %s; it fails closed: re-run the judge on them", e.id(f.Criterion), len(f.Items), e.ids(f.Items[:min(len(f.Items), maxListed)], e.id))
+		if len(f.Items) > maxListed {
+			s += fmt.Sprintf(" and %d more", len(f.Items)-maxListed)
+		}
 		if f.BaselineRubric {
 			s += " (under the baseline's rubric)"
 		}
@@ -718,7 +734,14 @@ func (f Finding) basisNote() string {
 	if f.FullBaseline > 0 {
 		full = fmt.Sprintf("%+.2f%%", 100*(f.FullCurrent-f.FullBaseline)/f.FullBaseline)
 	}
-	return fmt.Sprintf(" [the item sets differ (%d added, %d removed), so the %d items in common are compared; the full sets: %.1f → %.1f, %s]", f.Added, f.Removed, f.Common, f.FullBaseline, f.FullCurrent, full)
+	if f.Unscored > 0 && f.Added == 0 && f.Removed == 0 {
+		return fmt.Sprintf(" [%d item(s) of the baseline are unscored in this run and compared at score 0, the worst case; the scored items alone: %.1f → %.1f, %s]", f.Unscored, f.FullBaseline, f.FullCurrent, full)
+	}
+	unscored := ""
+	if f.Unscored > 0 {
+		unscored = fmt.Sprintf("; %d of them unscored in this run, compared at score 0", f.Unscored)
+	}
+	return fmt.Sprintf(" [the item sets differ (%d added, %d removed), so the %d items in common are compared%s; the full sets: %.1f → %.1f, %s]", f.Added, f.Removed, f.Common, unscored, f.FullBaseline, f.FullCurrent, full)
 }
 
 // dropTolerance is gate's slack in the relative check: a drop within 1e-9

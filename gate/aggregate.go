@@ -2,6 +2,7 @@ package gate
 
 import (
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -108,11 +109,18 @@ func (p *partial) add(sc *schema, d *decoder, file string, input int, keep bool)
 	}
 	if r.unscored() {
 		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.id), Error: string(r.errMsg), File: file, Line: r.itemLine()})
-		// Blocking gates hold on an unscored item too (see decoder.finish).
+		// Blocking gates hold on an unscored item too (see decoder.finish),
+		// and fail closed when it carries no value for them: an answer the
+		// judge could not score must not pass a safety gate unseen.
 		for i, v := range r.vals {
-			if v.State == Scored && sc.blocking[i] && v.Below {
+			switch {
+			case !sc.blocking[i]:
+			case v.State == Scored && v.Below:
 				p.blocking = append(p.blocking, BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Score: v.Score,
 					Reasoning: "[the item also carries a judge error: " + string(r.errMsg) + "] " + string(firstNonBlank(r.reasoning, r.notes))})
+			case v.State != Scored:
+				p.blocking = append(p.blocking, BlockingFailure{Item: string(r.id), Criterion: sc.ids[i], Unscored: true,
+					Reasoning: strings.TrimSpace("[no score: the item carries a judge error: " + string(r.errMsg) + "] " + string(firstNonBlank(r.reasoning, r.notes)))})
 			}
 		}
 		if keep {

@@ -485,9 +485,11 @@ func Decide(in DecideInput) *GateReport {
 			}
 			// When the item sets differ, the check compares the items they
 			// share: added easy items or removed hard ones must not hide a
-			// regression of the others.
+			// regression of the others. Baseline items unscored now are
+			// among them at score 0 (see Paired.Unscored): an error in
+			// place of a regressed item must not lift the score.
 			base, now, basis := b.Score, c, BasisAll
-			if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
+			if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0 || p.Unscored > 0) {
 				if p.Common > 0 && p.CommonBaseline != nil && p.CommonCurrent != nil {
 					base, now, basis = *p.CommonBaseline, *p.CommonCurrent, BasisCommon
 				} else if p.Common == 0 {
@@ -578,7 +580,7 @@ func Decide(in DecideInput) *GateReport {
 			p := in.Paired
 			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
 				Change: (dc.Current - dc.Baseline) / dc.Baseline, Baseline: dc.Baseline, Current: dc.Current, MaxDrop: in.MaxDrop,
-				Common: p.Common, Added: p.Added, Removed: p.Removed, FullBaseline: b.Score, FullCurrent: *g.ComparedScore}})
+				Common: p.Common, Added: p.Added, Removed: p.Removed, Unscored: p.Unscored, FullBaseline: b.Score, FullCurrent: *g.ComparedScore}})
 		case g.RelativeChange != nil:
 			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
 				Change: *g.RelativeChange, Baseline: b.Score, Current: *g.ComparedScore, MaxDrop: in.MaxDrop}})
@@ -651,7 +653,7 @@ func dropFinding(dc *DropCheck, base, cur, maxDrop, fullBase, fullCur float64, p
 	f := finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{
 		Change: -dc.Drop, Baseline: base, Current: cur, MaxDrop: maxDrop, Detail: dropClause(dc)}}
 	if dc.Basis == BasisCommon && p != nil {
-		f.Common, f.Added, f.Removed = p.Common, p.Added, p.Removed
+		f.Common, f.Added, f.Removed, f.Unscored = p.Common, p.Added, p.Removed, p.Unscored
 		f.FullBaseline, f.FullCurrent = fullBase, fullCur
 	}
 	return f
@@ -826,16 +828,22 @@ func missingFailures(have, other []BlockingFailure) []BlockingFailure {
 }
 
 // blockingFindings groups blocking failures by criterion: one finding per
-// criterion, its items in the order they failed.
+// criterion (and one more for its unscored items, which fail closed), its
+// items in the order they failed.
 func blockingFindings(fs []BlockingFailure, baselineRubric bool) []finding.Finding {
 	idx := map[string]int{}
 	var out []finding.Finding
 	for _, f := range fs {
-		k, ok := idx[f.Criterion]
+		kind := finding.BlockingFailure
+		if f.Unscored {
+			kind = finding.UnscoredGate
+		}
+		key := string(kind) + "\x00" + f.Criterion
+		k, ok := idx[key]
 		if !ok {
 			k = len(out)
-			idx[f.Criterion] = k
-			out = append(out, finding.Finding{Kind: finding.BlockingFailure, Criterion: f.Criterion, Params: finding.Params{BaselineRubric: baselineRubric}})
+			idx[key] = k
+			out = append(out, finding.Finding{Kind: kind, Criterion: f.Criterion, Params: finding.Params{BaselineRubric: baselineRubric}})
 		}
 		out[k].Items = append(out[k].Items, f.Item)
 	}
