@@ -102,7 +102,7 @@ func PostReport(ctx context.Context, gh *ghhost.Host, o PostReportOptions) (host
 		key = "report:" + g.Context.CommentKey
 	}
 	head, foot := UntrustedReportNotes(g, wr)
-	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(key) - len(head) - len(foot)})
+	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(key) - len(head) - len(foot), RunsURL: gh.Build().RunsURL})
 	if head != "" {
 		o.Warn(fmt.Sprintf("the report says the gate passed, but run %d concluded %q: the comment says so", wr.ID, wr.Conclusion))
 	}
