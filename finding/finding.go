@@ -75,6 +75,13 @@ const (
 	// items of the run do not carry. Criterion, Count, Label when the accept
 	// label accepted it.
 	UncheckedGate Kind = "unchecked-gate"
+	// PromptChanged: texts of a criterion that reach the judge prompt differ
+	// from the baseline rubric's, so the judge scored this run under other
+	// instructions, which re-scoring cannot undo. Criterion, Fields (which
+	// texts: "description", "anchor 3", "name", "scale", "na", "position",
+	// or "added" / "removed" for a criterion new in or gone from the
+	// prompt), Label when the accept label accepted it.
+	PromptChanged Kind = "prompt-changed"
 	// SkipDeprecated: on-rubric-change is the deprecated skip, read as block.
 	SkipDeprecated Kind = "on-rubric-change-skip-deprecated"
 	// AggregateDrop: the aggregate score dropped by max-drop or more.
@@ -216,6 +223,8 @@ type Params struct {
 	AcceptLabel string `json:"accept_label,omitempty"`
 	// Criteria are criterion ids (RubricChange: the criteria removed).
 	Criteria []string `json:"criteria,omitempty"`
+	// Fields name a criterion's texts (PromptChanged).
+	Fields []string `json:"fields,omitempty"`
 	// Detail is free text: a note, an error, a rubric warning. Untrusted.
 	Detail string `json:"detail,omitempty"`
 	// PolicyFail is true when a policy input set to fail made this block.
@@ -495,6 +504,15 @@ func (f Finding) render(e escaper) string {
 		return accepted(e, f.Label, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+why)
 	case UncheckedGate:
 		return accepted(e, f.Label, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", e.id(f.Criterion), f.Count))
+	case PromptChanged:
+		what := fmt.Sprintf("the judge prompt's text of criterion %s changed: %s", e.id(f.Criterion), e.ids(f.Fields, e.text))
+		switch {
+		case len(f.Fields) == 1 && f.Fields[0] == "added":
+			what = fmt.Sprintf("criterion %s is new in the judge prompt", e.id(f.Criterion))
+		case len(f.Fields) == 1 && f.Fields[0] == "removed":
+			what = fmt.Sprintf("criterion %s is gone from the judge prompt", e.id(f.Criterion))
+		}
+		return accepted(e, f.Label, what+"; the judge scored this run under other instructions than the baseline's, which re-scoring under the baseline's rubric cannot undo")
 	case SkipDeprecated:
 		return "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label"
 	case AggregateDrop:

@@ -315,8 +315,9 @@ type RescoredInfo struct {
 
 // RubricChange records a rubric change the gate could not follow: the
 // baseline's rubric and the current one differ, and the run could not be
-// re-scored under the baseline's rubric or does not carry one of its
-// blocking criteria.
+// re-scored under the baseline's rubric, does not carry one of its
+// blocking criteria, or was judged under other instructions (a text that
+// reaches the judge prompt changed).
 type RubricChange struct {
 	// From and To are the rubric hashes, baseline's and current.
 	From string `json:"from"`
@@ -328,6 +329,11 @@ type RubricChange struct {
 	UncheckedGates map[string]int `json:"unchecked_gates"`
 	// RescoreError says why the run could not be re-scored ("" when it was).
 	RescoreError string `json:"rescore_error"`
+	// PromptChanges lists the criteria whose judge-prompt texts differ from
+	// the baseline rubric's, and which texts (see rubric.PromptChanges).
+	// A judge given other instructions scores differently, which no
+	// re-scoring under the baseline's rubric undoes.
+	PromptChanges []rubric.PromptChange `json:"prompt_changes"`
 	// Accepted is true when the accept label accepted the change.
 	Accepted bool `json:"accepted"`
 }
@@ -683,10 +689,14 @@ func dropClause(dc *DropCheck) string {
 
 // rubricChange describes a rubric change the gate cannot follow, or returns
 // nil when it can: the run was re-scored under the baseline's rubric
-// (notCompared false) and carries every blocking criterion of it.
+// (notCompared false), carries every blocking criterion of it, and no text
+// that reaches the judge prompt changed. The baseline's rubric is the one
+// embedded in the baseline file, whose hash Read checks, so every baseline
+// carries the texts compared.
 func rubricChange(in DecideInput, notCompared bool) *RubricChange {
 	b := in.Baseline
-	rc := &RubricChange{From: b.RubricHash, To: in.Current.Rubric.Hash, Removed: []string{}, UncheckedGates: map[string]int{}}
+	rc := &RubricChange{From: b.RubricHash, To: in.Current.Rubric.Hash, Removed: []string{}, UncheckedGates: map[string]int{},
+		PromptChanges: []rubric.PromptChange{}}
 	if bg := in.BaselineGates; bg != nil {
 		for id, n := range bg.Unchecked {
 			if n > 0 {
@@ -694,7 +704,10 @@ func rubricChange(in DecideInput, notCompared bool) *RubricChange {
 			}
 		}
 	}
-	if !notCompared && len(rc.UncheckedGates) == 0 {
+	if pc := rubric.PromptChanges(b.Rubric, in.Rubric); pc != nil {
+		rc.PromptChanges = pc
+	}
+	if !notCompared && len(rc.UncheckedGates) == 0 && len(rc.PromptChanges) == 0 {
 		return nil
 	}
 	if notCompared {
@@ -727,6 +740,17 @@ func (rc *RubricChange) findings() []finding.Finding {
 	sort.Strings(ids)
 	for _, id := range ids {
 		fs = append(fs, finding.Finding{Kind: finding.UncheckedGate, Criterion: id, Params: finding.Params{Count: rc.UncheckedGates[id]}})
+	}
+	// A criterion removed is named by the headline already.
+	for _, pc := range rc.PromptChanges {
+		if len(pc.Fields) == 1 && pc.Fields[0] == rubric.FieldRemoved {
+			continue
+		}
+		fields := make([]string, len(pc.Fields))
+		for i, f := range pc.Fields {
+			fields[i] = string(f)
+		}
+		fs = append(fs, finding.Finding{Kind: finding.PromptChanged, Criterion: pc.Criterion, Params: finding.Params{Fields: fields}})
 	}
 	return fs
 }
