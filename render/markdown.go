@@ -211,12 +211,19 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 		k := min(l.worst, len(p.Worst))
 		w("<details><summary>Largest item regressions (%d)</summary>\n\n| Item | Baseline | Current | Change | Reasoning |\n|---|---:|---:|---:|---|\n", k)
 		for _, d := range p.Worst[:k] {
-			w("| %s | %s | %s | %s | %s |\n", safe.Cell(d.ID, 80), num1(d.Baseline), num1(d.Current), signed1(d.Delta), safe.Cell(d.Reasoning, max(l.reasoning, 1)))
+			cur := num1(d.Current)
+			if d.Unscored {
+				cur = "unscored (0)"
+			}
+			w("| %s | %s | %s | %s | %s |\n", safe.Cell(d.ID, 80), num1(d.Baseline), cur, signed1(d.Delta), safe.Cell(d.Reasoning, max(l.reasoning, 1)))
 		}
 		w("\n</details>\n\n")
 	}
 	if p := g.Paired; p != nil && l.misc {
 		w("Items: %d in common, %d added, %d removed", p.Common, p.Added, p.Removed)
+		if p.Unscored > 0 {
+			w(" (%d of those in common unscored now, compared at 0)", p.Unscored)
+		}
 		if l.listIDs > 0 && len(p.AddedIDs) > 0 {
 			w("; added: %s", idList(p.AddedIDs, l.listIDs, p.Added))
 		}

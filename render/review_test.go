@@ -100,3 +100,27 @@ func TestBaselineRunURLLinksOnlyToThisRepositorysRuns(t *testing.T) {
 		}
 	}
 }
+
+// An unscored item shows as such, not as a score of 0: in the largest
+// regressions (compared at 0) and in the blocking failures (no score; it
+// fails closed), in markdown, text and JUnit (issue 15 §6).
+func TestUnscoredItemsShownAsUnscored(t *testing.T) {
+	rep := report()
+	rep.BlockingFailures = []gate.BlockingFailure{{Item: "q-7", Criterion: "safety", Unscored: true, Reasoning: "[no score: the item carries a judge error: timeout]"}}
+	g := &gate.GateReport{Report: rep, Decision: gate.Block, MaxDrop: 0.02, Changes: changes(84, 84),
+		Paired: &gate.Paired{Common: 3, Unscored: 1, AddedIDs: []string{}, RemovedIDs: []string{},
+			Worst: []gate.ItemDelta{{ID: "q-7", Baseline: 80, Current: 0, Delta: -80, Reasoning: "timeout", Unscored: true}}}}
+	md := Markdown(g, MarkdownOptions{Title: "rubricgate", Now: now})
+	for _, want := range []string{"| q-7 | 80.0 | unscored (0) |", "- `q-7`: safety = no score", "(1 of those in common unscored now, compared at 0)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	var junit strings.Builder
+	if err := JUnit(&junit, g, JUnitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), "item q-7 has no score on blocking criterion safety") {
+		t.Errorf("junit:\n%s", junit.String())
+	}
+}
