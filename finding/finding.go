@@ -753,7 +753,7 @@ func (f Finding) basisNote() string {
 		full = fmt.Sprintf("%+.2f%%", 100*(f.FullCurrent-f.FullBaseline)/f.FullBaseline)
 	}
 	if f.Unscored > 0 && f.Added == 0 && f.Removed == 0 {
-		return fmt.Sprintf(" [%d item(s) of the baseline are unscored in this run and compared at score 0, the worst case; the scored items alone: %.1f → %.1f, %s]", f.Unscored, f.FullBaseline, f.FullCurrent, full)
+		return fmt.Sprintf(" [%d item(s) of the baseline are unscored in this run and compared at score 0, the worst case; the full scores: %.1f → %.1f (this run's scored items only), %s]", f.Unscored, f.FullBaseline, f.FullCurrent, full)
 	}
 	unscored := ""
 	if f.Unscored > 0 {
