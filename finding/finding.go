@@ -45,6 +45,10 @@ const (
 	// BlockingFailure: items below a blocking criterion's minimum.
 	// Criterion, Items (all of them; Text lists five), BaselineRubric.
 	BlockingFailure Kind = "blocking-failure"
+	// UnscoredGate: unscored items (judge errors) that carry no value for a
+	// blocking criterion, which fails closed on them. Criterion, Items,
+	// BaselineRubric.
+	UnscoredGate Kind = "unscored-gate"
 	// NoItemScored: every item carries a judge error. Count (unscored), Total.
 	NoItemScored Kind = "no-item-scored"
 	// TooManyUnscored: more unscored items than max-unscored allows.
@@ -71,6 +75,13 @@ const (
 	// items of the run do not carry. Criterion, Count, Label when the accept
 	// label accepted it.
 	UncheckedGate Kind = "unchecked-gate"
+	// PromptChanged: texts of a criterion that reach the judge prompt differ
+	// from the baseline rubric's, so the judge scored this run under other
+	// instructions, which re-scoring cannot undo. Criterion, Fields (which
+	// texts: "description", "anchor 3", "name", "scale", "na", "position",
+	// or "added" / "removed" for a criterion new in or gone from the
+	// prompt), Label when the accept label accepted it.
+	PromptChanged Kind = "prompt-changed"
 	// SkipDeprecated: on-rubric-change is the deprecated skip, read as block.
 	SkipDeprecated Kind = "on-rubric-change-skip-deprecated"
 	// AggregateDrop: the aggregate score dropped by max-drop or more.
@@ -207,12 +218,17 @@ type Params struct {
 	Added   int `json:"added,omitempty"`
 	Removed int `json:"removed,omitempty"`
 	Common  int `json:"common,omitempty"`
+	// Unscored counts baseline items unscored in this run, compared at
+	// score 0 among the Common ones (AggregateDrop, WithinMaxDrop).
+	Unscored int `json:"unscored,omitempty"`
 	// Label is the accept label that waived a regression.
 	Label string `json:"label,omitempty"`
 	// AcceptLabel is the label that would waive a block (RubricChange).
 	AcceptLabel string `json:"accept_label,omitempty"`
 	// Criteria are criterion ids (RubricChange: the criteria removed).
 	Criteria []string `json:"criteria,omitempty"`
+	// Fields name a criterion's texts (PromptChanged).
+	Fields []string `json:"fields,omitempty"`
 	// Detail is free text: a note, an error, a rubric warning. Untrusted.
 	Detail string `json:"detail,omitempty"`
 	// PolicyFail is true when a policy input set to fail made this block.
@@ -447,6 +463,15 @@ func (f Finding) render(e escaper) string {
 			s += " (under the baseline's rubric)"
 		}
 		return s
+	case UnscoredGate:
+		s := fmt.Sprintf("blocking criterion %s has no score on %d unscored item(s) (judge errors): %s; it fails closed: re-run the judge on them", e.id(f.Criterion), len(f.Items), e.ids(f.Items[:min(len(f.Items), maxListed)], e.id))
+		if len(f.Items) > maxListed {
+			s += fmt.Sprintf(" and %d more", len(f.Items)-maxListed)
+		}
+		if f.BaselineRubric {
+			s += " (under the baseline's rubric)"
+		}
+		return s
 	case NoItemScored:
 		return fmt.Sprintf("no item was scored: %d of %d items carry a judge error", f.Count, f.Total)
 	case TooManyUnscored:
@@ -484,6 +509,15 @@ func (f Finding) render(e escaper) string {
 		return accepted(e, f.Label, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+why)
 	case UncheckedGate:
 		return accepted(e, f.Label, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", e.id(f.Criterion), f.Count))
+	case PromptChanged:
+		what := fmt.Sprintf("the judge prompt's text of criterion %s changed: %s", e.id(f.Criterion), e.ids(f.Fields, e.text))
+		switch {
+		case len(f.Fields) == 1 && f.Fields[0] == "added":
+			what = fmt.Sprintf("criterion %s is new in the judge prompt", e.id(f.Criterion))
+		case len(f.Fields) == 1 && f.Fields[0] == "removed":
+			what = fmt.Sprintf("criterion %s is gone from the judge prompt", e.id(f.Criterion))
+		}
+		return accepted(e, f.Label, what+"; the judge scored this run under other instructions than the baseline's, which re-scoring under the baseline's rubric cannot undo")
 	case SkipDeprecated:
 		return "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label"
 	case AggregateDrop:
@@ -726,7 +760,14 @@ func (f Finding) basisNote() string {
 	if f.FullBaseline > 0 {
 		full = fmt.Sprintf("%+.2f%%", 100*(f.FullCurrent-f.FullBaseline)/f.FullBaseline)
 	}
-	return fmt.Sprintf(" [the item sets differ (%d added, %d removed), so the %d items in common are compared; the full sets: %.1f → %.1f, %s]", f.Added, f.Removed, f.Common, f.FullBaseline, f.FullCurrent, full)
+	if f.Unscored > 0 && f.Added == 0 && f.Removed == 0 {
+		return fmt.Sprintf(" [%d item(s) of the baseline are unscored in this run and compared at score 0, the worst case; the full scores: %.1f → %.1f (this run's scored items only), %s]", f.Unscored, f.FullBaseline, f.FullCurrent, full)
+	}
+	unscored := ""
+	if f.Unscored > 0 {
+		unscored = fmt.Sprintf("; %d of them unscored in this run, compared at score 0", f.Unscored)
+	}
+	return fmt.Sprintf(" [the item sets differ (%d added, %d removed), so the %d items in common are compared%s; the full sets: %.1f → %.1f, %s]", f.Added, f.Removed, f.Common, unscored, f.FullBaseline, f.FullCurrent, full)
 }
 
 // dropTolerance is gate's slack in the relative check: a drop within 1e-9

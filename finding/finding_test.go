@@ -369,6 +369,9 @@ func TestNewKindsEscapeUntrusted(t *testing.T) {
 		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, AcceptLabel: hostile}},
 		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Label: hostile}},
 		{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: hostile, Commit: hostile, Waived: []string{hostile}, From: hostile, Adds: []string{hostile}}},
+		{Kind: finding.PromptChanged, Criterion: hostile, Params: finding.Params{Fields: []string{hostile, "anchor 3"}, Label: hostile}},
+		{Kind: finding.PromptChanged, Criterion: hostile, Params: finding.Params{Fields: []string{"added"}}},
+		{Kind: finding.UnscoredGate, Criterion: hostile, Params: finding.Params{Items: []string{hostile, "b", "c", "d", "e", "f"}, BaselineRubric: true}},
 	}
 	for _, f := range fs {
 		f.Severity = finding.Warning

@@ -1,10 +1,11 @@
 package gate
 
 import (
-	"github.com/rubricgate/rubricgate/rubric"
 	"math"
+	"strings"
 
 	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // maxWarnings caps the pass-column disagreements listed in a report.
@@ -178,11 +179,18 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 	}
 	if r.Unscored {
 		p.unscored = append(p.unscored, UnscoredItem{ID: string(r.ID), Error: string(r.Error), File: file, Line: r.ItemLine})
-		// Blocking gates hold on an unscored item too (see decoder.finish).
+		// Blocking gates hold on an unscored item too (see decoder.finish),
+		// and fail closed when it carries no value for them: an answer the
+		// judge could not score must not pass a safety gate unseen.
 		for i, v := range r.Values {
-			if v.State == Scored && sc.blocking[i] && v.Below {
+			switch {
+			case !sc.blocking[i]:
+			case v.State == Scored && v.Below:
 				p.blocking = append(p.blocking, BlockingFailure{Item: string(r.ID), Criterion: sc.ids[i], Score: v.Score,
 					Reasoning: "[the item also carries a judge error: " + string(r.Error) + "] " + string(firstNonBlank(r.Reasoning, r.Notes))})
+			case v.State != Scored:
+				p.blocking = append(p.blocking, BlockingFailure{Item: string(r.ID), Criterion: sc.ids[i], Unscored: true,
+					Reasoning: strings.TrimSpace("[no score: the item carries a judge error: " + string(r.Error) + "] " + string(firstNonBlank(r.Reasoning, r.Notes)))})
 			}
 		}
 		if keep {

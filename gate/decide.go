@@ -315,8 +315,9 @@ type RescoredInfo struct {
 
 // RubricChange records a rubric change the gate could not follow: the
 // baseline's rubric and the current one differ, and the run could not be
-// re-scored under the baseline's rubric or does not carry one of its
-// blocking criteria.
+// re-scored under the baseline's rubric, does not carry one of its
+// blocking criteria, or was judged under other instructions (a text that
+// reaches the judge prompt changed).
 type RubricChange struct {
 	// From and To are the rubric hashes, baseline's and current.
 	From string `json:"from"`
@@ -328,6 +329,11 @@ type RubricChange struct {
 	UncheckedGates map[string]int `json:"unchecked_gates"`
 	// RescoreError says why the run could not be re-scored ("" when it was).
 	RescoreError string `json:"rescore_error"`
+	// PromptChanges lists the criteria whose judge-prompt texts differ from
+	// the baseline rubric's, and which texts (see rubric.PromptChanges).
+	// A judge given other instructions scores differently, which no
+	// re-scoring under the baseline's rubric undoes.
+	PromptChanges []rubric.PromptChange `json:"prompt_changes"`
 	// Accepted is true when the accept label accepted the change.
 	Accepted bool `json:"accepted"`
 }
@@ -485,9 +491,11 @@ func Decide(in DecideInput) *GateReport {
 			}
 			// When the item sets differ, the check compares the items they
 			// share: added easy items or removed hard ones must not hide a
-			// regression of the others.
+			// regression of the others. Baseline items unscored now are
+			// among them at score 0 (see Paired.Unscored): an error in
+			// place of a regressed item must not lift the score.
 			base, now, basis := b.Score, c, BasisAll
-			if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
+			if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0 || p.Unscored > 0) {
 				if p.Common > 0 && p.CommonBaseline != nil && p.CommonCurrent != nil {
 					base, now, basis = *p.CommonBaseline, *p.CommonCurrent, BasisCommon
 				} else if p.Common == 0 {
@@ -578,7 +586,7 @@ func Decide(in DecideInput) *GateReport {
 			p := in.Paired
 			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
 				Change: (dc.Current - dc.Baseline) / dc.Baseline, Baseline: dc.Baseline, Current: dc.Current, MaxDrop: in.MaxDrop,
-				Common: p.Common, Added: p.Added, Removed: p.Removed, FullBaseline: b.Score, FullCurrent: *g.ComparedScore}})
+				Common: p.Common, Added: p.Added, Removed: p.Removed, Unscored: p.Unscored, FullBaseline: b.Score, FullCurrent: *g.ComparedScore}})
 		case g.RelativeChange != nil:
 			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
 				Change: *g.RelativeChange, Baseline: b.Score, Current: *g.ComparedScore, MaxDrop: in.MaxDrop}})
@@ -651,7 +659,7 @@ func dropFinding(dc *DropCheck, base, cur, maxDrop, fullBase, fullCur float64, p
 	f := finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{
 		Change: -dc.Drop, Baseline: base, Current: cur, MaxDrop: maxDrop, Detail: dropClause(dc)}}
 	if dc.Basis == BasisCommon && p != nil {
-		f.Common, f.Added, f.Removed = p.Common, p.Added, p.Removed
+		f.Common, f.Added, f.Removed, f.Unscored = p.Common, p.Added, p.Removed, p.Unscored
 		f.FullBaseline, f.FullCurrent = fullBase, fullCur
 	}
 	return f
@@ -681,10 +689,14 @@ func dropClause(dc *DropCheck) string {
 
 // rubricChange describes a rubric change the gate cannot follow, or returns
 // nil when it can: the run was re-scored under the baseline's rubric
-// (notCompared false) and carries every blocking criterion of it.
+// (notCompared false), carries every blocking criterion of it, and no text
+// that reaches the judge prompt changed. The baseline's rubric is the one
+// embedded in the baseline file, whose hash Read checks, so every baseline
+// carries the texts compared.
 func rubricChange(in DecideInput, notCompared bool) *RubricChange {
 	b := in.Baseline
-	rc := &RubricChange{From: b.RubricHash, To: in.Current.Rubric.Hash, Removed: []string{}, UncheckedGates: map[string]int{}}
+	rc := &RubricChange{From: b.RubricHash, To: in.Current.Rubric.Hash, Removed: []string{}, UncheckedGates: map[string]int{},
+		PromptChanges: []rubric.PromptChange{}}
 	if bg := in.BaselineGates; bg != nil {
 		for id, n := range bg.Unchecked {
 			if n > 0 {
@@ -692,7 +704,10 @@ func rubricChange(in DecideInput, notCompared bool) *RubricChange {
 			}
 		}
 	}
-	if !notCompared && len(rc.UncheckedGates) == 0 {
+	if pc := rubric.PromptChanges(b.Rubric, in.Rubric); pc != nil {
+		rc.PromptChanges = pc
+	}
+	if !notCompared && len(rc.UncheckedGates) == 0 && len(rc.PromptChanges) == 0 {
 		return nil
 	}
 	if notCompared {
@@ -725,6 +740,17 @@ func (rc *RubricChange) findings() []finding.Finding {
 	sort.Strings(ids)
 	for _, id := range ids {
 		fs = append(fs, finding.Finding{Kind: finding.UncheckedGate, Criterion: id, Params: finding.Params{Count: rc.UncheckedGates[id]}})
+	}
+	// A criterion removed is named by the headline already.
+	for _, pc := range rc.PromptChanges {
+		if len(pc.Fields) == 1 && pc.Fields[0] == rubric.FieldRemoved {
+			continue
+		}
+		fields := make([]string, len(pc.Fields))
+		for i, f := range pc.Fields {
+			fields[i] = string(f)
+		}
+		fs = append(fs, finding.Finding{Kind: finding.PromptChanged, Criterion: pc.Criterion, Params: finding.Params{Fields: fields}})
 	}
 	return fs
 }
@@ -826,16 +852,22 @@ func missingFailures(have, other []BlockingFailure) []BlockingFailure {
 }
 
 // blockingFindings groups blocking failures by criterion: one finding per
-// criterion, its items in the order they failed.
+// criterion (and one more for its unscored items, which fail closed), its
+// items in the order they failed.
 func blockingFindings(fs []BlockingFailure, baselineRubric bool) []finding.Finding {
 	idx := map[string]int{}
 	var out []finding.Finding
 	for _, f := range fs {
-		k, ok := idx[f.Criterion]
+		kind := finding.BlockingFailure
+		if f.Unscored {
+			kind = finding.UnscoredGate
+		}
+		key := string(kind) + "\x00" + f.Criterion
+		k, ok := idx[key]
 		if !ok {
 			k = len(out)
-			idx[f.Criterion] = k
-			out = append(out, finding.Finding{Kind: finding.BlockingFailure, Criterion: f.Criterion, Params: finding.Params{BaselineRubric: baselineRubric}})
+			idx[key] = k
+			out = append(out, finding.Finding{Kind: kind, Criterion: f.Criterion, Params: finding.Params{BaselineRubric: baselineRubric}})
 		}
 		out[k].Items = append(out[k].Items, f.Item)
 	}

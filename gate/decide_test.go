@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -323,5 +324,55 @@ func TestDropPrintsEnoughDigits(t *testing.T) {
 		if got := FormatChange(tc.rel, tc.maxDrop); got != tc.want {
 			t.Errorf("FormatChange(%v, %v) = %q, want %q", tc.rel, tc.maxDrop, got, tc.want)
 		}
+	}
+}
+
+// A text that reaches the judge prompt changed (same ids, scales and
+// minimums): the run re-scores under the baseline's rubric, but the judge
+// read other instructions, so it is a rubric change that blocks unless
+// accepted, a warning on the baseline branch, and a hard block with
+// on-rubric-change fail (issue 15 §2).
+func TestDecidePromptTextChange(t *testing.T) {
+	old := &rubric.Rubric{Name: "r", Criteria: []rubric.Criterion{{ID: "accuracy", Name: "accuracy", Weight: 1, Scale: rubric.Scale{Low: 1, High: 5},
+		Description: "Facts are right.", Anchors: map[int]string{1: "Wrong.", 5: "Right."}}}}
+	cur := &rubric.Rubric{Name: "r", Criteria: []rubric.Criterion{{ID: "accuracy", Name: "accuracy", Weight: 2, Scale: rubric.Scale{Low: 1, High: 5},
+		Description: "Facts are right.", Anchors: map[int]string{1: "Wrong.", 5: "Anything not plainly wrong."}}}}
+	b := base(80)
+	b.Rubric, b.RubricHash = old, "sha256:bbbb"
+	in := func(mod func(*DecideInput)) func(*DecideInput) {
+		return func(in *DecideInput) {
+			in.Rubric, in.Compared = cur, runReport(80)
+			if mod != nil {
+				mod(in)
+			}
+		}
+	}
+	g := decide(runReport(80), b, in(nil))
+	if g.Decision != Block || g.RubricChange == nil || len(g.RubricChange.PromptChanges) != 1 ||
+		g.RubricChange.PromptChanges[0].Criterion != "accuracy" || g.RubricChange.PromptChanges[0].Fields[0] != rubric.AnchorField(5) {
+		t.Fatalf("prompt change: %s %+v %q", g.Decision, g.RubricChange, g.Reasons)
+	}
+	var pf *finding.Finding
+	for i := range g.Findings {
+		if g.Findings[i].Kind == finding.PromptChanged {
+			pf = &g.Findings[i]
+		}
+	}
+	if pf == nil || pf.Criterion != "accuracy" || strings.Join(pf.Fields, ",") != "anchor 5" || pf.Severity != finding.Error {
+		t.Fatalf("finding %+v", pf)
+	}
+	if g := decide(runReport(80), b, in(func(in *DecideInput) { in.Accepted = true })); g.Decision != Pass || !g.RubricChange.Accepted {
+		t.Errorf("accepted: %s %q", g.Decision, g.Reasons)
+	}
+	if g := decide(runReport(80), b, in(func(in *DecideInput) { in.BaselineBranchRun = true })); g.Decision != Pass || !hasWarning(g, "anchor 5") {
+		t.Errorf("baseline branch: %s %q %q", g.Decision, g.Reasons, g.Warnings)
+	}
+	if g := decide(runReport(80), b, in(func(in *DecideInput) { in.OnRubricChange = "fail"; in.Accepted = true })); g.Decision != Block {
+		t.Errorf("on-rubric-change fail: %s", g.Decision)
+	}
+	// Only the weight changed: re-scored, no rubric change.
+	cur.Criteria[0].Anchors[5] = "Right."
+	if g := decide(runReport(80), b, in(nil)); g.Decision != Pass || g.RubricChange != nil || g.Rescored == nil {
+		t.Errorf("weight only: %s %+v %q", g.Decision, g.RubricChange, g.Reasons)
 	}
 }

@@ -104,12 +104,15 @@ func TestDecideRemovedItemsBlock(t *testing.T) {
 	if g.Decision != Pass || g.Accepted || g.RemovedItems.Accepted || !hasWarning(g, "a new baseline starts here") {
 		t.Fatalf("baseline branch: %s %+v %q %q", g.Decision, g.RemovedItems, g.Reasons, g.Warnings)
 	}
-	// An unscored item is not removed.
+	// An unscored item is not removed: it is compared at score 0, the
+	// worst case (issue 15 §6), so the drop blocks.
 	pr := NewPairer([]ItemScore{{ID: "a", Score: 50}, {ID: "b", Score: 50}}, 10)
 	pr.Add(&ItemResult{ID: "a", Score: 50})
 	pr.Add(&ItemResult{ID: "b", Unscored: true})
-	if g := decide(runReport(50), base(50), func(in *DecideInput) { in.Paired = pr.Result() }); g.Decision != Pass || g.RemovedItems != nil {
-		t.Errorf("unscored item read as removed: %s %q", g.Decision, g.Reasons)
+	if g := decide(runReport(50), base(50), func(in *DecideInput) { in.Paired = pr.Result() }); g.Decision != Block || g.RemovedItems != nil ||
+		g.DropCheck == nil || g.DropCheck.Basis != BasisCommon || g.DropCheck.Current != 25 ||
+		!strings.Contains(g.Reasons[0], "1 item(s) of the baseline are unscored in this run and compared at score 0") {
+		t.Errorf("unscored item: %s %+v %q", g.Decision, g.RemovedItems, g.Reasons)
 	}
 }
 

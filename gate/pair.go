@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 )
 
@@ -14,8 +15,10 @@ type Paired struct {
 	Common  int `json:"common"`
 	Added   int `json:"added"`
 	Removed int `json:"removed"`
-	// Unscored counts baseline items present in this run with a judge error:
-	// neither compared nor removed.
+	// Unscored counts baseline items present in this run with a judge error
+	// (or an answer the judge could not score). They are counted among the
+	// Common items at score 0, the worst case: hiding a regressed item
+	// behind an error can only lower the comparison, never raise it.
 	Unscored int `json:"unscored"`
 	// AddedIDs and RemovedIDs list the first few of each, in input order.
 	AddedIDs   []string `json:"added_ids"`
@@ -46,6 +49,9 @@ type ItemDelta struct {
 	Current   float64 `json:"current"`
 	Delta     float64 `json:"delta"`
 	Reasoning string  `json:"reasoning"`
+	// Unscored is true for an item unscored in this run, compared at 0
+	// (Reasoning is then its judge error).
+	Unscored bool `json:"unscored,omitempty"`
 }
 
 // listedIDs caps the added and removed id lists.
@@ -81,9 +87,11 @@ type Pairer struct {
 	next int
 	seen []bool
 	p    Paired
-	// common pairs, and every scored current value, for the bootstrap; nil
-	// once past NormalIntervalItems
+	// common pairs (pi: their baseline positions, to put them in id order),
+	// and every scored current value, for the bootstrap; nil once past
+	// NormalIntervalItems
 	pb, pc, curAll []float64
+	pi             []int32
 	paired         moments2
 	cur, base      moments1
 	worst          deltaHeap
@@ -116,8 +124,9 @@ func NewPairerColumns(items *ItemColumns, worstN int) *Pairer {
 	return pr
 }
 
-// Add takes one current item (call it from ScoreOptions.OnItem). Unscored
-// items are left out of the comparison.
+// Add takes one current item (call it from ScoreOptions.OnItem). An
+// unscored item that the baseline scored is compared at score 0 (see
+// Paired.Unscored); one the baseline does not have is left out.
 func (pr *Pairer) Add(it *ItemResult) {
 	i := -1
 	if n := pr.next; n >= 0 && n < pr.items.Len() && pr.items.ID(n) == it.ID {
@@ -130,8 +139,8 @@ func (pr *Pairer) Add(it *ItemResult) {
 	}
 	if it.Unscored {
 		if i >= 0 && !pr.seen[i] {
-			pr.seen[i] = true
 			pr.p.Unscored++
+			pr.common(i, &ItemResult{ID: it.ID, Score: 0, Reasoning: it.Reasoning, Unscored: true})
 		}
 		return
 	}
@@ -144,14 +153,24 @@ func (pr *Pairer) Add(it *ItemResult) {
 		}
 		return
 	}
+	pr.common(i, it)
+}
+
+// common pairs the current item it with the baseline's item i.
+func (pr *Pairer) common(i int, it *ItemResult) {
 	pr.seen[i] = true
 	pr.p.Common++
 	b := pr.items.scores[i]
 	pr.paired.add(b, it.Score)
 	pr.pb = keep(pr.pb, b, pr.paired.n)
 	pr.pc = keep(pr.pc, it.Score, pr.paired.n)
+	if pr.paired.n < NormalIntervalItems {
+		pr.pi = append(pr.pi, int32(i))
+	} else {
+		pr.pi = nil
+	}
 	if d := it.Score - b; d < 0 && pr.worstN > 0 {
-		x := ItemDelta{ID: it.ID, Baseline: b, Current: it.Score, Delta: d, Reasoning: it.Reasoning}
+		x := ItemDelta{ID: it.ID, Baseline: b, Current: it.Score, Delta: d, Reasoning: it.Reasoning, Unscored: it.Unscored}
 		if pr.worst.Len() < pr.worstN {
 			heap.Push(&pr.worst, x)
 		} else if worse(x, pr.worst[0]) {
@@ -199,7 +218,8 @@ func (pr *Pairer) Result() *Paired {
 		} else {
 			p.Interval = "bootstrap"
 			p.Resamples = resamples(p.Common)
-			p.CI95 = bootstrapPaired(rng, pr.pb, pr.pc, p.Resamples)
+			pb, pc := pr.idOrder()
+			p.CI95 = bootstrapPaired(rng, pb, pc, p.Resamples)
 		}
 	case pr.cur.n >= 2 && pr.items.Len() >= 2:
 		p.Method = "unpaired"
@@ -209,10 +229,38 @@ func (pr *Pairer) Result() *Paired {
 		} else {
 			p.Interval = "bootstrap"
 			p.Resamples = resamples(max(pr.cur.n, pr.items.Len()))
-			p.CI95 = bootstrapUnpaired(rng, pr.items.scores, pr.curAll, p.Resamples)
+			// Resampled in value order: the file's row order must not
+			// move the interval (the values are a multiset).
+			b, c := slices.Clone(pr.items.scores), slices.Clone(pr.curAll)
+			slices.Sort(b)
+			slices.Sort(c)
+			p.CI95 = bootstrapUnpaired(rng, b, c, p.Resamples)
 		}
 	}
 	return &p
+}
+
+// idOrder returns the kept pairs in the order of their ids (the baseline's
+// position breaking ties of a repeated id), so the bootstrap draws the same
+// pairs whatever order the run's rows come in: shuffling a results file
+// must not move the interval, let alone flip a decision.
+func (pr *Pairer) idOrder() (b, c []float64) {
+	perm := make([]int, len(pr.pb))
+	for k := range perm {
+		perm[k] = k
+	}
+	sort.Slice(perm, func(x, y int) bool {
+		i, j := int(pr.pi[perm[x]]), int(pr.pi[perm[y]])
+		if a, b := pr.items.ID(i), pr.items.ID(j); a != b {
+			return a < b
+		}
+		return i < j
+	})
+	b, c = make([]float64, len(perm)), make([]float64, len(perm))
+	for k, x := range perm {
+		b[k], c[k] = pr.pb[x], pr.pc[x]
+	}
+	return b, c
 }
 
 // moments1 are the running mean and centred sum of squares of one sample

@@ -26,12 +26,17 @@ func TestPairer(t *testing.T) {
 	if p.Common != 4 || p.Added != 1 || p.Removed != 1 {
 		t.Fatalf("common/added/removed = %d/%d/%d", p.Common, p.Added, p.Removed)
 	}
-	// An item of the baseline that the judge failed on this time is neither
-	// compared nor "removed".
+	// An item of the baseline that the judge failed on this time is not
+	// "removed": it is compared at score 0, the worst case (issue 15 §6).
 	pr2 := NewPairer(baseItems, 2)
-	pr2.Add(&ItemResult{ID: "gone", Unscored: true})
-	if p2 := pr2.Result(); p2.Unscored != 1 || p2.Removed != 4 || slices.Contains(p2.RemovedIDs, "gone") {
-		t.Errorf("unscored %d removed %d %v", p2.Unscored, p2.Removed, p2.RemovedIDs)
+	pr2.Add(&ItemResult{ID: "gone", Unscored: true, Reasoning: "judge error"})
+	pr2.Add(&ItemResult{ID: "a", Score: 80})
+	p2 := pr2.Result()
+	if p2.Unscored != 1 || p2.Common != 2 || p2.Removed != 3 || slices.Contains(p2.RemovedIDs, "gone") {
+		t.Errorf("unscored %d common %d removed %d %v", p2.Unscored, p2.Common, p2.Removed, p2.RemovedIDs)
+	}
+	if *p2.CommonBaseline != 45 || *p2.CommonCurrent != 40 || len(p2.Worst) != 1 || p2.Worst[0].ID != "gone" || !p2.Worst[0].Unscored || p2.Worst[0].Current != 0 {
+		t.Errorf("common %v → %v, worst %+v", *p2.CommonBaseline, *p2.CommonCurrent, p2.Worst)
 	}
 	if !reflect.DeepEqual(p.AddedIDs, []string{"new"}) || !reflect.DeepEqual(p.RemovedIDs, []string{"gone"}) {
 		t.Errorf("ids: %v %v", p.AddedIDs, p.RemovedIDs)
@@ -284,5 +289,55 @@ func TestPairerOwnsItems(t *testing.T) {
 	p := pr.Result()
 	if p.Common != 2 || p.Removed != 1 || p.RemovedIDs[0] != "c" || p.Worst[0].ID != "b" || p.Worst[0].Baseline != 60 {
 		t.Errorf("%+v", p)
+	}
+}
+
+// The paired bootstrap resamples in id order: the same rows in any order
+// give a bit-identical interval (issue 15 §7; before, the draws followed
+// the file's row order and shuffling moved the interval, flipping decisions
+// at the edge). The unpaired one likewise.
+func TestPairerIntervalIgnoresRowOrder(t *testing.T) {
+	var base []ItemScore
+	var cur []ItemResult
+	for i := range 300 {
+		id := fmt.Sprintf("q%03d", i)
+		base = append(base, ItemScore{ID: id, Score: float64(40 + (i*37)%60)})
+		cur = append(cur, ItemResult{ID: id, Score: float64(35 + (i*53)%65)})
+	}
+	cur[7] = ItemResult{ID: cur[7].ID, Unscored: true}
+	ci := func(rows []ItemResult, b []ItemScore) [2]float64 {
+		pr := NewPairer(b, 5)
+		for k := range rows {
+			pr.Add(&rows[k])
+		}
+		p := pr.Result()
+		if p.CI95 == nil || p.Interval != "bootstrap" {
+			t.Fatalf("no bootstrap interval: %+v", p)
+		}
+		return *p.CI95
+	}
+	want := ci(cur, base)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5 {
+		rows := slices.Clone(cur)
+		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		if got := ci(rows, base); got != want {
+			t.Fatalf("shuffled rows: interval %v, in file order %v", got, want)
+		}
+	}
+	// Unpaired: no id in common.
+	var other []ItemResult
+	for i := range 200 {
+		other = append(other, ItemResult{ID: fmt.Sprint("new", i), Score: float64(30 + (i*29)%70)})
+	}
+	want = ci(other, base)
+	for range 3 {
+		rows := slices.Clone(other)
+		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		b := slices.Clone(base)
+		rng.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
+		if got := ci(rows, b); got != want {
+			t.Fatalf("unpaired, shuffled: interval %v, in order %v", got, want)
+		}
 	}
 }

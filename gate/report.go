@@ -85,6 +85,10 @@ type BlockingFailure struct {
 	Score     float64 `json:"score"`
 	// Reasoning is the judge's reasoning or, for review rows, the note.
 	Reasoning string `json:"reasoning"`
+	// Unscored is true when the item is unscored (a judge error) and carries
+	// no value for the criterion: the gate fails closed, as no score can
+	// show that the item meets its minimum. Score is then 0.
+	Unscored bool `json:"unscored,omitempty"`
 }
 
 // RetrievalMiss counts retrieval misses (the answer failed because the

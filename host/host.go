@@ -62,6 +62,11 @@ type Build struct {
 	// RunID and RunURL identify the CI run (pipeline or workflow run).
 	RunID  int64
 	RunURL string
+	// RunsURL is where this repository's runs live on this server, ending
+	// in "/": a run's URL is RunsURL followed by its number
+	// ("https://github.com/owner/repo/actions/runs/", GitLab's
+	// ".../-/jobs/"); "" when unknown. Only such URLs are shown as links.
+	RunsURL string
 	// Workflow and Job name the workflow (pipeline) and job.
 	Workflow, Job string
 	// APIURL is the host's REST API root (no trailing slash).

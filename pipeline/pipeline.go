@@ -286,7 +286,11 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if title == "" {
 		title = "rubricgate: " + rb.Name
 	}
-	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(out.CommentKey) - len(accField) - 1 - len(accNote)})
+	runs := ""
+	if b != nil {
+		runs = b.RunsURL
+	}
+	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(out.CommentKey) - len(accField) - 1 - len(accNote), RunsURL: runs})
 	out.Markdown = withAcceptance(md, accField, accNote)
 
 	// The new baseline: only a passing run makes one, and only a run on the

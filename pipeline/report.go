@@ -70,6 +70,9 @@ func (o *PostReportOptions) Flags(fs *flag.FlagSet) {
 type ReportHost interface {
 	ReportRun(rc *gate.RunContext) (host.TriggeringRun, error)
 	RunCommenter(ctx context.Context, token, author string, logf func(string, ...any)) (host.Commenter, int, error)
+	// Build describes this run (its RunsURL says which run links the
+	// comment may show).
+	Build() *host.Build
 }
 
 // PostReport posts the report o.Report (see [ReadReport]), made by the run
@@ -107,7 +110,7 @@ func PostReport(ctx context.Context, gh ReportHost, o PostReportOptions) (host.C
 		key = "report:" + g.Context.CommentKey
 	}
 	head, foot := UntrustedReportNotes(g, wr)
-	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(key) - len(head) - len(foot)})
+	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(key) - len(head) - len(foot), RunsURL: gh.Build().RunsURL})
 	if head != "" {
 		o.Warn(fmt.Sprintf("the report says the gate passed, but run %d concluded %q: the comment says so", wr.ID, wr.Conclusion))
 	}

@@ -59,7 +59,7 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.MaxArchive, "max-archive", "100MiB", "largest baseline artifact accepted (compressed and uncompressed)")
 	fs.StringVar(&s.IfNoBaseline, "if-no-baseline", pol.IfNoBaseline, "no baseline found: pass (this run starts it) or fail")
 	fs.StringVar(&s.OnBaselineError, "on-baseline-error", "fail", "baseline store unreachable or wrong: fail (exit 2) or pass (warned)")
-	fs.StringVar(&s.OnRubricChange, "on-rubric-change", pol.OnRubricChange, "rubric changed and the run cannot be re-scored under the baseline's, or lacks one of its blocking criteria: block (unless the accept label is on the pull request) or fail (label or not); skip is a deprecated name of block")
+	fs.StringVar(&s.OnRubricChange, "on-rubric-change", pol.OnRubricChange, "rubric changed and the run cannot be re-scored under the baseline's, lacks one of its blocking criteria, or a text that reaches the judge prompt changed: block (unless the accept label is on the pull request) or fail (label or not); skip is a deprecated name of block")
 	fs.StringVar(&s.AcceptLabel, "accept-label", pol.AcceptLabel, "pull request label that accepts a relative-drop regression or a rubric change the gate cannot follow")
 	fs.StringVar(&s.Comment, "comment", "auto", "PR comment: auto (on pull request events), always, never")
 	fs.StringVar(&s.CommentAuthor, "comment-author", DefaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")

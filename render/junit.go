@@ -117,7 +117,7 @@ func JUnit(w io.Writer, g *gate.GateReport, o JUnitOptions) error {
 				Classname: "rubricgate.blocking." + clean(f.Criterion, junitName),
 				Time:      "0",
 				Failure: &junitMessage{
-					Message: clean(fmt.Sprintf("item %s scored %s on blocking criterion %s, below its minimum", f.Item, scoreText(f.Score), f.Criterion), junitMsgLen),
+					Message: clean(junitFailure(f), junitMsgLen),
 					Type:    "blocking-failure",
 					Body:    cleanBody(f.Reasoning),
 				},
@@ -255,4 +255,12 @@ func cleanBody(s string) string {
 		lines[i] = safe.LogLine(strings.TrimRight(l, " \t\r"))
 	}
 	return truncate(strings.TrimSpace(strings.Join(lines, "\n")), junitBody)
+}
+
+// junitFailure is the message of a blocking failure's test case.
+func junitFailure(f gate.BlockingFailure) string {
+	if f.Unscored {
+		return fmt.Sprintf("item %s has no score on blocking criterion %s (a judge error): it fails closed", f.Item, f.Criterion)
+	}
+	return fmt.Sprintf("item %s scored %s on blocking criterion %s, below its minimum", f.Item, scoreText(f.Score), f.Criterion)
 }

@@ -35,6 +35,11 @@ type MarkdownOptions struct {
 	Budget int
 	// Now is used for the baseline's age.
 	Now time.Time
+	// RunsURL is where this repository's runs live on this server
+	// (host.Build.RunsURL): the baseline's run URL, which comes from the
+	// baseline file or a report (untrusted), is a link only when it is
+	// RunsURL followed by a run number; otherwise it is shown as text.
+	RunsURL string
 }
 
 // level is one way of shortening the optional sections, from generous to spare.
@@ -178,7 +183,7 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 				w("- … and %d more (see the JSON report)\n", n-i)
 				break
 			}
-			line := fmt.Sprintf("- %s: %s = %s", safe.Code(f.Item, 80), safe.Inline(f.Criterion, 60), scoreText(f.Score))
+			line := fmt.Sprintf("- %s: %s = %s", safe.Code(f.Item, 80), safe.Inline(f.Criterion, 60), failureScore(f))
 			if l.reasoning > 0 && f.Reasoning != "" {
 				line += " — " + safe.Inline(f.Reasoning, l.reasoning)
 			}
@@ -206,12 +211,19 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 		k := min(l.worst, len(p.Worst))
 		w("<details><summary>Largest item regressions (%d)</summary>\n\n| Item | Baseline | Current | Change | Reasoning |\n|---|---:|---:|---:|---|\n", k)
 		for _, d := range p.Worst[:k] {
-			w("| %s | %s | %s | %s | %s |\n", safe.Cell(d.ID, 80), num1(d.Baseline), num1(d.Current), signed1(d.Delta), safe.Cell(d.Reasoning, max(l.reasoning, 1)))
+			cur := num1(d.Current)
+			if d.Unscored {
+				cur = "unscored (0)"
+			}
+			w("| %s | %s | %s | %s | %s |\n", safe.Cell(d.ID, 80), num1(d.Baseline), cur, signed1(d.Delta), safe.Cell(d.Reasoning, max(l.reasoning, 1)))
 		}
 		w("\n</details>\n\n")
 	}
 	if p := g.Paired; p != nil && l.misc {
 		w("Items: %d in common, %d added, %d removed", p.Common, p.Added, p.Removed)
+		if p.Unscored > 0 {
+			w(" (%d of those in common unscored now, compared at 0)", p.Unscored)
+		}
 		if l.listIDs > 0 && len(p.AddedIDs) > 0 {
 			w("; added: %s", idList(p.AddedIDs, l.listIDs, p.Added))
 		}
@@ -264,9 +276,12 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 	// Provenance.
 	if bl := g.Baseline; bl != nil {
 		w("<sub>Baseline: %s", safe.Inline(bl.Kind, 40))
-		if bl.RunURL != "" && isHTTPURL(bl.RunURL) {
+		switch {
+		case isRunURL(bl.RunURL, o.RunsURL):
 			w(" from [run](%s)", bl.RunURL)
-		} else if bl.Source != "" {
+		case bl.RunURL != "":
+			w(" from run %s", safe.Code(bl.RunURL, 120))
+		case bl.Source != "":
 			w(" %s", safe.Code(bl.Source, 120))
 		}
 		if bl.SHA != "" {
@@ -337,6 +352,15 @@ func idList(ids []string, k, total int) string {
 
 // scoreText writes a raw criterion score: 3, 0.35, 2.67 (a mean of samples).
 func scoreText(f float64) string { return trimZeros(fmt.Sprintf("%.2f", f)) }
+
+// failureScore is a blocking failure's score, "no score" for an unscored
+// item that fails closed.
+func failureScore(f gate.BlockingFailure) string {
+	if f.Unscored {
+		return "no score"
+	}
+	return scoreText(f.Score)
+}
 
 // spreadText writes a criterion's spread, "—" when no item has two samples.
 func spreadText(f *float64) string {

@@ -61,7 +61,7 @@ func TestMarkdownGolden(t *testing.T) {
 		DropCheck: &gate.DropCheck{Case: gate.DropWithin, Drop: 0.01, NoisyDrop: gate.NoisyBlock, HardDrop: 0.05, CI95: &[2]float64{-0.03, 0.012},
 			Resolution: gate.NewResolution(12, 0.021, 0.02)},
 	}
-	golden(t, "pass.md", Markdown(pass, MarkdownOptions{Title: "rubricgate: support-answers", Now: now}))
+	golden(t, "pass.md", Markdown(pass, MarkdownOptions{Title: "rubricgate: support-answers", Now: now, RunsURL: "https://github.com/acme/bot/actions/runs/"}))
 
 	blocked := &gate.GateReport{Report: report(), Decision: gate.Block, MaxDrop: 0.02, Changes: changes(84, 81.25)}
 	blocked.BlockingFailures = []gate.BlockingFailure{{Item: "gift-card", Criterion: "safety", Score: 0, Reasoning: "Asks for the full card number."}}

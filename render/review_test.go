@@ -62,3 +62,65 @@ func FuzzReviewForgedReport(f *testing.F) {
 		}
 	})
 }
+
+// The baseline's run URL comes from the baseline file or, in `comment
+// --report`, from the pull request's own report: it is a link only to a run
+// of this repository on this server, otherwise escaped text (issue 15 §7).
+func TestBaselineRunURLLinksOnlyToThisRepositorysRuns(t *testing.T) {
+	const runs = "https://github.com/acme/bot/actions/runs/"
+	for _, tc := range []struct {
+		url, runs string
+		link      bool
+	}{
+		{runs + "42", runs, true},
+		{"https://evil.example/acme/bot/actions/runs/42", runs, false},
+		{"https://github.com/other/repo/actions/runs/42", runs, false},
+		{runs + "42/../../../../evil", runs, false},
+		{runs + "42?x=https://evil.example", runs, false},
+		{runs + "42#x", runs, false},
+		{runs, runs, false},
+		{runs + "042", runs, false},
+		{"https://github.com/acme/bot/actions/runs/42", "", false}, // no server known: text
+		{"http://github.com.evil.example/acme/bot/actions/runs/42", runs, false},
+	} {
+		g := &gate.GateReport{Report: report(), Decision: gate.Pass, MaxDrop: 0.02, Changes: changes(84, 84),
+			Baseline: &gate.BaselineInfo{Kind: "github-artifact", Source: "acme/bot artifact #7", RunURL: tc.url}}
+		md := Markdown(g, MarkdownOptions{Title: "rubricgate", Now: now, RunsURL: tc.runs})
+		linked := strings.Contains(md, "[run]("+tc.url+")")
+		if linked != tc.link {
+			t.Errorf("run URL %q under %q: linked %v, want %v", tc.url, tc.runs, linked, tc.link)
+		}
+		if !tc.link {
+			if strings.Contains(md, "]("+tc.url) {
+				t.Errorf("run URL %q is a link", tc.url)
+			}
+			if !strings.Contains(md, "from run `") {
+				t.Errorf("run URL %q is not shown as text:\n%s", tc.url, md)
+			}
+		}
+	}
+}
+
+// An unscored item shows as such, not as a score of 0: in the largest
+// regressions (compared at 0) and in the blocking failures (no score; it
+// fails closed), in markdown, text and JUnit (issue 15 §6).
+func TestUnscoredItemsShownAsUnscored(t *testing.T) {
+	rep := report()
+	rep.BlockingFailures = []gate.BlockingFailure{{Item: "q-7", Criterion: "safety", Unscored: true, Reasoning: "[no score: the item carries a judge error: timeout]"}}
+	g := &gate.GateReport{Report: rep, Decision: gate.Block, MaxDrop: 0.02, Changes: changes(84, 84),
+		Paired: &gate.Paired{Common: 3, Unscored: 1, AddedIDs: []string{}, RemovedIDs: []string{},
+			Worst: []gate.ItemDelta{{ID: "q-7", Baseline: 80, Current: 0, Delta: -80, Reasoning: "timeout", Unscored: true}}}}
+	md := Markdown(g, MarkdownOptions{Title: "rubricgate", Now: now})
+	for _, want := range []string{"| q-7 | 80.0 | unscored (0) |", "- `q-7`: safety = no score", "(1 of those in common unscored now, compared at 0)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	var junit strings.Builder
+	if err := JUnit(&junit, g, JUnitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), "item q-7 has no score on blocking criterion safety") {
+		t.Errorf("junit:\n%s", junit.String())
+	}
+}

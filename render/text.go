@@ -63,7 +63,7 @@ func ScoreText(w io.Writer, rep *gate.Report, rb *rubric.Rubric) error {
 				ew.printf("  ... and %d more (see --json)\n", n-i)
 				break
 			}
-			ew.printf("  %s  %s = %s  %s\n", clean(f.Item, 60), clean(f.Criterion, 40), scoreText(f.Score), clean(f.Reasoning, 160))
+			ew.printf("  %s  %s = %s  %s\n", clean(f.Item, 60), clean(f.Criterion, 40), failureScore(f), clean(f.Reasoning, 160))
 		}
 	}
 	if n := rep.Unscored.Count; n > 0 {

@@ -336,3 +336,54 @@ func TestActionRubricEditCannotDodgeSafetyGate(t *testing.T) {
 		t.Fatalf("accepted: exit %d\n%s", code, h.stdout.String())
 	}
 }
+
+// The report `comment --report` posts is the pull request's data: its
+// baseline.run_url is a link in the comment only when it is a run of this
+// repository on this server, otherwise escaped text (issue 15 §7).
+func TestCommentReportBaselineRunURL(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		link bool
+	}{
+		{"https://evil.example/phish", false},
+		{"https://github.com/someone/else/actions/runs/5", false},
+		{"https://github.com/" + owner + "/" + repo + "/actions/runs/77", true},
+	} {
+		h := newHarness(t)
+		h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+		report := forkReport(t, h)
+		data, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g map[string]any
+		if err := json.Unmarshal(data, &g); err != nil {
+			t.Fatal(err)
+		}
+		bl, ok := g["baseline"].(map[string]any)
+		if !ok {
+			t.Fatalf("the report has no baseline: %s", data)
+		}
+		bl["run_url"] = tc.url
+		forged, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(report, forged, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h.workflowRunEvent(9001, headSHA, []map[string]any{})
+		h.input("command", "comment")
+		h.input("report", report)
+		if code := h.action(); code != exitPass {
+			t.Fatalf("comment: exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+		}
+		body := h.stickyComments()[0].Body
+		if linked := strings.Contains(body, "[run]("+tc.url+")"); linked != tc.link {
+			t.Errorf("run_url %q: linked %v, want %v\n%s", tc.url, linked, tc.link, body)
+		}
+		if !tc.link && (strings.Contains(body, "]("+tc.url) || !strings.Contains(body, "from run `"+tc.url+"`")) {
+			t.Errorf("run_url %q is not plain text:\n%s", tc.url, body)
+		}
+	}
+}

@@ -143,12 +143,15 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 			return nil, nil, fmt.Errorf("GITHUB_RUN_ID %q: expected a positive number", id)
 		}
 		b.RunID = n
-		server := strings.TrimSuffix(gha.Getenv("GITHUB_SERVER_URL"), "/")
-		if server == "" {
-			server = "https://github.com"
-		}
-		if b.Repository != "" {
-			b.RunURL = fmt.Sprintf("%s/%s/actions/runs/%d", server, b.Repository, b.RunID)
+	}
+	server := strings.TrimSuffix(gha.Getenv("GITHUB_SERVER_URL"), "/")
+	if server == "" {
+		server = "https://github.com"
+	}
+	if b.Repository != "" {
+		b.RunsURL = fmt.Sprintf("%s/%s/actions/runs/", server, b.Repository)
+		if b.RunID > 0 {
+			b.RunURL = fmt.Sprintf("%s%d", b.RunsURL, b.RunID)
 		}
 	}
 	b.HeadSHA = b.SHA

@@ -88,7 +88,7 @@ func TestReadBuildRecordedPayloads(t *testing.T) {
 			Host: "github", Repository: "Codertocat/Hello-World", RepositoryID: 186853002, Event: "pull_request",
 			SHA: sha, HeadSHA: head, Ref: "refs/pull/2/merge", BaseBranch: "master", DefaultBranch: "master",
 			ChangeRequest: 2, ChangeRequestEvent: true, Labels: labels, RunID: 6789,
-			RunURL: "https://github.com/Codertocat/Hello-World/actions/runs/6789", Workflow: "evals", Job: "gate",
+			RunURL: "https://github.com/Codertocat/Hello-World/actions/runs/6789", RunsURL: "https://github.com/Codertocat/Hello-World/actions/runs/", Workflow: "evals", Job: "gate",
 			APIURL: "https://api.github.com",
 		}
 	}
@@ -110,19 +110,19 @@ func TestReadBuildRecordedPayloads(t *testing.T) {
 		{name: "push to a branch", event: "push", ref: "refs/heads/master", payload: "testdata/push.branch.json", want: host.Build{
 			Host: "github", Repository: "Codertocat/Hello-World", RepositoryID: 186853002, Event: "push", SHA: sha, HeadSHA: sha,
 			Ref: "refs/heads/master", Branch: "master", DefaultBranch: "master", RunID: 6789,
-			RunURL: "https://github.com/Codertocat/Hello-World/actions/runs/6789", Workflow: "evals", Job: "gate",
+			RunURL: "https://github.com/Codertocat/Hello-World/actions/runs/6789", RunsURL: "https://github.com/Codertocat/Hello-World/actions/runs/", Workflow: "evals", Job: "gate",
 			APIURL: "https://api.github.com", BaselineEvent: true,
 		}},
 		{name: "push of a tag", event: "push", ref: "refs/tags/simple-tag", payload: "testdata/push.tag.json", want: host.Build{
 			Host: "github", Repository: "Codertocat/Hello-World", RepositoryID: 186853002, Event: "push", SHA: sha, HeadSHA: sha,
 			Ref: "refs/tags/simple-tag", DefaultBranch: "master", RunID: 6789,
-			RunURL: "https://github.com/Codertocat/Hello-World/actions/runs/6789", Workflow: "evals", Job: "gate",
+			RunURL: "https://github.com/Codertocat/Hello-World/actions/runs/6789", RunsURL: "https://github.com/Codertocat/Hello-World/actions/runs/", Workflow: "evals", Job: "gate",
 			APIURL: "https://api.github.com",
 		}},
 		{name: "workflow_run", event: "workflow_run", ref: "refs/heads/master", payload: "testdata/workflow_run.completed.json", want: host.Build{
 			Host: "github", Repository: "Codertocat/Hello-World", RepositoryID: 300029405, Event: "workflow_run", SHA: sha, HeadSHA: sha,
 			Ref: "refs/heads/master", Branch: "master", DefaultBranch: "master", RunID: 6789,
-			RunURL: "https://github.com/Codertocat/Hello-World/actions/runs/6789", Workflow: "evals", Job: "gate",
+			RunURL: "https://github.com/Codertocat/Hello-World/actions/runs/6789", RunsURL: "https://github.com/Codertocat/Hello-World/actions/runs/", Workflow: "evals", Job: "gate",
 			APIURL: "https://api.github.com",
 		}},
 	}

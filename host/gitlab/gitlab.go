@@ -86,6 +86,9 @@ func ReadBuild(getenv func(string) string) (*host.Build, error) {
 			b.APIURL = s + "/api/v4"
 		}
 	}
+	if p := strings.TrimSuffix(getenv("CI_PROJECT_URL"), "/"); p != "" {
+		b.RunsURL = p + "/-/jobs/"
+	}
 	if b.Workflow == "" {
 		b.Workflow = getenv("CI_CONFIG_PATH")
 	}

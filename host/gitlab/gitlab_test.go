@@ -63,7 +63,7 @@ func TestReadBuild(t *testing.T) {
 		SHA: "1111111111111111111111111111111111111111", HeadSHA: "1111111111111111111111111111111111111111",
 		Ref: "refs/merge-requests/7/head", BaseBranch: "release", DefaultBranch: "main",
 		ChangeRequest: 7, ChangeRequestEvent: true, Labels: []string{"bug", "rubricgate:accept-regression"},
-		RunID: 2000, RunURL: "https://gitlab.example/acme/bot/-/jobs/2000", Workflow: "evals", Job: "rubricgate",
+		RunID: 2000, RunURL: "https://gitlab.example/acme/bot/-/jobs/2000", RunsURL: "https://gitlab.example/acme/bot/-/jobs/", Workflow: "evals", Job: "rubricgate",
 		APIURL: "https://gitlab.example/api/v4",
 	}
 	if !reflect.DeepEqual(*b, want) {

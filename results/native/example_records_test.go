@@ -65,4 +65,5 @@ criteria:
 	// Output:
 	// items 3, scored 2, score 78.0
 	// blocking: refunds faithfulness = 0.4 (claims a 60-day window)
+	// blocking: returns faithfulness = 0 ([no score: the item carries a judge error: evaluation model timed out])
 }

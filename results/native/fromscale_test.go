@@ -100,7 +100,8 @@ func TestCheckBlockingAgreesWithScoring(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	want := "one-fail,tie,maj-fail,err-top,err-samples"
+	// err-null carries no value for the gate: it fails closed (issue 15 §6).
+	want := "one-fail,tie,maj-fail,err-top,err-samples,err-null"
 	if got := ids(rep.BlockingFailures); got != want {
 		t.Errorf("scoring fails %s, want %s", got, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/rubricgate/rubricgate/gate"
 	"math"
+	"strings"
 
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -53,10 +54,15 @@ func CheckBlocking(rb *rubric.Rubric, inputs []Input) (*gate.GateCheck, error) {
 				lo, hi := float64(c.Scale.Low), float64(c.Scale.High)
 				var note string
 				switch {
+				case it.Error != "" && v.State != gate.Scored:
+					// Unscored with no value for the gate: it fails closed.
+					gc.Failures = append(gc.Failures, gate.BlockingFailure{Item: it.ID, Criterion: c.ID, Unscored: true,
+						Reasoning: strings.TrimSpace("[no score: the item carries a judge error: " + it.Error + "] " + why)})
+					continue
 				case it.Error != "":
 					// Unscored: only an integer below the minimum or off
 					// the scale fails (the lowest across samples).
-					if v.State != gate.Scored || !v.Below && c.Meets(v.Score) && v.Score >= lo && v.Score <= hi {
+					if !v.Below && c.Meets(v.Score) && v.Score >= lo && v.Score <= hi {
 						continue
 					}
 					note = "the item also carries a judge error: " + it.Error

@@ -68,7 +68,9 @@ func TestRecordsScore(t *testing.T) {
 	if *rep.Criteria[0].Mean != (0.9+0.25)/2 || rep.Criteria[2].NA != 1 {
 		t.Errorf("helpfulness mean %v, citation na %d", *rep.Criteria[0].Mean, rep.Criteria[2].NA)
 	}
-	if len(rep.BlockingFailures) != 1 || rep.BlockingFailures[0].Item != "b" || rep.BlockingFailures[0].Reasoning != "too short" {
+	// c is unscored with no value for the blocking criterion: it fails closed.
+	if len(rep.BlockingFailures) != 2 || rep.BlockingFailures[0].Item != "b" || rep.BlockingFailures[0].Reasoning != "too short" ||
+		rep.BlockingFailures[1].Item != "c" || !rep.BlockingFailures[1].Unscored {
 		t.Errorf("blocking %+v", rep.BlockingFailures)
 	}
 	if got[0].JudgeModel != "j" || !got[2].Unscored {

@@ -96,7 +96,7 @@ func TestScoreReportGolden(t *testing.T) {
 	}
 	got = append(got, '\n')
 	golden(t, "report.golden.json", got)
-	if rep.Items != 6 || rep.Scored != 5 || !rep.Unscored.Exceeded || len(rep.BlockingFailures) != 1 || rep.BlockingFailures[0].Reasoning != "says 60-day window; passage says 30" {
+	if rep.Items != 6 || rep.Scored != 5 || !rep.Unscored.Exceeded || len(rep.BlockingFailures) != 2 || rep.BlockingFailures[0].Reasoning != "says 60-day window; passage says 30" || !rep.BlockingFailures[1].Unscored {
 		t.Errorf("report: %+v", rep)
 	}
 	if *rep.PassRate != 2.0/5 || rep.RetrievalMiss.Count != 1 || len(rep.Warnings) != 1 {
@@ -120,7 +120,7 @@ func TestScoreEmptyAndNonNil(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(rep)
-	for _, want := range []string{`"score":null`, `"pass_rate":null`, `"blocking_failures":[]`, `"warnings":[]`, `"mean":null`} {
+	for _, want := range []string{`"score":null`, `"pass_rate":null`, `"blocking_failures":[{"item":"x","criterion":"safety","score":0,"reasoning":"[no score: the item carries a judge error: boom]","unscored":true}]`, `"warnings":[]`, `"mean":null`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("report JSON lacks %s: %s", want, b)
 		}

@@ -82,8 +82,9 @@ func TestErrorDoesNotHideBlockingFailure(t *testing.T) {
 			t.Errorf("failure %v does not say the item carries a judge error", f)
 		}
 	}
-	if len(rep.BlockingFailures) != 2 || !got["q-1"] || !got["q-4"] {
-		t.Errorf("blocking failures %v, want q-1 and q-4", rep.BlockingFailures)
+	// q-3 carries no value for the gate: it fails closed (issue 15 §6).
+	if len(rep.BlockingFailures) != 3 || !got["q-1"] || !got["q-3"] || !got["q-4"] {
+		t.Errorf("blocking failures %v, want q-1, q-3 and q-4", rep.BlockingFailures)
 	}
 	if !rep.Blocked() {
 		t.Error("the run is not blocked")
@@ -99,8 +100,8 @@ func TestErrorDoesNotHideBlockingFailure(t *testing.T) {
 	for _, f := range gc.Failures {
 		got[f.Item] = true
 	}
-	if len(gc.Failures) != 2 || !got["q-1"] || !got["q-4"] || len(gc.Unchecked) != 0 {
-		t.Errorf("baseline gates: failures %v, unchecked %v; want q-1 and q-4, none unchecked", gc.Failures, gc.Unchecked)
+	if len(gc.Failures) != 3 || !got["q-1"] || !got["q-3"] || !got["q-4"] || len(gc.Unchecked) != 0 {
+		t.Errorf("baseline gates: failures %v, unchecked %v; want q-1, q-3 and q-4, none unchecked", gc.Failures, gc.Unchecked)
 	}
 }
 
