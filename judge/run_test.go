@@ -330,7 +330,7 @@ func TestSlowAnswersTimeOut(t *testing.T) {
 func TestCacheSecondRunSendsNothing(t *testing.T) {
 	h := newHarness(t, llmfake.OpenAI, valid)
 	dir := t.TempDir()
-	c, err := NewCache(dir)
+	c, err := NewCache(dir, testKey, h.srv.BaseURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +394,7 @@ func TestCacheSecondRunSendsNothing(t *testing.T) {
 
 func TestCacheKeyedOnModelAndRubric(t *testing.T) {
 	h := newHarness(t, llmfake.OpenAI, valid)
-	c, _ := NewCache(t.TempDir())
+	c, _ := NewCache(t.TempDir(), testKey, h.srv.BaseURL())
 	h.cfg.Cache = c
 	if _, _, _, err := h.run(answersN(t, 3)); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,16 @@ type Source struct {
 	patterns []string
 	format   string
 	stdin    []byte
+	// mem, when set, is the one results file, named name, held in memory.
+	mem  []byte
+	name string
+}
+
+// NewMemorySource returns results already in memory: the JSON lines a judge
+// run wrote, named name (as errors and the report name them) though not yet
+// written there.
+func NewMemorySource(name string, data []byte) *Source {
+	return &Source{patterns: []string{name}, mem: data, name: name}
 }
 
 // NewSource returns the results named by patterns (files, globs, "-" for
@@ -37,6 +47,9 @@ func NewSource(patterns []string, format string, stdin io.Reader) (*Source, erro
 }
 
 func (s *Source) open() ([]gate.Input, func(), error) {
+	if s.mem != nil {
+		return []gate.Input{{Name: s.name, R: bytes.NewReader(s.mem), Format: gate.FormatJSONL}}, func() {}, nil
+	}
 	return Open(s.patterns, s.format, bytes.NewReader(s.stdin))
 }
 
