@@ -204,6 +204,11 @@ func (c *Cache) put(key string, e *cacheEntry) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
+	// The cache makes its subdirectories: one that is a symbolic link was
+	// planted, and would send the entry elsewhere.
+	if fi, err := os.Lstat(filepath.Dir(p)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cache: %s is not a directory (a symbolic link?): remove it, the cache makes its own subdirectories", filepath.Dir(p))
+	}
 	e.V = cacheVersion
 	b, err := json.Marshal(storedEntry{cacheEntry: *e, MAC: hex.EncodeToString(c.sum(key, e))})
 	if err != nil {

@@ -311,3 +311,23 @@ func TestOptionsCacheKeying(t *testing.T) {
 		t.Fatalf("short cache key: %v", err)
 	}
 }
+
+// A subdirectory of the cache that is a symbolic link (planted by whoever
+// could write the directory) is not written through.
+func TestCacheRefusesASymlinkedSubdirectory(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	h := newHarness(t, llmfake.OpenAI, valid)
+	c, _ := NewCache(dir, ciSecret, h.srv.BaseURL())
+	k := cacheKey{V: cacheVersion, Endpoint: c.endpoint}
+	key := k.hash()
+	if err := os.Symlink(elsewhere, filepath.Join(dir, key[:2])); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	err := c.put(key, &cacheEntry{Text: "{}"})
+	if err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("put through a symlink: %v", err)
+	}
+	if files := cacheFiles(t, elsewhere); len(files) != 0 {
+		t.Fatalf("written through the link: %v", files)
+	}
+}
