@@ -7,6 +7,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/internal/shardid"
 )
 
 // maxWarnings caps the pass-column disagreements listed in a report.
@@ -87,6 +88,9 @@ type partial struct {
 	results                              []ItemResult
 	err                                  error
 	shard                                *ShardHeader // the input's shard header, in the chunk that held it
+	// shardIDs and idSum trace the items of a sharded input (see shardIDs).
+	shardIDs []shardID
+	idSum    shardid.Digest
 }
 
 func newPartial(sc *schema) *partial {

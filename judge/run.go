@@ -118,6 +118,9 @@ type ShardHeader struct {
 	Count      int    `json:"count"`
 	InputItems int    `json:"input_items"`
 	InputHash  string `json:"input_hash"`
+	// InputIDs is the order-free digest of the whole input's ids
+	// ("sha256-sum:...", see internal/shardid).
+	InputIDs string `json:"input_ids"`
 }
 
 func (c *Config) defaults() error {
@@ -257,7 +260,7 @@ feed:
 	if cfg.Shard.Enabled() {
 		h := struct {
 			S ShardHeader `json:"rubricgate_shard"`
-		}{ShardHeader{Index: cfg.Shard.Index, Count: cfg.Shard.Count, InputItems: len(ans.Items), InputHash: ans.Hash}}
+		}{ShardHeader{Index: cfg.Shard.Index, Count: cfg.Shard.Count, InputItems: len(ans.Items), InputHash: ans.Hash, InputIDs: idsDigest(ans)}}
 		b, _ := json.Marshal(h)
 		buf.Write(b)
 		buf.WriteByte('\n')
