@@ -41,7 +41,7 @@ func BenchmarkJudge10k(b *testing.B) {
 		})
 	}
 	b.Run("cached", func(b *testing.B) {
-		cache, err := NewCache(b.TempDir())
+		cache, err := NewCache(b.TempDir(), testKey, srv.BaseURL())
 		if err != nil {
 			b.Fatal(err)
 		}

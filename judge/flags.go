@@ -27,7 +27,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Concurrency, "concurrency", d.Concurrency, "requests in flight")
 	fs.IntVar(&o.RPM, "rpm", 0, "requests per minute (0: no limit)")
 	fs.StringVar(&o.Shard, "shard", "", "judge only shard I of N (I/N, by a hash of the id)")
-	fs.StringVar(&o.Cache, "cache", "", "cache directory: a re-run over unchanged answers sends no request")
+	fs.StringVar(&o.Cache, "cache", "", "cache directory, outside the checkout in CI: a re-run over unchanged answers sends no request; entries are authenticated with the API key, or $RUBRICGATE_CACHE_KEY")
 	fs.StringVar(&o.MaxCost, "max-cost", "", "stop before spending more than this many US dollars")
 	fs.StringVar(&o.PriceIn, "price-in", "", "input price in USD per million tokens (overrides the built-in table)")
 	fs.StringVar(&o.PriceOut, "price-out", "", "output price in USD per million tokens (overrides the built-in table)")

@@ -36,6 +36,9 @@ type Options struct {
 	// APIKeyEnv names the key's environment variable ("": the provider's
 	// default, OPENAI_API_KEY or ANTHROPIC_API_KEY).
 	APIKeyEnv string
+	// CacheKey, when set (the caller reads it from [CacheKeyEnv]), keys the
+	// cache's entry authentication instead of APIKey; see [Options.Run].
+	CacheKey string
 	// Samples (1 to 20) is the number of judgings per item, the first with
 	// Seed; SafetyConfirm (0 to 20) re-judges a blocking failure.
 	Samples, SafetyConfirm int
@@ -97,10 +100,8 @@ func (o Options) Run(ctx context.Context, rb *rubric.Rubric, answers string, out
 	if err != nil {
 		return nil, err
 	}
-	if o.Cache != "" {
-		if cfg.Cache, err = NewCache(o.Cache); err != nil {
-			return nil, err
-		}
+	if cfg.Cache, err = o.openCache(&cfg); err != nil {
+		return nil, err
 	}
 	sum, err := Run(ctx, cfg, ans, out)
 	if err != nil {
@@ -108,6 +109,31 @@ func (o Options) Run(ctx context.Context, rb *rubric.Rubric, answers string, out
 		return sum, fmt.Errorf("judge: %s", Redact(err.Error(), cfg.Secrets))
 	}
 	return sum, nil
+}
+
+// openCache opens the cache directory (nil without one). Its entries are
+// authenticated with a key derived from CacheKey, else from the API key; a
+// CacheKey under [MinCacheSecret] bytes is refused, and an API key under it
+// (a keyless local endpoint's placeholder, which anyone can guess) leaves
+// the cache off, with a warning, rather than trust entries anyone could
+// write.
+func (o *Options) openCache(cfg *Config) (*Cache, error) {
+	if o.Cache == "" {
+		return nil, nil
+	}
+	secret := o.CacheKey
+	if secret != "" {
+		if len(secret) < MinCacheSecret {
+			return nil, usage.Errorf("%s: expected at least %d bytes (a random secret, like the output of openssl rand -hex 32)", CacheKeyEnv, MinCacheSecret)
+		}
+	} else if secret = o.APIKey; len(secret) < MinCacheSecret {
+		if o.Warn != nil {
+			o.Warn(fmt.Sprintf("--cache %s is off for this run: the API key is shorter than %d characters (a placeholder?), too weak to authenticate cache entries; set %s to a random secret to use the cache", o.Cache, MinCacheSecret, CacheKeyEnv))
+		}
+		return nil, nil
+	}
+	cfg.Secrets = append(cfg.Secrets, secret)
+	return NewCache(o.Cache, secret, Endpoint(cfg.ProviderName, o.BaseURL))
 }
 
 // config checks the options and builds the run's Config and provider.

@@ -79,6 +79,10 @@ type Summary struct {
 	InputTokens, OutputTokens        int64
 	Cost                             float64
 	Wall                             time.Duration
+
+	// CacheFailed counts cache entries that failed verification (forged,
+	// changed, or keyed with another secret) and were judged again.
+	CacheFailed int
 }
 
 // String is the one-line summary printed after a run.
@@ -115,6 +119,9 @@ type ShardHeader struct {
 	Count      int    `json:"count"`
 	InputItems int    `json:"input_items"`
 	InputHash  string `json:"input_hash"`
+	// InputIDs is the order-free digest of the whole input's ids
+	// ("sha256-sum:...", see internal/shardid).
+	InputIDs string `json:"input_ids"`
 }
 
 func (c *Config) defaults() error {
@@ -254,7 +261,7 @@ feed:
 	if cfg.Shard.Enabled() {
 		h := struct {
 			S ShardHeader `json:"rubricgate_shard"`
-		}{ShardHeader{Index: cfg.Shard.Index, Count: cfg.Shard.Count, InputItems: len(ans.Items), InputHash: ans.Hash}}
+		}{ShardHeader{Index: cfg.Shard.Index, Count: cfg.Shard.Count, InputItems: len(ans.Items), InputHash: ans.Hash, InputIDs: idsDigest(ans)}}
 		b, _ := json.Marshal(h)
 		buf.Write(b)
 		buf.WriteByte('\n')
@@ -331,15 +338,12 @@ func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Jud
 	seed := r.cfg.Seed + int64(s)
 	var key string
 	if r.cfg.Cache != nil {
-		k := cacheKey{V: cacheVersion, Rubric: r.rhash, Provider: r.cfg.ProviderName, Model: r.cfg.Model,
-			System: p.System, User: p.User, Seed: seed, Sample: s}
-		key = k.hash()
-		if e, ok := r.cfg.Cache.get(key); ok {
-			if j, err := Parse(r.cfg.Rubric, e.Text); err == nil {
-				res.InputTokens += e.InputTokens
-				res.OutputTokens += e.OutputTokens
-				return j, true, nil
-			}
+		var j *Judgment
+		var e *cacheEntry
+		if key, j, e = r.cached(p, seed, s); j != nil {
+			res.InputTokens += e.InputTokens
+			res.OutputTokens += e.OutputTokens
+			return j, true, nil
 		}
 	}
 	req := &Request{System: p.System, User: p.User, Schema: r.schema, Seed: seed}
@@ -358,8 +362,7 @@ func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Jud
 		}
 		if lastErr == nil {
 			if r.cfg.Cache != nil {
-				canon := canonicalText(r.cfg.Rubric, j)
-				if err := r.cfg.Cache.put(key, &cacheEntry{Text: canon, InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens}); err != nil {
+				if err := r.store(key, j, resp.InputTokens, resp.OutputTokens); err != nil {
 					return nil, false, err
 				}
 			}

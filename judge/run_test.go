@@ -330,7 +330,7 @@ func TestSlowAnswersTimeOut(t *testing.T) {
 func TestCacheSecondRunSendsNothing(t *testing.T) {
 	h := newHarness(t, llmfake.OpenAI, valid)
 	dir := t.TempDir()
-	c, err := NewCache(dir)
+	c, err := NewCache(dir, testKey, h.srv.BaseURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +394,7 @@ func TestCacheSecondRunSendsNothing(t *testing.T) {
 
 func TestCacheKeyedOnModelAndRubric(t *testing.T) {
 	h := newHarness(t, llmfake.OpenAI, valid)
-	c, _ := NewCache(t.TempDir())
+	c, _ := NewCache(t.TempDir(), testKey, h.srv.BaseURL())
 	h.cfg.Cache = c
 	if _, _, _, err := h.run(answersN(t, 3)); err != nil {
 		t.Fatal(err)
@@ -424,7 +424,8 @@ func TestShardsSplitTheInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		hdr := lines[0]["rubricgate_shard"].(map[string]any)
-		if len(lines[0]) != 1 || hdr["index"] != float64(i) || hdr["count"] != 4.0 || hdr["input_items"] != 200.0 || hdr["input_hash"] != ans.Hash {
+		if len(lines[0]) != 1 || hdr["index"] != float64(i) || hdr["count"] != 4.0 || hdr["input_items"] != 200.0 || hdr["input_hash"] != ans.Hash ||
+			hdr["input_ids"] != idsDigest(ans) || !strings.HasPrefix(idsDigest(ans), "sha256-sum:") {
 			t.Fatalf("shard %d header %v", i, lines[0])
 		}
 		if n := len(lines) - 1; n < 30 || n > 70 {

@@ -1,11 +1,11 @@
 package judge
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rubricgate/rubricgate/internal/shardid"
 )
 
 // Shard selects a deterministic subset of items: Index of Count, 1-based.
@@ -37,8 +37,17 @@ func (s Shard) Has(id string) bool {
 	return ShardOf(id, s.Count) == s.Index
 }
 
-// ShardOf returns the 1-based shard of id among n.
-func ShardOf(id string, n int) int {
-	h := sha256.Sum256([]byte(id))
-	return int(binary.BigEndian.Uint64(h[:8])%uint64(n)) + 1
+// ShardOf returns the 1-based shard of id among n (see
+// internal/shardid, which the gate checks shards with).
+func ShardOf(id string, n int) int { return shardid.ShardOf(id, n) }
+
+// idsDigest is the order-free digest of the answers' ids, which a shard
+// header carries so that the gate can check the shards' union.
+func idsDigest(ans *Answers) string {
+	var d shardid.Digest
+	for i := range ans.Items {
+		h := shardid.Of([]byte(ans.Items[i].ID))
+		d.Add(&h)
+	}
+	return d.String()
 }

@@ -18,6 +18,16 @@ type Source struct {
 	patterns []string
 	format   string
 	stdin    []byte
+	// mem, when set, is the one results file, named name, held in memory.
+	mem  []byte
+	name string
+}
+
+// NewMemorySource returns results already in memory: the JSON lines a judge
+// run wrote, named name (as errors and the report name them) though not yet
+// written there.
+func NewMemorySource(name string, data []byte) *Source {
+	return &Source{patterns: []string{name}, mem: data, name: name}
 }
 
 // NewSource returns the results named by patterns (files, globs, "-" for
@@ -38,6 +48,9 @@ func NewSource(patterns []string, format string, stdin io.Reader) (*Source, erro
 }
 
 func (s *Source) open() ([]native.Input, func(), error) {
+	if s.mem != nil {
+		return []native.Input{{Name: s.name, R: bytes.NewReader(s.mem), Format: native.FormatJSONL}}, func() {}, nil
+	}
 	return Open(s.patterns, s.format, bytes.NewReader(s.stdin))
 }
 

@@ -83,15 +83,20 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	}
 	if c.judge.input != "" && len(c.results) > 0 {
 		return exitError, usage.Errorf("give --input (answers to judge) or --results, not both")
-	} else if c.judge.input != "" {
-		out, err := judgeForGate(ctx, &c.judge, &c.tier, rb, e)
+	}
+	// The one-step gate's judged results are read from memory and written
+	// with the gate's other outputs: an error leaves the old file in place.
+	var judged output
+	var src *results.Source
+	if c.judge.input != "" {
+		out, data, err := judgeForGate(ctx, &c.judge, &c.tier, rb, e)
 		if err != nil {
 			return exitError, err
 		}
 		c.results = stringList{out}
-	}
-	src, err := results.NewSource(c.results, c.format, e.stdin)
-	if err != nil {
+		src = results.NewMemorySource(out, data)
+		judged = output{Path: out, Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
+	} else if src, err = results.NewSource(c.results, c.format, e.stdin); err != nil {
 		return exitError, err
 	}
 	tier, err := pipeline.ParseTier(c.tier, rb)
@@ -113,7 +118,8 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 		output{Path: c.mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, res.Markdown); return err }},
 		output{Path: c.junitOut, Write: func(w io.Writer) error {
 			return render.Table(render.Options{Title: c.Title, Now: e.clock()})["junit"](w, g)
-		}})
+		}},
+		judged)
 	if note != "" {
 		fmt.Fprintln(e.stderr, note)
 	}

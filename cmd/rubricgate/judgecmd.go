@@ -43,40 +43,51 @@ func cmdJudge(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	if err := runJudge(context.Background(), &c, rb, e); err != nil {
+	data, err := runJudge(context.Background(), &c, rb, e)
+	if err != nil {
+		return exitError, err
+	}
+	if err := writeOutputs(e, []output{{Path: c.out, Write: func(w io.Writer) error { _, err := w.Write(data); return err }}}); err != nil {
 		return exitError, err
 	}
 	return exitPass, nil
 }
 
-// runJudge judges c.input into c.out ("-": stdout), written only when the
-// whole run succeeded, and prints the run's summary. The API key is read
-// from the environment only.
-func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) error {
+// runJudge judges c.input and returns the results file's content, and
+// prints the run's summary (and how many cache entries failed
+// verification). The API key and the cache key are read from the
+// environment only.
+func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) ([]byte, error) {
 	o := c.Options
 	o.ProgressOut, o.InCI = e.stderr, e.inActions()
 	o.APIKey = e.getenv(o.KeyEnv())
+	o.CacheKey = e.getenv(judge.CacheKeyEnv)
 	o.Warn = func(msg string) { warn(e, "", 0, msg) }
 	var buf bytes.Buffer
 	sum, err := o.Run(ctx, rb, c.input, &buf)
 	if sum != nil {
 		fmt.Fprintf(e.stderr, "judge: %s\n", sum)
+		if note := sum.CacheNote(); note != "" {
+			fmt.Fprintf(e.stderr, "judge: %s\n", note)
+		}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return writeOutputs(e, []output{{Path: c.out, Write: func(w io.Writer) error { _, err := buf.WriteTo(w); return err }}})
+	return buf.Bytes(), nil
 }
 
 // judgeForGate runs the judge of the one-step gate (gate --input) with the
-// gate's judge model, production model and family policy, and returns the
-// results file it wrote: <answers>.judged.jsonl.
-func judgeForGate(ctx context.Context, c *judgeConfig, t *pipeline.TierSettings, rb *rubric.Rubric, e *env) (string, error) {
+// gate's judge model, production model and family policy. It returns the
+// results file to write, <answers>.judged.jsonl, and its content: the gate
+// writes it with its other outputs, all or nothing.
+func judgeForGate(ctx context.Context, c *judgeConfig, t *pipeline.TierSettings, rb *rubric.Rubric, e *env) (string, []byte, error) {
 	jc := *c
 	jc.Model, jc.ProductionModel, jc.SameFamily = t.JudgeModel, t.ProductionModel, t.SameFamily
 	if strings.TrimSpace(jc.Model) == "" {
-		return "", usage.Errorf("--input needs --judge-model (the judge to run)")
+		return "", nil, usage.Errorf("--input needs --judge-model (the judge to run)")
 	}
-	jc.out = strings.TrimSuffix(c.input, filepath.Ext(c.input)) + ".judged.jsonl"
-	return jc.out, runJudge(ctx, &jc, rb, e)
+	out := strings.TrimSuffix(c.input, filepath.Ext(c.input)) + ".judged.jsonl"
+	data, err := runJudge(ctx, &jc, rb, e)
+	return out, data, err
 }

@@ -246,3 +246,75 @@ func TestGateOneStepJudgesFirst(t *testing.T) {
 		t.Fatalf("input and results: exit %d %s", code, errs)
 	}
 }
+
+// gate --input writes <answers>.judged.jsonl with its other outputs, all or
+// nothing: a gate that ends in exit 2 after judging leaves the previous
+// file as it was (and the judged answers are in the cache for the re-run).
+func TestGateOneStepJudgedFileIsAllOrNothing(t *testing.T) {
+	srv := supportFake(llmfake.OpenAI)
+	defer srv.Close()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "answers.jsonl")
+	data, _ := os.ReadFile("../../examples/judge/answers.jsonl")
+	os.WriteFile(in, data, 0o644)
+	judged := filepath.Join(dir, "answers.judged.jsonl")
+	os.WriteFile(judged, []byte("previous results\n"), 0o644)
+	code, _, errs := judgeEnv(t, "gate", "--rubric", supportRubric, "--input", in, "--judge-model", "gpt-4o-mini",
+		"--judge-base-url", srv.BaseURL(), "--production-model", "claude-sonnet-4-5", "--baseline-dir", filepath.Join(dir, "store"),
+		"--comment", "never", "--markdown", filepath.Join(dir, "no-such-dir", "report.md"))
+	if code != exitError || srv.Requests() != 4 {
+		t.Fatalf("exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+	if got, _ := os.ReadFile(judged); string(got) != "previous results\n" {
+		t.Fatalf("the judged file was overwritten by a gate that failed:\n%s", got)
+	}
+	// The same run with a writable report: the judged file is written, and
+	// the report names it.
+	report := filepath.Join(dir, "report.json")
+	code, _, errs = judgeEnv(t, "gate", "--rubric", supportRubric, "--input", in, "--judge-model", "gpt-4o-mini",
+		"--judge-base-url", srv.BaseURL(), "--production-model", "claude-sonnet-4-5", "--baseline-dir", filepath.Join(dir, "store"),
+		"--comment", "never", "--json", report)
+	if code != exitBlocked {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got, _ := os.ReadFile(judged)
+	if strings.Count(string(got), "\n") != 4 || !strings.Contains(string(got), `"scores"`) {
+		t.Fatalf("judged file:\n%s", got)
+	}
+}
+
+// judge reads RUBRICGATE_CACHE_KEY from the environment, and logs the
+// entries that failed verification: entries made under another cache key
+// are all judged again.
+func TestJudgeCacheKeyFromEnv(t *testing.T) {
+	srv := supportFake(llmfake.OpenAI)
+	defer srv.Close()
+	dir := t.TempDir()
+	judgeWith := func(cacheKey string) (int, string) {
+		var out, errb bytes.Buffer
+		getenv := func(k string) string {
+			switch k {
+			case "OPENAI_API_KEY":
+				return judgeKey
+			case "RUBRICGATE_CACHE_KEY":
+				return cacheKey
+			}
+			return ""
+		}
+		code := run([]string{"judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl",
+			"--out", filepath.Join(dir, "r.jsonl"), "--model", "gpt-4o-mini", "--base-url", srv.BaseURL(),
+			"--cache", filepath.Join(dir, "cache"), "--progress", "none"},
+			&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: getenv, now: func() time.Time { return testNow }})
+		return code, errb.String()
+	}
+	if code, errs := judgeWith("first-cache-key-0123456789"); code != exitPass || srv.Requests() != 4 {
+		t.Fatalf("exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+	code, errs := judgeWith("other-cache-key-0123456789")
+	if code != exitPass || srv.Requests() != 8 || !strings.Contains(errs, "judge: 4 cache entries failed verification, re-judged") {
+		t.Fatalf("exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+	if code, errs := judgeWith("short"); code != exitError || !strings.Contains(errs, "RUBRICGATE_CACHE_KEY") || srv.Requests() != 8 {
+		t.Fatalf("short key: exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+}

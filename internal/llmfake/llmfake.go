@@ -83,7 +83,8 @@ type Server struct {
 	log      []*Received
 }
 
-// New starts a fake of kind that accepts key and answers with h.
+// New starts a fake of kind that accepts key ("": any key, like a keyless
+// local endpoint) and answers with h.
 func New(kind Kind, key string, h func(*Received) Reply) *Server {
 	s := &Server{kind: kind, key: key, handler: h}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -118,7 +119,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	s.log = append(s.log, rc)
 	s.mu.Unlock()
 	wantPath := "/v1/chat/completions"
-	auth := req.Header.Get("Authorization") == "Bearer "+s.key
+	auth := s.key == "" || req.Header.Get("Authorization") == "Bearer "+s.key
 	if s.kind == Anthropic {
 		wantPath = "/v1/messages"
 		// The SDK sends the key as a bearer token; x-api-key is the

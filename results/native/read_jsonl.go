@@ -32,6 +32,9 @@ type chunk struct {
 	format string
 	// err is a read error found after the lines above.
 	err error
+	// sharded is set on every chunk of a JSON lines input whose first line
+	// names a shard header: its items' ids are then traced (shardIDs).
+	sharded bool
 }
 
 // chunker splits an input into chunks of whole lines. Each chunk's buffer is

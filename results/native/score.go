@@ -1,6 +1,8 @@
 package native
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/rubricgate/rubricgate/gate"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rubricgate/rubricgate/internal/shardid"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -44,6 +47,9 @@ type partial struct {
 	recs  []dupRec
 	shard *ShardHeader
 	err   error
+	// shardIDs and idSum trace the items of a sharded input (see shardIDs).
+	shardIDs []shardID
+	idSum    shardid.Digest
 }
 
 // Score reads every input (shards of one run), scores each item, and
@@ -138,6 +144,7 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 	u := scorer.NewRun()
 	var store dupStore
 	shards := map[int]*ShardHeader{}
+	var ids shardIDs
 	var ferr error
 	for j := range order {
 		p := <-j.done
@@ -158,6 +165,9 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 		}
 		if p.shard != nil {
 			shards[j.c.input] = p.shard
+		}
+		if h := shards[j.c.input]; h != nil && len(p.shardIDs) > 0 {
+			ids.fold(h, j.c.file, p.shardIDs, &p.idSum)
 		}
 		u.Fold(p.t)
 		store.add(p.recs)
@@ -181,6 +191,9 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 		return nil, &InputError{File: strings.Join(names, ", "), Msg: "no items: the results are empty (an empty run has no score)"}
 	}
 	if err := dupError(sc, inputs, starts, store.pairs()); err != nil {
+		return nil, err
+	}
+	if err := ids.check(inputs, shards); err != nil {
 		return nil, err
 	}
 	rep := u.Report(opts.MaxUnscored)
@@ -230,13 +243,19 @@ func readInput(sc *schema, idx int, in Input, pool *bufPool, send func(*chunk) b
 	}
 	ch := newChunker(in, sc.maxLine, chunkSize)
 	ch.pool = pool
+	sharded, first := false, true
 	for {
 		c, err := ch.next()
 		if c == nil && err != nil && err != io.EOF {
 			c = &chunk{file: in.Name, err: err}
 		}
 		if c != nil {
-			c.input = idx
+			if first && len(c.lines) > 0 {
+				l := c.lines[0]
+				sharded = l.line == 1 && bytes.Contains(c.buf[l.off:l.end], shardKey)
+				first = false
+			}
+			c.input, c.sharded = idx, sharded
 			if !send(c) {
 				return false
 			}
@@ -324,6 +343,11 @@ func work(scorer *gate.Scorer, d *decoder, c *chunk, keep bool) *partial {
 			}
 			if ok {
 				p.add(d, c.file, c.input, keep)
+				if c.sharded {
+					h := shardid.Of(d.raw.id)
+					p.shardIDs = append(p.shardIDs, shardID{h: binary.BigEndian.Uint64(h[:8]), line: d.raw.line})
+					p.idSum.Add(&h)
+				}
 			}
 		}
 	}
