@@ -156,6 +156,10 @@ const (
 	// applied), Waived (the kinds it was applied for), From (that rubric's
 	// hash), Adds (what this push adds).
 	AcceptanceNotCovered Kind = "acceptance-not-covered"
+	// AcceptanceUnreadable: the accept label is on but the record of what
+	// it was applied for cannot be read, so it accepts nothing new.
+	// AcceptLabel, Detail (why the record cannot be read).
+	AcceptanceUnreadable Kind = "acceptance-unreadable"
 	// Message: any other remark, already in English. Detail.
 	Message Kind = "message"
 )
@@ -627,6 +631,9 @@ func (f Finding) render(e escaper) string {
 		}
 		return fmt.Sprintf("the %s label was applied at commit %s for %s (rubric %s); this push adds %s, which the label does not cover: remove and re-add the label to accept again",
 			e.id(f.AcceptLabel), e.id(commit), what, e.text(ShortHash(f.From)), strings.Join(adds, "; "))
+	case AcceptanceUnreadable:
+		return fmt.Sprintf("the %s label is on, but the record of what it was applied for cannot be read (%s), so it accepts nothing new: remove and re-add the label to accept this run",
+			e.id(f.AcceptLabel), e.text(f.Detail))
 	default: // Message and kinds this version does not know
 		return e.text(f.Detail)
 	}

@@ -369,6 +369,7 @@ func TestNewKindsEscapeUntrusted(t *testing.T) {
 		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, AcceptLabel: hostile}},
 		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Label: hostile}},
 		{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: hostile, Commit: hostile, Waived: []string{hostile}, From: hostile, Adds: []string{hostile}}},
+		{Kind: finding.AcceptanceUnreadable, Params: finding.Params{AcceptLabel: hostile, Detail: hostile}},
 	}
 	for _, f := range fs {
 		f.Severity = finding.Warning

@@ -254,6 +254,9 @@ type GateReport struct {
 	Reasons []string `json:"reasons"`
 	// Accepted is true when a relative-drop block was waived by the accept label.
 	Accepted bool `json:"accepted"`
+	// Acceptance is what the decision made of the accept label while it
+	// is on (null otherwise): the record to keep and what it does not cover.
+	Acceptance *AcceptOutcome `json:"acceptance,omitempty"`
 	// RemovedItems is set when baseline items are missing from this run (an
 	// unscored item is not missing): how many, the first ids, and whether
 	// the accept label accepted it.
@@ -374,8 +377,24 @@ type DecideInput struct {
 	Paired *Paired
 	// Now is the time used for the baseline's age.
 	Now time.Time
+	// Renamed is set when the baseline store knows the branch's baselines
+	// under other rubric names than this run's (a renamed rubric, a rubric
+	// change): it blocks like one, whatever the store holds under the new
+	// name.
+	Renamed *RenamedRubric
+	// Acceptance is what is known of the accept label's record, used when
+	// Policy.Accepted says the label is on.
+	Acceptance Acceptance
 	Thresholds
 	Policy
+}
+
+// RenamedRubric says that the rubric's name (which a pull request edits) is
+// not the one the baseline branch's store holds: Rubric is the run's name,
+// Branch the baseline branch, Others the names the store holds there.
+type RenamedRubric struct {
+	Rubric, Branch string
+	Others         []string
 }
 
 // Decide makes the gate decision. It never fails: every situation maps to a
@@ -404,6 +423,25 @@ func Decide(in DecideInput) *GateReport {
 		f.Severity = finding.Warning
 		warns = append(warns, f)
 	}
+	// waived are the kinds of the soft findings, for the accept label's record.
+	var waived []Waiver
+	// waivable is a finding the accept label waives: a warning on the
+	// baseline branch's own run (a new baseline starts), else a soft block
+	// (naming the label that would waive it when it is off).
+	waivable := func(fs []finding.Finding, kinds ...Waiver) {
+		switch {
+		case in.BaselineBranchRun:
+			fs[0].NewBaseline = true
+			for _, f := range fs {
+				warn(f)
+			}
+			return
+		case !in.Accepted:
+			fs[0].AcceptLabel = in.AcceptLabel
+		}
+		soft = append(soft, fs...)
+		waived = append(waived, kinds...)
+	}
 
 	// Hard gates: never waived.
 	if n := len(cur.BlockingFailures); n > 0 {
@@ -431,13 +469,20 @@ func Decide(in DecideInput) *GateReport {
 
 	// The relative check.
 	b := in.Baseline
+	if r := in.Renamed; r != nil {
+		waivable([]finding.Finding{{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: r.Rubric, Branch: r.Branch, Rubrics: r.Others}}}, WaiveRenamedRubric)
+	}
 	switch {
 	case b == nil:
 		f := finding.Finding{Kind: finding.NoBaseline, Params: finding.Params{Detail: in.NoBaselineNote}}
-		if in.IfNoBaseline == "fail" {
+		switch {
+		case in.IfNoBaseline == "fail":
 			f.PolicyFail = true
 			hard = append(hard, f)
-		} else {
+		case in.Renamed != nil && !in.BaselineBranchRun:
+			// Not a first run: a renamed rubric (above) does not start a
+			// baseline on a pull request.
+		default:
 			pass = append(pass, f)
 		}
 	default:
@@ -458,20 +503,11 @@ func Decide(in DecideInput) *GateReport {
 			if rc := rubricChange(in, compared == nil); rc != nil {
 				g.RubricChange = rc
 				fs := rc.findings()
-				switch {
-				case in.BaselineBranchRun:
-					fs[0].NewBaseline = true
-					for _, f := range fs {
-						warn(f)
-					}
-				case in.OnRubricChange == "fail":
+				if in.OnRubricChange == "fail" && !in.BaselineBranchRun {
 					fs[0].PolicyFail = true
 					hard = append(hard, fs...)
-				case in.Accepted:
-					soft = append(soft, fs...)
-				default:
-					fs[0].AcceptLabel = in.AcceptLabel
-					soft = append(soft, fs...)
+				} else {
+					waivable(fs, rc.waivers()...)
 				}
 			}
 		}
@@ -502,7 +538,9 @@ func Decide(in DecideInput) *GateReport {
 					f := dropFinding(dc, base, now, in.MaxDrop, b.Score, c, in.Paired)
 					dc.Reason = f.Text()
 					if dc.Blocks {
+						// A drop blocks on the baseline branch too: never a warning.
 						soft = append(soft, f)
+						waived = append(waived, WaiveDrop)
 					} else if dc.Case == DropNoise {
 						pass = append(pass, f)
 						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop}})
@@ -526,16 +564,7 @@ func Decide(in DecideInput) *GateReport {
 			ids := append([]string{}, p.RemovedIDs...)
 			g.RemovedItems = &RemovedItems{Count: p.Removed, IDs: ids}
 			f := finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: p.Removed, Items: ids[:min(len(ids), 5)]}}
-			switch {
-			case in.BaselineBranchRun:
-				f.NewBaseline = true
-				warn(f)
-			case in.Accepted:
-				soft = append(soft, f)
-			default:
-				f.AcceptLabel = in.AcceptLabel
-				soft = append(soft, f)
-			}
+			waivable([]finding.Finding{f}, WaiveRemovedItems)
 		}
 		if p := in.Paired; p != nil && p.CI95 != nil {
 			ci := *p.CI95
@@ -546,11 +575,22 @@ func Decide(in DecideInput) *GateReport {
 		g.Changes = criterionChanges(cur, nil, gateFlags(in.Rubric, nil))
 	}
 
+	var acc *AcceptOutcome
+	if in.Accepted && !in.BaselineBranchRun {
+		acc = acceptance(in, g, waived)
+		g.Acceptance = acc
+	}
 	var reasons []finding.Finding
 	switch {
 	case len(hard) > 0:
 		g.Decision = Block
 		reasons = append(append(setSeverity(hard, finding.Error), setSeverity(soft, finding.Error)...), setSeverity(pass, finding.Notice)...)
+	case len(soft) > 0 && acc != nil && !acc.Covered():
+		// The label is on but does not cover what this run brings: blocked
+		// again, first saying why and how to accept it.
+		g.Decision = Block
+		reasons = append([]finding.Finding{acc.finding(in.AcceptLabel)}, setSeverity(soft, finding.Error)...)
+		reasons = append(reasons, setSeverity(pass, finding.Notice)...)
 	case len(soft) > 0 && in.Accepted:
 		g.Accepted = true
 		if g.RubricChange != nil && in.OnRubricChange != "fail" && !in.BaselineBranchRun {

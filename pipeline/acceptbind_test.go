@@ -163,20 +163,20 @@ func TestAcceptLabelDoesNotCoverLaterRename(t *testing.T) {
 		Ref: "refs/pull/3/merge", ChangeRequest: 3, ChangeRequestEvent: true, Labels: []string{"rubricgate:accept-regression"},
 		RunID: 9, Workflow: "evals", Job: "gate", BaseBranch: "main"}
 	d := -0.05
-	prev := Acceptance{SHA: strings.Repeat("1", 40), Score: 77, Rubric: rb.Hash(), Kinds: []string{KindDrop}, Drop: &d, Bound: true}
+	prev := gate.AcceptRecord{SHA: strings.Repeat("1", 40), Score: 77, Rubric: rb.Hash(), Kinds: []gate.Waiver{gate.WaiveDrop}, Drop: &d}
 	o := options(rb, exampleRun, renamedStore{})
 	o.Build = b
-	o.Accept = func(context.Context, string) (string, bool, error) { return prev.Field() + "\nbody", true, nil }
+	o.Accept = func(context.Context, string) (string, bool, error) { return AcceptField(prev) + "\nbody", true, nil }
 	res, err := Gate(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], KindRenamedRubric) {
+	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], string(gate.WaiveRenamedRubric)) {
 		t.Errorf("a later rename is covered: %s %q", res.Report.Decision, res.Report.Reasons)
 	}
 	// Applied for the rename itself (no earlier record), it is accepted.
 	o.Accept = func(context.Context, string) (string, bool, error) { return "", false, nil }
-	if res, err = Gate(context.Background(), o); err != nil || res.Blocked() || !strings.Contains(res.Markdown, "kinds="+KindRenamedRubric) {
+	if res, err = Gate(context.Background(), o); err != nil || res.Blocked() || !strings.Contains(res.Markdown, "kinds="+string(gate.WaiveRenamedRubric)) {
 		t.Errorf("the rename with the label: %v %q", err, res.Report.Reasons)
 	}
 }

@@ -247,25 +247,28 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		paired = pairer.Result()
 	}
 
+	// The sticky comment, keyed by what the workflow sets (never by the
+	// rubric's name, which the pull request edits), carries the record of
+	// what the accept label was applied for.
+	commentKey := o.CommentKey
+	if b != nil && commentKey == "" {
+		commentKey = DefaultCommentKey(b.Workflow, b.Job, o.ResultNames)
+	}
+	var acc gate.Acceptance
+	if policy.Accepted {
+		// The label is on a change request (no build, no label).
+		acc = readAcceptance(ctx, b, o.Accept, policy.AcceptLabel, commentKey, warn)
+	}
+	var renamedIn *gate.RenamedRubric
+	if renamed != nil {
+		renamedIn = &gate.RenamedRubric{Rubric: renamed.Rubric, Branch: renamed.Branch, Others: renamed.Found}
+	}
 	g := gate.Decide(gate.DecideInput{
 		Current: cur, Rubric: rb, Baseline: base, NoBaselineNote: noBaseNote,
 		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
-		Now: o.Now, Thresholds: th, Policy: policy,
+		Now: o.Now, Thresholds: th, Policy: policy, Renamed: renamedIn, Acceptance: acc,
 	})
-	var extraKinds []string
-	if renamed != nil {
-		renamedRubric(g, renamed, policy)
-		if policy.Accepted && !policy.BaselineBranchRun {
-			extraKinds = append(extraKinds, KindRenamedRubric)
-		}
-	}
-	// The accept label covers only what it was applied for: a run it does
-	// not cover is blocked again here, before the tier decision.
-	commentKey := o.CommentKey
-	if b != nil && commentKey == "" {
-		commentKey = DefaultCommentKey(b.Workflow, b.Job, rb.Name, o.ResultNames)
-	}
-	accField, accNote := acceptanceNote(ctx, b, o.Accept, policy.AcceptLabel, commentKey, rb.Hash(), th.MaxDrop, g, extraKinds, warn)
+	accField, accNote := acceptanceNote(policy.AcceptLabel, g)
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
 	}
@@ -316,10 +319,12 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	return out, nil
 }
 
-// DefaultCommentKey keeps two gates or matrix legs apart: workflow, job,
-// rubric name and the results given.
-func DefaultCommentKey(workflow, job, rubricName string, results []string) string {
-	return strings.Join([]string{workflow, job, rubricName, strings.Join(results, ",")}, "/")
+// DefaultCommentKey keeps two gates or matrix legs apart by what the
+// workflow sets: workflow, job and the results as named there. The rubric's
+// name is not part of it: a pull request edits it, and a new name would
+// open a fresh comment without the accept label's record.
+func DefaultCommentKey(workflow, job string, results []string) string {
+	return strings.Join([]string{workflow, job, strings.Join(results, ",")}, "/")
 }
 
 // AddRubricWarnings puts the rubric's load warnings first in the report's,
@@ -374,40 +379,6 @@ func BaselineBranch(explicit string, b *host.Build) string {
 		}
 	}
 	return "main"
-}
-
-// renamedRubric applies the rule for a rubric whose name has no baseline
-// while the store holds others on the branch: it blocks unless the pull
-// request carries the accept label or this is the baseline branch's own run,
-// where a new baseline starts.
-func renamedRubric(g *gate.GateReport, e *baseline.OtherRubricsError, p gate.Policy) {
-	f := finding.Finding{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: e.Rubric, Branch: e.Branch, Rubrics: e.Found}}
-	// The reasons and warnings are the findings' texts: keep both in step.
-	switch {
-	case p.BaselineBranchRun:
-		f.NewBaseline = true
-		g.Warn(f)
-	case p.Accepted:
-		f.Label = p.AcceptLabel
-		g.Warn(f)
-	default:
-		g.Decision = gate.Block
-		f.AcceptLabel, f.Severity = p.AcceptLabel, finding.Error
-		reasons := []string{f.Text()}
-		for _, r := range g.Reasons {
-			if !strings.HasSuffix(r, ": this run starts the baseline") {
-				reasons = append(reasons, r)
-			}
-		}
-		g.Reasons = reasons
-		fs := []finding.Finding{f}
-		for _, f := range g.Findings {
-			if f.Kind != finding.NoBaseline || f.PolicyFail {
-				fs = append(fs, f)
-			}
-		}
-		g.Findings = fs
-	}
 }
 
 // ciBranchKnown reports whether another CI system names the run's branch.
