@@ -368,6 +368,7 @@ func TestNewKindsEscapeUntrusted(t *testing.T) {
 		{Kind: finding.DefaultBranchNotBaseline, Params: finding.Params{Branch: hostile, BaselineBranch: hostile, Source: hostile}},
 		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, AcceptLabel: hostile}},
 		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Label: hostile}},
+		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Renamed: true}},
 		{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: hostile, Commit: hostile, Waived: []string{hostile}, From: hostile, Adds: []string{hostile}}},
 		{Kind: finding.AcceptanceUnreadable, Params: finding.Params{AcceptLabel: hostile, Detail: hostile}},
 	}

@@ -395,6 +395,9 @@ type DecideInput struct {
 type RenamedRubric struct {
 	Rubric, Branch string
 	Others         []string
+	// Same is true when Others hold this very rubric (name and version
+	// aside), found whatever the slot under the new name holds.
+	Same bool
 }
 
 // Decide makes the gate decision. It never fails: every situation maps to a
@@ -470,7 +473,7 @@ func Decide(in DecideInput) *GateReport {
 	// The relative check.
 	b := in.Baseline
 	if r := in.Renamed; r != nil {
-		waivable([]finding.Finding{{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: r.Rubric, Branch: r.Branch, Rubrics: r.Others}}}, WaiveRenamedRubric)
+		waivable([]finding.Finding{{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: r.Rubric, Branch: r.Branch, Rubrics: r.Others, Renamed: r.Same}}}, WaiveRenamedRubric)
 	}
 	switch {
 	case b == nil:

@@ -158,6 +158,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	var base *gate.Baseline
 	noBaseNote := ""
 	var renamed *baseline.OtherRubricsError
+	var renamedIn *gate.RenamedRubric
 	file, bsrc, err := o.Store.Latest(ctx, q)
 	switch {
 	case errors.As(err, &renamed):
@@ -166,6 +167,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		// is a rubric change the gate cannot follow (never a store error
 		// that on-baseline-error: pass would wave through).
 		noBaseNote = fmt.Sprintf("no baseline for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
+		renamedIn = &gate.RenamedRubric{Rubric: renamed.Rubric, Branch: renamed.Branch, Others: renamed.Found}
 	case errors.Is(err, baseline.ErrNotFound):
 		noBaseNote = fmt.Sprintf("no baseline found for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
 	case err != nil && o.OnBaselineError == BaselineErrorPass:
@@ -176,6 +178,19 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	default:
 		if base, err = file.Gate(bsrc); err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", bsrc.Location, err)
+		}
+		// The rubric's name picks the slot, and a pull request edits it:
+		// the slot under the new name holding a baseline (one the pull
+		// request may have written) does not make a renamed rubric a
+		// fresh one.
+		if rf, ok := o.Store.(renamedFrom); ok {
+			from, err := rf.RenamedFrom(q, rb)
+			if err != nil {
+				return nil, fmt.Errorf("baseline: %w", err)
+			}
+			if len(from) > 0 {
+				renamedIn = &gate.RenamedRubric{Rubric: rb.Name, Branch: q.Branch, Others: from, Same: true}
+			}
 		}
 		if o.BaselineLoaded != nil {
 			o.BaselineLoaded(base.Items.Len())
@@ -259,10 +274,6 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		// The label is on a change request (no build, no label).
 		acc = readAcceptance(ctx, b, o.Accept, policy.AcceptLabel, commentKey, warn)
 	}
-	var renamedIn *gate.RenamedRubric
-	if renamed != nil {
-		renamedIn = &gate.RenamedRubric{Rubric: renamed.Rubric, Branch: renamed.Branch, Others: renamed.Found}
-	}
 	g := gate.Decide(gate.DecideInput{
 		Current: cur, Rubric: rb, Baseline: base, NoBaselineNote: noBaseNote,
 		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
@@ -317,6 +328,12 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// renamedFrom is a store that can tell a renamed rubric whatever the slot
+// under its new name holds (baseline.Dir).
+type renamedFrom interface {
+	RenamedFrom(q baseline.Query, rb *rubric.Rubric) ([]string, error)
 }
 
 // DefaultCommentKey keeps two gates or matrix legs apart by what the
