@@ -154,11 +154,13 @@ func (d Dir) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource, e
 }
 
 // RenamedFrom lists the other rubric names holding a baseline on q.Branch
-// whose rubric is rb under another name (its name and version aside): rb
-// is one of them renamed, whatever the slot under rb's own name holds (a
-// slot a pull request may have filled). Nil with q.Key set, where the
-// workflow, not the rubric's name, picks the slot. It reads each other
-// baseline of the branch in full; an unreadable one is an error.
+// whose rubric is rb under another name (its name and version aside), when
+// rb's own slot does not hold rb: rb is one of them renamed, onto an empty
+// slot or onto another rubric's baseline. Nil when the own slot holds this
+// rubric (a rename that merged, or one rubric kept under two names), and
+// with q.Key set, where the workflow, not the rubric's name, picks the
+// slot. It reads each other baseline of the branch in full; an unreadable
+// one is an error.
 func (d Dir) RenamedFrom(q Query, rb *rubric.Rubric) ([]string, error) {
 	if q.Key != "" || rb == nil {
 		return nil, nil
@@ -168,6 +170,13 @@ func (d Dir) RenamedFrom(q Query, rb *rubric.Rubric) ([]string, error) {
 		return nil, err
 	}
 	id := identity(rb)
+	if own, err := d.Path(q); err != nil {
+		return nil, err
+	} else if f, err := readPath(own); err == nil {
+		if orb, err := rubric.FromCanonical(f.RubricCanonical); err == nil && bytes.Equal(identity(orb), id) {
+			return nil, nil
+		}
+	}
 	var found []string
 	for _, name := range others {
 		path, err := d.Path(Query{Rubric: name, Branch: q.Branch})

@@ -148,7 +148,8 @@ const (
 	DefaultBranchNotBaseline Kind = "default-branch-not-baseline"
 	// RenamedRubric: the rubric's name has no baseline on the branch but
 	// the store holds others there, or (Renamed) the store holds this very
-	// rubric under other names, a rubric change. Rubric (the name),
+	// rubric under other names and the slot under this one another
+	// rubric's baseline: a rubric change. Rubric (the name),
 	// Branch, Rubrics (the names found); NewBaseline on the baseline
 	// branch, Label when the accept label accepted it, else AcceptLabel.
 	RenamedRubric Kind = "renamed-rubric"
@@ -268,7 +269,8 @@ type Params struct {
 	Rubric  string   `json:"rubric,omitempty"`
 	Rubrics []string `json:"rubrics,omitempty"`
 	// Renamed is true when Rubrics hold this very rubric under other
-	// names, whatever the slot under Rubric holds (RenamedRubric).
+	// names while the slot under Rubric holds another rubric's baseline
+	// (RenamedRubric).
 	Renamed bool `json:"renamed,omitempty"`
 	// Commit is a commit SHA, shortened when shown; Waived the kinds of
 	// reason an accept label waived; Adds what a push adds that it does not
@@ -610,12 +612,10 @@ func (f Finding) render(e escaper) string {
 		s := fmt.Sprintf("rubric %s has no baseline on branch %s, but the store holds baselines for %s there: a renamed rubric is a rubric change",
 			e.q(f.Rubric), e.q(f.Branch), e.ids(f.Rubrics, e.id))
 		if f.Renamed {
-			s = fmt.Sprintf("rubric %s is the rubric the store holds on branch %s as %s, under a new name (whatever the store holds under the new one): a renamed rubric is a rubric change",
+			s = fmt.Sprintf("rubric %s is the rubric the store holds on branch %s as %s, under a new name whose slot holds another rubric's baseline: a renamed rubric is a rubric change",
 				e.q(f.Rubric), e.q(f.Branch), e.ids(f.Rubrics, e.id))
 		}
 		switch {
-		case f.NewBaseline && f.Renamed:
-			return s + "; this run on the baseline branch keeps the baseline under the new name: remove the old name's slot from the store, or every pull request is read as renaming it"
 		case f.NewBaseline:
 			return s + "; this run on the baseline branch starts a new baseline"
 		case f.Label != "":

@@ -377,10 +377,11 @@ type DecideInput struct {
 	Paired *Paired
 	// Now is the time used for the baseline's age.
 	Now time.Time
-	// Renamed is set when the baseline store knows the branch's baselines
-	// under other rubric names than this run's (a renamed rubric, a rubric
-	// change): it blocks like one, whatever the store holds under the new
-	// name.
+	// Renamed is set when the baseline store knows this run's rubric on
+	// the branch under another name (a renamed rubric, a rubric change):
+	// its slot is empty while others are not, or holds another rubric's
+	// baseline while another slot holds this rubric. It blocks like a
+	// rubric change the gate cannot follow.
 	Renamed *RenamedRubric
 	// Acceptance is what is known of the accept label's record, used when
 	// Policy.Accepted says the label is on.
@@ -396,7 +397,8 @@ type RenamedRubric struct {
 	Rubric, Branch string
 	Others         []string
 	// Same is true when Others hold this very rubric (name and version
-	// aside), found whatever the slot under the new name holds.
+	// aside) while the slot under the new name holds another rubric's
+	// baseline.
 	Same bool
 }
 
