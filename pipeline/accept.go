@@ -155,6 +155,7 @@ const (
 	whyNoReadBack = "the gate cannot read back its own comment: no token, comment never, comment-author any, or a fork's pull request"
 	whyLost       = "an earlier run could not read it"
 	whyMalformed  = "its line in the comment is malformed"
+	whyNoHead     = "the change request's head commit is unknown"
 )
 
 // readAcceptance is what the run knows of the accept label's record, for a
@@ -166,6 +167,11 @@ const (
 // not read it.
 func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Context, string) (string, bool, error), label, key string, warn func(string)) gate.Acceptance {
 	a := gate.Acceptance{HeadSHA: b.HeadSHA}
+	if !isHexSHA(b.HeadSHA) {
+		// A record is bound to a commit.
+		a.State, a.Why = gate.AcceptUnreadable, whyNoHead
+		return a
+	}
 	if b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) {
 		// The label is being applied: a fresh acceptance, whatever an
 		// earlier record says (removing and re-adding the label is how a

@@ -64,7 +64,7 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.CommentAuthor, "comment-author", DefaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
 	fs.StringVar(&s.BaselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
 	fs.StringVar(&s.Branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
-	fs.StringVar(&s.CommentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
+	fs.StringVar(&s.CommentKey, "comment-key", "", "sticky comment key (default: workflow, job and results)")
 	fs.StringVar(&s.GitHubToken, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
 	fs.StringVar(&s.Title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
 }
