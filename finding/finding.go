@@ -211,6 +211,9 @@ type Params struct {
 	Common  int `json:"common,omitempty"`
 	// Label is the accept label that waived a regression.
 	Label string `json:"label,omitempty"`
+	// AcceptReason is the reason given with --accept, which waived a
+	// regression instead of a label.
+	AcceptReason string `json:"accept_reason,omitempty"`
 	// AcceptLabel is the label that would waive a block (RubricChange).
 	AcceptLabel string `json:"accept_label,omitempty"`
 	// Criteria are criterion ids (RubricChange: the criteria removed).
@@ -480,15 +483,15 @@ func (f Finding) render(e escaper) string {
 		case f.Label == "" && f.AcceptLabel != "":
 			s += "; a reviewer who accepts the change adds the " + e.id(f.AcceptLabel) + " label"
 		}
-		return accepted(e, f.Label, s)
+		return accepted(e, f, s)
 	case NotComparable:
 		why := "the results do not carry the baseline rubric's criteria"
 		if f.Detail != "" {
 			why = e.text(f.Detail)
 		}
-		return accepted(e, f.Label, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+why)
+		return accepted(e, f, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+why)
 	case UncheckedGate:
-		return accepted(e, f.Label, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", e.id(f.Criterion), f.Count))
+		return accepted(e, f, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", e.id(f.Criterion), f.Count))
 	case SkipDeprecated:
 		return "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label"
 	case AggregateDrop:
@@ -497,10 +500,7 @@ func (f Finding) render(e escaper) string {
 			what = "aggregate score of the items in common with the baseline"
 		}
 		s := fmt.Sprintf("%s dropped %s%% (%s), at or above max-drop %s", what, DropPct(-f.Change, f.MaxDrop), Scores(f.Baseline, f.Current, f.MaxDrop), Pct(f.MaxDrop)) + e.text(f.Detail) + f.basisNote()
-		if f.Label != "" {
-			s = "accepted by the " + e.id(f.Label) + " label: " + s
-		}
-		return s
+		return accepted(e, f, s)
 	case WithinMaxDrop:
 		what := "aggregate score"
 		if f.Common > 0 {
@@ -525,7 +525,7 @@ func (f Finding) render(e escaper) string {
 		case f.Label == "" && f.AcceptLabel != "":
 			s += "; a reviewer who accepts the removal adds the " + e.id(f.AcceptLabel) + " label"
 		}
-		return accepted(e, f.Label, s)
+		return accepted(e, f, s)
 	case DropWithinNoise:
 		return fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", DropPct(-f.Change, f.MaxDrop))
 	case NoCommonItems:
@@ -618,6 +618,8 @@ func (f Finding) render(e escaper) string {
 		switch {
 		case f.NewBaseline:
 			return s + "; this run on the baseline branch starts a new baseline"
+		case f.AcceptReason != "":
+			return s + "; accepted with --accept (" + e.text(f.AcceptReason) + "): a new baseline starts when this merges"
 		case f.Label != "":
 			return s + "; accepted by the label " + e.id(f.Label) + ": a new baseline starts when this merges"
 		}
@@ -653,11 +655,14 @@ func (f Finding) render(e escaper) string {
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // accepted prefixes s with the accept label that waived it, if any.
-func accepted(e escaper, label, s string) string {
-	if label == "" {
+func accepted(e escaper, f Finding, s string) string {
+	switch {
+	case f.AcceptReason != "":
+		return "accepted with --accept (" + e.text(f.AcceptReason) + "): " + s
+	case f.Label == "":
 		return s
 	}
-	return "accepted by the " + e.id(label) + " label: " + s
+	return "accepted by the " + e.id(f.Label) + " label: " + s
 }
 
 // JoinBlocking renders several BlockingFailure findings as the single

@@ -104,6 +104,8 @@ type AcceptOutcome struct {
 	Adds []string `json:"adds,omitempty"`
 	// Why says why no record could be read (AcceptUnreadable).
 	Why string `json:"why,omitempty"`
+	// Reason is the reason given with --accept ("" for the label).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Covered reports whether the label covers the run.
@@ -200,8 +202,13 @@ func acceptance(in DecideInput, g *GateReport, kinds []Waiver) *AcceptOutcome {
 			now.Items = in.Paired.RemovedDigest
 		}
 	}
-	out := &AcceptOutcome{State: in.Acceptance.State, Now: now, Why: in.Acceptance.Why}
-	switch in.Acceptance.State {
+	out := &AcceptOutcome{State: in.Acceptance.State, Now: now, Why: in.Acceptance.Why, Reason: in.AcceptReason}
+	state := in.Acceptance.State
+	if in.AcceptReason != "" {
+		// Given with this run: it accepts this run, and only this run.
+		state, out.Why = AcceptFresh, ""
+	}
+	switch state {
 	case AcceptUnreadable:
 		// Nothing to keep and nothing covered.
 	case AcceptRecorded:

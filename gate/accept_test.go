@@ -118,3 +118,28 @@ func TestRemovedDigest(t *testing.T) {
 		t.Error("digest is not a function of the set")
 	}
 }
+
+// --accept is the same typed acceptance: given with the run, it accepts the
+// run's waivable blocks (never a hard gate), each recorded with the reason.
+func TestDecideAcceptReason(t *testing.T) {
+	g := decide(runReport(60), base(70), func(in *DecideInput) { in.Accepted = true; in.AcceptReason = "known judge outage" })
+	if g.Decision != Pass || !g.Accepted || g.Acceptance == nil || g.Acceptance.Reason != "known judge outage" {
+		t.Fatalf("--accept: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	f := g.Findings[0]
+	if f.Kind != finding.AggregateDrop || f.AcceptReason != "known judge outage" || f.Label != "" || !strings.HasPrefix(g.Reasons[0], "accepted with --accept (known judge outage): aggregate score dropped") {
+		t.Errorf("finding %+v, reason %q", f, g.Reasons[0])
+	}
+	// Even with an unreadable label record: the reason given now is the acceptance.
+	g = decide(runReport(60), base(70), func(in *DecideInput) {
+		in.Accepted, in.AcceptReason, in.Acceptance = true, "r", Acceptance{State: AcceptUnreadable}
+	})
+	if g.Decision != Pass {
+		t.Errorf("--accept with an unreadable record: %s %q", g.Decision, g.Reasons)
+	}
+	// A hard gate still blocks.
+	g = decide(runReport(60, BlockingFailure{Item: "x", Criterion: "safety"}), base(70), func(in *DecideInput) { in.Accepted = true; in.AcceptReason = "r" })
+	if g.Decision != Block || g.Accepted {
+		t.Errorf("--accept waived a hard gate: %s %q", g.Decision, g.Reasons)
+	}
+}

@@ -168,6 +168,10 @@ type Policy struct {
 	Accepted bool
 	// AcceptLabel names the label, for the reason text.
 	AcceptLabel string
+	// AcceptReason, when set, is the reason given with --accept: the run
+	// is accepted as with the label (Accepted must be true), for this run
+	// only, and the reason is recorded with what it waived.
+	AcceptReason string
 	// BaselineBranchRun is true for a trusted run on the baseline branch
 	// (a push to it): the changes a pull request needs the accept label
 	// for were reviewed when it merged, so a rubric change the gate cannot
@@ -581,7 +585,7 @@ func Decide(in DecideInput) *GateReport {
 	}
 
 	var acc *AcceptOutcome
-	if in.Accepted && !in.BaselineBranchRun {
+	if in.Accepted && (!in.BaselineBranchRun || in.AcceptReason != "") {
 		acc = acceptance(in, g, waived)
 		g.Acceptance = acc
 	}
@@ -606,7 +610,11 @@ func Decide(in DecideInput) *GateReport {
 		}
 		reasons = setSeverity(pass, finding.Notice)
 		for _, f := range soft {
-			f.Label = in.AcceptLabel
+			if in.AcceptReason != "" {
+				f.AcceptReason = in.AcceptReason
+			} else {
+				f.Label = in.AcceptLabel
+			}
 			f.Severity = finding.Notice
 			reasons = append(reasons, f)
 		}

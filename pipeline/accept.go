@@ -220,6 +220,13 @@ func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 	if a == nil {
 		return "", ""
 	}
+	if a.Reason != "" {
+		// Given with this run (--accept): nothing to keep in a comment.
+		if g.Accepted {
+			note = fmt.Sprintf("> [!NOTE]\n> The regression was accepted with `--accept`: %s\n\n", safe.Inline(a.Reason, 300))
+		}
+		return "", note
+	}
 	lbl := safe.Code(label, 60)
 	first := finding.Kind("")
 	if len(g.Findings) > 0 {

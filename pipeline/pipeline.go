@@ -26,6 +26,7 @@ import (
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -270,7 +271,19 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		commentKey = DefaultCommentKey(b.Workflow, b.Job, o.ResultNames)
 	}
 	var acc gate.Acceptance
-	if policy.Accepted {
+	switch {
+	case policy.AcceptReason != "":
+		// --accept: this run, with its reason. On a GitHub pull request
+		// the label (a reviewer's act, recorded in the comment) is the way.
+		if b != nil && b.Host == "github" && b.ChangeRequest > 0 {
+			return nil, usage.Errorf("accept: on a GitHub pull request a reviewer accepts a regression with the %q label, not --accept", policy.AcceptLabel)
+		}
+		policy.Accepted = true
+		acc = gate.Acceptance{State: gate.AcceptFresh}
+		if b != nil {
+			acc.HeadSHA = b.HeadSHA
+		}
+	case policy.Accepted:
 		// The label is on a change request (no build, no label).
 		acc = readAcceptance(ctx, b, o.Accept, policy.AcceptLabel, commentKey, warn)
 	}

@@ -95,3 +95,32 @@ func TestGateRenamedRubricOntoAFilledSlot(t *testing.T) {
 		}
 	}
 }
+
+// --accept accepts the run's drop with its reason outside a GitHub pull
+// request (no record in a comment), and is refused on one.
+func TestGateAcceptFlag(t *testing.T) {
+	rb := loadExample(t)
+	dropped := rewrite(t, exampleRun, "run.jsonl", `"accuracy":5`, `"accuracy":2`)
+	o := options(rb, dropped, baseline.FileStore{Path: exampleBaseline})
+	if res, err := Gate(context.Background(), o); err != nil || !res.Blocked() {
+		t.Fatalf("without --accept: %v", err)
+	}
+	o.Policy.AcceptReason = "the judge model changed; reviewed by ops"
+	res, err := Gate(context.Background(), o)
+	if err != nil || res.Blocked() || !res.Report.Accepted || res.Report.Acceptance.Reason != o.Policy.AcceptReason {
+		t.Fatalf("--accept: %v %+v", err, res.Report.Reasons)
+	}
+	if strings.Contains(res.Markdown, acceptedPrefix) || !strings.Contains(res.Markdown, "accepted with `--accept`: the judge model changed") {
+		t.Errorf("markdown:\n%s", res.Markdown)
+	}
+	// A GitLab merge request: accepted too.
+	o.Build = &host.Build{Host: "gitlab", Event: "merge_request_event", HeadSHA: strings.Repeat("1", 40), ChangeRequest: 4, ChangeRequestEvent: true}
+	if res, err = Gate(context.Background(), o); err != nil || res.Blocked() {
+		t.Fatalf("--accept on GitLab: %v", err)
+	}
+	// A GitHub pull request: the label is the way.
+	o.Build = &host.Build{Host: "github", Event: "pull_request", HeadSHA: strings.Repeat("1", 40), ChangeRequest: 4, ChangeRequestEvent: true}
+	if _, err = Gate(context.Background(), o); err == nil || !IsUsage(err) || !strings.Contains(err.Error(), "label") {
+		t.Fatalf("--accept on a GitHub pull request: %v", err)
+	}
+}
