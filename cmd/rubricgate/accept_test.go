@@ -215,3 +215,28 @@ func TestActionAcceptanceSurvivesRubricRename(t *testing.T) {
 		t.Errorf("%d sticky comments: the rename opened a new one", len(cs))
 	}
 }
+
+// Issue 15 §3: the record binds the set of removed items. Accepted for
+// removing q-4, the label does not cover a later push that removes q-3
+// instead (the same count, another item).
+func TestActionAcceptanceBindsRemovedItems(t *testing.T) {
+	h := newHarness(t)
+	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
+	label := []string{"rubricgate:accept-regression"}
+	h.gateInputs(line("q-1", 5, 4, 4, 1, "fine") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great"))
+	h.event(label)
+	if code := h.action(); code != exitPass {
+		t.Fatalf("accepted removal: exit %d\n%s", code, h.stdout.String())
+	}
+	if body := h.stickyComments()[0].Body; !strings.Contains(body, " items=sha256:") {
+		t.Fatalf("the record does not bind the removed items:\n%s", body)
+	}
+	h.input("results", h.write("results.jsonl", line("q-1", 5, 4, 4, 1, "fine")+line("q-2", 4, 3, 4, 1, "ok")+line("q-4", 5, 5, 4, 1, "good")))
+	h.push("b2c3d4e5f60718293a4b5c6d7e8f9012345678a1", label)
+	if code := h.action(); code != exitBlocked {
+		t.Fatalf("another removed item passed as accepted: exit %d\n%s", code, h.stdout.String())
+	}
+	if !strings.Contains(h.stdout.String(), "another set of removed items") {
+		t.Errorf("the reason does not name the removed items:\n%s", h.stdout.String())
+	}
+}
