@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // Query says which baseline to look for.
@@ -149,6 +151,59 @@ func (d Dir) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource, e
 		return nil, gate.BaselineSource{}, fmt.Errorf("%s: holds a baseline for rubric %q, not %q", path, f.Rubric.Name, q.Rubric)
 	}
 	return f, f.source(gate.BaselineSource{Kind: "dir", Location: path}), nil
+}
+
+// RenamedFrom lists the other rubric names holding a baseline on q.Branch
+// whose rubric is rb under another name (its name and version aside), when
+// rb's own slot does not hold rb: rb is one of them renamed, onto an empty
+// slot or onto another rubric's baseline. Nil when the own slot holds this
+// rubric (a rename that merged, or one rubric kept under two names), and
+// with q.Key set, where the workflow, not the rubric's name, picks the
+// slot. It reads each other baseline of the branch in full; an unreadable
+// one is an error.
+func (d Dir) RenamedFrom(q Query, rb *rubric.Rubric) ([]string, error) {
+	if q.Key != "" || rb == nil {
+		return nil, nil
+	}
+	others, err := d.others(q)
+	if err != nil || len(others) == 0 {
+		return nil, err
+	}
+	id := identity(rb)
+	if own, err := d.Path(q); err != nil {
+		return nil, err
+	} else if f, err := readPath(own); err == nil {
+		if orb, err := rubric.FromCanonical(f.RubricCanonical); err == nil && bytes.Equal(identity(orb), id) {
+			return nil, nil
+		}
+	}
+	var found []string
+	for _, name := range others {
+		path, err := d.Path(Query{Rubric: name, Branch: q.Branch})
+		if err != nil {
+			return nil, err
+		}
+		f, err := readPath(path)
+		if err != nil {
+			return nil, err
+		}
+		orb, err := rubric.FromCanonical(f.RubricCanonical)
+		if err != nil {
+			return nil, fmt.Errorf("%s: embedded rubric: %w", path, err)
+		}
+		if bytes.Equal(identity(orb), id) {
+			found = append(found, name)
+		}
+	}
+	return found, nil
+}
+
+// identity is a rubric's canonical form without its name and version: what
+// a rename keeps.
+func identity(rb *rubric.Rubric) []byte {
+	c := *rb
+	c.Name, c.Version = "", ""
+	return c.Canonical()
 }
 
 // others lists the rubric names (unescaped directory names) other than

@@ -162,7 +162,9 @@ const (
 	// (the target), BaselineBranch (the default branch).
 	BaselineFromDefaultBranch Kind = "baseline-from-default-branch"
 	// RenamedRubric: the rubric's name has no baseline on the branch but
-	// the store holds others there, a rubric change. Rubric (the name),
+	// the store holds others there, or (Renamed) the store holds this very
+	// rubric under other names and the slot under this one another
+	// rubric's baseline: a rubric change. Rubric (the name),
 	// Branch, Rubrics (the names found); NewBaseline on the baseline
 	// branch, Label when the accept label accepted it, else AcceptLabel.
 	RenamedRubric Kind = "renamed-rubric"
@@ -171,6 +173,10 @@ const (
 	// applied), Waived (the kinds it was applied for), From (that rubric's
 	// hash), Adds (what this push adds).
 	AcceptanceNotCovered Kind = "acceptance-not-covered"
+	// AcceptanceUnreadable: the accept label is on but the record of what
+	// it was applied for cannot be read, so it accepts nothing new.
+	// AcceptLabel, Detail (why the record cannot be read).
+	AcceptanceUnreadable Kind = "acceptance-unreadable"
 	// Message: any other remark, already in English. Detail.
 	Message Kind = "message"
 )
@@ -223,6 +229,9 @@ type Params struct {
 	Unscored int `json:"unscored,omitempty"`
 	// Label is the accept label that waived a regression.
 	Label string `json:"label,omitempty"`
+	// AcceptReason is the reason given with --accept, which waived a
+	// regression instead of a label.
+	AcceptReason string `json:"accept_reason,omitempty"`
 	// AcceptLabel is the label that would waive a block (RubricChange).
 	AcceptLabel string `json:"accept_label,omitempty"`
 	// Criteria are criterion ids (RubricChange: the criteria removed).
@@ -283,6 +292,10 @@ type Params struct {
 	// (RenamedRubric).
 	Rubric  string   `json:"rubric,omitempty"`
 	Rubrics []string `json:"rubrics,omitempty"`
+	// Renamed is true when Rubrics hold this very rubric under other
+	// names while the slot under Rubric holds another rubric's baseline
+	// (RenamedRubric).
+	Renamed bool `json:"renamed,omitempty"`
 	// Commit is a commit SHA, shortened when shown; Waived the kinds of
 	// reason an accept label waived; Adds what a push adds that it does not
 	// cover (AcceptanceNotCovered).
@@ -500,15 +513,15 @@ func (f Finding) render(e escaper) string {
 		case f.Label == "" && f.AcceptLabel != "":
 			s += "; a reviewer who accepts the change adds the " + e.id(f.AcceptLabel) + " label"
 		}
-		return accepted(e, f.Label, s)
+		return accepted(e, f, s)
 	case NotComparable:
 		why := "the results do not carry the baseline rubric's criteria"
 		if f.Detail != "" {
 			why = e.text(f.Detail)
 		}
-		return accepted(e, f.Label, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+why)
+		return accepted(e, f, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+why)
 	case UncheckedGate:
-		return accepted(e, f.Label, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", e.id(f.Criterion), f.Count))
+		return accepted(e, f, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", e.id(f.Criterion), f.Count))
 	case PromptChanged:
 		what := fmt.Sprintf("the judge prompt's text of criterion %s changed: %s", e.id(f.Criterion), e.ids(f.Fields, e.text))
 		switch {
@@ -517,7 +530,7 @@ func (f Finding) render(e escaper) string {
 		case len(f.Fields) == 1 && f.Fields[0] == "removed":
 			what = fmt.Sprintf("criterion %s is gone from the judge prompt", e.id(f.Criterion))
 		}
-		return accepted(e, f.Label, what+"; the judge scored this run under other instructions than the baseline's, which re-scoring under the baseline's rubric cannot undo")
+		return accepted(e, f, what+"; the judge scored this run under other instructions than the baseline's, which re-scoring under the baseline's rubric cannot undo")
 	case SkipDeprecated:
 		return "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label"
 	case AggregateDrop:
@@ -526,10 +539,7 @@ func (f Finding) render(e escaper) string {
 			what = "aggregate score of the items in common with the baseline"
 		}
 		s := fmt.Sprintf("%s dropped %s%% (%s), at or above max-drop %s", what, DropPct(-f.Change, f.MaxDrop), Scores(f.Baseline, f.Current, f.MaxDrop), Pct(f.MaxDrop)) + e.text(f.Detail) + f.basisNote()
-		if f.Label != "" {
-			s = "accepted by the " + e.id(f.Label) + " label: " + s
-		}
-		return s
+		return accepted(e, f, s)
 	case WithinMaxDrop:
 		what := "aggregate score"
 		if f.Common > 0 {
@@ -554,7 +564,7 @@ func (f Finding) render(e escaper) string {
 		case f.Label == "" && f.AcceptLabel != "":
 			s += "; a reviewer who accepts the removal adds the " + e.id(f.AcceptLabel) + " label"
 		}
-		return accepted(e, f.Label, s)
+		return accepted(e, f, s)
 	case DropWithinNoise:
 		return fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", DropPct(-f.Change, f.MaxDrop))
 	case NoCommonItems:
@@ -643,9 +653,15 @@ func (f Finding) render(e escaper) string {
 	case RenamedRubric:
 		s := fmt.Sprintf("rubric %s has no baseline on branch %s, but the store holds baselines for %s there: a renamed rubric is a rubric change",
 			e.q(f.Rubric), e.q(f.Branch), e.ids(f.Rubrics, e.id))
+		if f.Renamed {
+			s = fmt.Sprintf("rubric %s is the rubric the store holds on branch %s as %s, under a new name whose slot holds another rubric's baseline: a renamed rubric is a rubric change",
+				e.q(f.Rubric), e.q(f.Branch), e.ids(f.Rubrics, e.id))
+		}
 		switch {
 		case f.NewBaseline:
 			return s + "; this run on the baseline branch starts a new baseline"
+		case f.AcceptReason != "":
+			return s + "; accepted with --accept (" + e.text(f.AcceptReason) + "): a new baseline starts when this merges"
 		case f.Label != "":
 			return s + "; accepted by the label " + e.id(f.Label) + ": a new baseline starts when this merges"
 		}
@@ -669,6 +685,9 @@ func (f Finding) render(e escaper) string {
 		}
 		return fmt.Sprintf("the %s label was applied at commit %s for %s (rubric %s); this push adds %s, which the label does not cover: remove and re-add the label to accept again",
 			e.id(f.AcceptLabel), e.id(commit), what, e.text(ShortHash(f.From)), strings.Join(adds, "; "))
+	case AcceptanceUnreadable:
+		return fmt.Sprintf("the %s label is on, but the record of what it was applied for cannot be read (%s), so it accepts nothing new: remove and re-add the label to accept this run",
+			e.id(f.AcceptLabel), e.text(f.Detail))
 	default: // Message and kinds this version does not know
 		return e.text(f.Detail)
 	}
@@ -678,11 +697,14 @@ func (f Finding) render(e escaper) string {
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // accepted prefixes s with the accept label that waived it, if any.
-func accepted(e escaper, label, s string) string {
-	if label == "" {
+func accepted(e escaper, f Finding, s string) string {
+	switch {
+	case f.AcceptReason != "":
+		return "accepted with --accept (" + e.text(f.AcceptReason) + "): " + s
+	case f.Label == "":
 		return s
 	}
-	return "accepted by the " + e.id(label) + " label: " + s
+	return "accepted by the " + e.id(f.Label) + " label: " + s
 }
 
 // JoinBlocking renders several BlockingFailure findings as the single

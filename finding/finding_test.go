@@ -368,10 +368,12 @@ func TestNewKindsEscapeUntrusted(t *testing.T) {
 		{Kind: finding.DefaultBranchNotBaseline, Params: finding.Params{Branch: hostile, BaselineBranch: hostile, Source: hostile}},
 		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, AcceptLabel: hostile}},
 		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Label: hostile}},
+		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Renamed: true}},
 		{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: hostile, Commit: hostile, Waived: []string{hostile}, From: hostile, Adds: []string{hostile}}},
 		{Kind: finding.PromptChanged, Criterion: hostile, Params: finding.Params{Fields: []string{hostile, "anchor 3"}, Label: hostile}},
 		{Kind: finding.PromptChanged, Criterion: hostile, Params: finding.Params{Fields: []string{"added"}}},
 		{Kind: finding.UnscoredGate, Criterion: hostile, Params: finding.Params{Items: []string{hostile, "b", "c", "d", "e", "f"}, BaselineRubric: true}},
+		{Kind: finding.AcceptanceUnreadable, Params: finding.Params{AcceptLabel: hostile, Detail: hostile}},
 	}
 	for _, f := range fs {
 		f.Severity = finding.Warning

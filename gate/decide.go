@@ -168,6 +168,10 @@ type Policy struct {
 	Accepted bool
 	// AcceptLabel names the label, for the reason text.
 	AcceptLabel string
+	// AcceptReason, when set, is the reason given with --accept: the run
+	// is accepted as with the label (Accepted must be true), for this run
+	// only, and the reason is recorded with what it waived.
+	AcceptReason string
 	// BaselineBranchRun is true for a trusted run on the baseline branch
 	// (a push to it): the changes a pull request needs the accept label
 	// for were reviewed when it merged, so a rubric change the gate cannot
@@ -254,6 +258,9 @@ type GateReport struct {
 	Reasons []string `json:"reasons"`
 	// Accepted is true when a relative-drop block was waived by the accept label.
 	Accepted bool `json:"accepted"`
+	// Acceptance is what the decision made of the accept label while it
+	// is on (null otherwise): the record to keep and what it does not cover.
+	Acceptance *AcceptOutcome `json:"acceptance,omitempty"`
 	// RemovedItems is set when baseline items are missing from this run (an
 	// unscored item is not missing): how many, the first ids, and whether
 	// the accept label accepted it.
@@ -380,8 +387,29 @@ type DecideInput struct {
 	Paired *Paired
 	// Now is the time used for the baseline's age.
 	Now time.Time
+	// Renamed is set when the baseline store knows this run's rubric on
+	// the branch under another name (a renamed rubric, a rubric change):
+	// its slot is empty while others are not, or holds another rubric's
+	// baseline while another slot holds this rubric. It blocks like a
+	// rubric change the gate cannot follow.
+	Renamed *RenamedRubric
+	// Acceptance is what is known of the accept label's record, used when
+	// Policy.Accepted says the label is on.
+	Acceptance Acceptance
 	Thresholds
 	Policy
+}
+
+// RenamedRubric says that the rubric's name (which a pull request edits) is
+// not the one the baseline branch's store holds: Rubric is the run's name,
+// Branch the baseline branch, Others the names the store holds there.
+type RenamedRubric struct {
+	Rubric, Branch string
+	Others         []string
+	// Same is true when Others hold this very rubric (name and version
+	// aside) while the slot under the new name holds another rubric's
+	// baseline.
+	Same bool
 }
 
 // Decide makes the gate decision. It never fails: every situation maps to a
@@ -410,6 +438,25 @@ func Decide(in DecideInput) *GateReport {
 		f.Severity = finding.Warning
 		warns = append(warns, f)
 	}
+	// waived are the kinds of the soft findings, for the accept label's record.
+	var waived []Waiver
+	// waivable is a finding the accept label waives: a warning on the
+	// baseline branch's own run (a new baseline starts), else a soft block
+	// (naming the label that would waive it when it is off).
+	waivable := func(fs []finding.Finding, kinds ...Waiver) {
+		switch {
+		case in.BaselineBranchRun:
+			fs[0].NewBaseline = true
+			for _, f := range fs {
+				warn(f)
+			}
+			return
+		case !in.Accepted:
+			fs[0].AcceptLabel = in.AcceptLabel
+		}
+		soft = append(soft, fs...)
+		waived = append(waived, kinds...)
+	}
 
 	// Hard gates: never waived.
 	if n := len(cur.BlockingFailures); n > 0 {
@@ -437,13 +484,20 @@ func Decide(in DecideInput) *GateReport {
 
 	// The relative check.
 	b := in.Baseline
+	if r := in.Renamed; r != nil {
+		waivable([]finding.Finding{{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: r.Rubric, Branch: r.Branch, Rubrics: r.Others, Renamed: r.Same}}}, WaiveRenamedRubric)
+	}
 	switch {
 	case b == nil:
 		f := finding.Finding{Kind: finding.NoBaseline, Params: finding.Params{Detail: in.NoBaselineNote}}
-		if in.IfNoBaseline == "fail" {
+		switch {
+		case in.IfNoBaseline == "fail":
 			f.PolicyFail = true
 			hard = append(hard, f)
-		} else {
+		case in.Renamed != nil && !in.BaselineBranchRun:
+			// Not a first run: a renamed rubric (above) does not start a
+			// baseline on a pull request.
+		default:
 			pass = append(pass, f)
 		}
 	default:
@@ -464,20 +518,11 @@ func Decide(in DecideInput) *GateReport {
 			if rc := rubricChange(in, compared == nil); rc != nil {
 				g.RubricChange = rc
 				fs := rc.findings()
-				switch {
-				case in.BaselineBranchRun:
-					fs[0].NewBaseline = true
-					for _, f := range fs {
-						warn(f)
-					}
-				case in.OnRubricChange == "fail":
+				if in.OnRubricChange == "fail" && !in.BaselineBranchRun {
 					fs[0].PolicyFail = true
 					hard = append(hard, fs...)
-				case in.Accepted:
-					soft = append(soft, fs...)
-				default:
-					fs[0].AcceptLabel = in.AcceptLabel
-					soft = append(soft, fs...)
+				} else {
+					waivable(fs, rc.waivers()...)
 				}
 			}
 		}
@@ -510,7 +555,9 @@ func Decide(in DecideInput) *GateReport {
 					f := dropFinding(dc, base, now, in.MaxDrop, b.Score, c, in.Paired)
 					dc.Reason = f.Text()
 					if dc.Blocks {
+						// A drop blocks on the baseline branch too: never a warning.
 						soft = append(soft, f)
+						waived = append(waived, WaiveDrop)
 					} else if dc.Case == DropNoise {
 						pass = append(pass, f)
 						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop}})
@@ -534,16 +581,7 @@ func Decide(in DecideInput) *GateReport {
 			ids := append([]string{}, p.RemovedIDs...)
 			g.RemovedItems = &RemovedItems{Count: p.Removed, IDs: ids}
 			f := finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: p.Removed, Items: ids[:min(len(ids), 5)]}}
-			switch {
-			case in.BaselineBranchRun:
-				f.NewBaseline = true
-				warn(f)
-			case in.Accepted:
-				soft = append(soft, f)
-			default:
-				f.AcceptLabel = in.AcceptLabel
-				soft = append(soft, f)
-			}
+			waivable([]finding.Finding{f}, WaiveRemovedItems)
 		}
 		if p := in.Paired; p != nil && p.CI95 != nil {
 			ci := *p.CI95
@@ -554,11 +592,22 @@ func Decide(in DecideInput) *GateReport {
 		g.Changes = criterionChanges(cur, nil, gateFlags(in.Rubric, nil))
 	}
 
+	var acc *AcceptOutcome
+	if in.Accepted && (!in.BaselineBranchRun || in.AcceptReason != "") {
+		acc = acceptance(in, g, waived)
+		g.Acceptance = acc
+	}
 	var reasons []finding.Finding
 	switch {
 	case len(hard) > 0:
 		g.Decision = Block
 		reasons = append(append(setSeverity(hard, finding.Error), setSeverity(soft, finding.Error)...), setSeverity(pass, finding.Notice)...)
+	case len(soft) > 0 && acc != nil && !acc.Covered():
+		// The label is on but does not cover what this run brings: blocked
+		// again, first saying why and how to accept it.
+		g.Decision = Block
+		reasons = append([]finding.Finding{acc.finding(in.AcceptLabel)}, setSeverity(soft, finding.Error)...)
+		reasons = append(reasons, setSeverity(pass, finding.Notice)...)
 	case len(soft) > 0 && in.Accepted:
 		g.Accepted = true
 		if g.RubricChange != nil && in.OnRubricChange != "fail" && !in.BaselineBranchRun {
@@ -569,7 +618,11 @@ func Decide(in DecideInput) *GateReport {
 		}
 		reasons = setSeverity(pass, finding.Notice)
 		for _, f := range soft {
-			f.Label = in.AcceptLabel
+			if in.AcceptReason != "" {
+				f.AcceptReason = in.AcceptReason
+			} else {
+				f.Label = in.AcceptLabel
+			}
 			f.Severity = finding.Notice
 			reasons = append(reasons, f)
 		}

@@ -23,6 +23,9 @@ type Paired struct {
 	// AddedIDs and RemovedIDs list the first few of each, in input order.
 	AddedIDs   []string `json:"added_ids"`
 	RemovedIDs []string `json:"removed_ids"`
+	// RemovedDigest is [RemovedDigest] of every removed item's id ("" when
+	// none was removed): what an accept label's record binds.
+	RemovedDigest string `json:"removed_digest,omitempty"`
 	// CommonBaseline and CommonCurrent are the mean scores (0-100) of the
 	// common items in the baseline and in this run; nil without common
 	// items. When the item sets differ, the relative check compares them.
@@ -194,14 +197,18 @@ func (pr *Pairer) Result() *Paired {
 	p := pr.p
 	p.AddedIDs = idsOrEmpty(p.AddedIDs)
 	p.RemovedIDs = []string{}
+	var removed []string
 	for i, s := range pr.seen {
 		if !s {
 			p.Removed++
+			id := pr.items.ID(i)
+			removed = append(removed, id)
 			if len(p.RemovedIDs) < listedIDs {
-				p.RemovedIDs = append(p.RemovedIDs, pr.items.ID(i))
+				p.RemovedIDs = append(p.RemovedIDs, id)
 			}
 		}
 	}
+	p.RemovedDigest = RemovedDigest(removed)
 	if p.Common > 0 {
 		mb, mc := pr.paired.mb, pr.paired.mc
 		p.CommonBaseline, p.CommonCurrent = &mb, &mc

@@ -59,6 +59,10 @@ type Build struct {
 	ChangeRequestEvent bool
 	// Labels are the change request's labels.
 	Labels []string
+	// LabelAdded is the label whose adding started the run (GitHub's
+	// pull_request "labeled" event), "" otherwise: the moment a label is
+	// applied, which no later run can claim.
+	LabelAdded string
 	// RunID and RunURL identify the CI run (pipeline or workflow run).
 	RunID  int64
 	RunURL string

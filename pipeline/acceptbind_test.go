@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,20 +164,61 @@ func TestAcceptLabelDoesNotCoverLaterRename(t *testing.T) {
 		Ref: "refs/pull/3/merge", ChangeRequest: 3, ChangeRequestEvent: true, Labels: []string{"rubricgate:accept-regression"},
 		RunID: 9, Workflow: "evals", Job: "gate", BaseBranch: "main"}
 	d := -0.05
-	prev := Acceptance{SHA: strings.Repeat("1", 40), Score: 77, Rubric: rb.Hash(), Kinds: []string{KindDrop}, Drop: &d, Bound: true}
+	prev := gate.AcceptRecord{SHA: strings.Repeat("1", 40), Score: 77, Rubric: rb.Hash(), Kinds: []gate.Waiver{gate.WaiveDrop}, Drop: &d}
 	o := options(rb, exampleRun, renamedStore{})
 	o.Build = b
-	o.Accept = func(context.Context, string) (string, bool, error) { return prev.Field() + "\nbody", true, nil }
+	o.Accept = func(context.Context, string) (string, bool, error) { return AcceptField(prev) + "\nbody", true, nil }
 	res, err := Gate(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], KindRenamedRubric) {
+	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], string(gate.WaiveRenamedRubric)) {
 		t.Errorf("a later rename is covered: %s %q", res.Report.Decision, res.Report.Reasons)
 	}
 	// Applied for the rename itself (no earlier record), it is accepted.
 	o.Accept = func(context.Context, string) (string, bool, error) { return "", false, nil }
-	if res, err = Gate(context.Background(), o); err != nil || res.Blocked() || !strings.Contains(res.Markdown, "kinds="+KindRenamedRubric) {
+	if res, err = Gate(context.Background(), o); err != nil || res.Blocked() || !strings.Contains(res.Markdown, "kinds="+string(gate.WaiveRenamedRubric)) {
 		t.Errorf("the rename with the label: %v %q", err, res.Report.Reasons)
+	}
+}
+
+// A label whose record cannot be read accepts nothing new: a failed read
+// blocks and leaves a "lost" line, so the next run (read fine) does not take
+// the label as freshly applied; removing the label drops the line, and adding
+// it again accepts.
+func TestAcceptLabelLostRecord(t *testing.T) {
+	rb := loadExample(t)
+	label := []string{"rubricgate:accept-regression"}
+	b := &host.Build{Host: "github", Repository: "o/r", Event: "pull_request", SHA: strings.Repeat("f", 40), HeadSHA: strings.Repeat("1", 40),
+		Ref: "refs/pull/3/merge", ChangeRequest: 3, ChangeRequestEvent: true, Labels: label, RunID: 9, Workflow: "evals", Job: "gate", BaseBranch: "main"}
+	dropped := rewrite(t, exampleRun, "run.jsonl", `"accuracy":5`, `"accuracy":3`)
+	comment, readErr := "", error(nil)
+	o := options(rb, dropped, baseline.FileStore{Path: exampleBaseline})
+	o.Build = b
+	o.Accept = func(context.Context, string) (string, bool, error) { return comment, comment != "", readErr }
+	run := func() *Outcome {
+		t.Helper()
+		res, err := Gate(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comment = res.Markdown
+		return res
+	}
+	readErr = errors.New("502 Bad Gateway")
+	if res := run(); !res.Blocked() || res.Report.Findings[0].Kind != finding.AcceptanceUnreadable || !strings.HasPrefix(res.Markdown, lostField+"\n") {
+		t.Fatalf("read error: %s %q", res.Report.Decision, res.Report.Reasons)
+	}
+	readErr = nil
+	if res := run(); !res.Blocked() || !strings.Contains(res.Report.Reasons[0], "an earlier run could not read it") {
+		t.Fatalf("after a lost record: %s %q", res.Report.Decision, res.Report.Reasons)
+	}
+	b.Labels = nil
+	if res := run(); !res.Blocked() || strings.Contains(res.Markdown, acceptedPrefix) {
+		t.Fatalf("label removed: %s\n%s", res.Report.Decision, res.Markdown)
+	}
+	b.Labels = label
+	if res := run(); res.Blocked() || !res.Report.Accepted {
+		t.Fatalf("label added again: %s %q", res.Report.Decision, res.Report.Reasons)
 	}
 }

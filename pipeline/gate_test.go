@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/results"
@@ -112,9 +113,10 @@ func TestGateSavesOnlyOnTheBaselineBranch(t *testing.T) {
 }
 
 // Inside CI, the report records the run, the comment key defaults to
-// workflow/job/rubric/results, and the accept label turns a drop into an
-// accepted pass whose record (head commit and score) leads the markdown;
-// a record in the previous comment is kept.
+// workflow/job/results, and the accept label turns a drop into an accepted
+// pass whose record (head commit and score) leads the markdown; a record in
+// the previous comment is kept. When the gate cannot read back its comment,
+// the label accepts only on the event that adds it.
 func TestGateAcceptLabelRecord(t *testing.T) {
 	rb := loadExample(t)
 	head := strings.Repeat("a", 40)
@@ -132,28 +134,42 @@ func TestGateAcceptLabelRecord(t *testing.T) {
 	}
 	o := options(rb, run, baseline.FileStore{Path: exampleBaseline})
 	o.Build = b
+	// The comment cannot be read back: a later push accepts nothing new.
 	res, err := Gate(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := res.Report
+	if !res.Blocked() || g.Accepted || g.Findings[0].Kind != finding.AcceptanceUnreadable ||
+		!strings.HasPrefix(res.Markdown, lostField+"\n") || !strings.Contains(res.Markdown, "Remove and re-add the label") {
+		t.Fatalf("unreadable record: %s %q\n%s", g.Decision, g.Reasons, res.Markdown)
+	}
+	if key := DefaultCommentKey("evals", "gate", []string{run}); res.CommentKey != key || g.Context == nil || g.Context.CommentKey != key || g.Context.RunID != 9 {
+		t.Errorf("key %q, context %+v", res.CommentKey, g.Context)
+	}
+	// The event that adds the label: accepted at this commit.
+	b.LabelAdded = "rubricgate:accept-regression"
+	if res, err = Gate(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	g = res.Report
 	if res.Blocked() || !g.Accepted {
 		t.Fatalf("the label did not accept the drop: %s %q", g.Decision, g.Reasons)
 	}
 	if !strings.Contains(strings.Join(g.Reasons, " "), "aggregate score dropped") {
 		t.Errorf("reasons %q", g.Reasons)
 	}
-	if key := DefaultCommentKey("evals", "gate", rb.Name, []string{run}); res.CommentKey != key || g.Context == nil || g.Context.CommentKey != key || g.Context.RunID != 9 {
-		t.Errorf("key %q, context %+v", res.CommentKey, g.Context)
-	}
-	if !strings.HasPrefix(res.Markdown, acceptedPrefix+"sha="+head+" ") || !strings.Contains(res.Markdown, "not bound to a commit") {
+	if !strings.HasPrefix(res.Markdown, acceptedPrefix+"sha="+head+" ") {
 		t.Errorf("no acceptance record:\n%s", res.Markdown)
 	}
+	b.LabelAdded = ""
 
 	// An earlier acceptance at another commit with another score is kept,
 	// and the note says the score changed since.
-	earlier := Acceptance{SHA: strings.Repeat("b", 40), Score: 99}
-	o.Accept = func(context.Context, string) (string, bool, error) { return earlier.Field() + "\nold body", true, nil }
+	earlier := gate.AcceptRecord{SHA: strings.Repeat("b", 40), Score: 99, Legacy: true}
+	o.Accept = func(context.Context, string) (string, bool, error) {
+		return AcceptField(earlier) + "\nold body", true, nil
+	}
 	if res, err = Gate(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}

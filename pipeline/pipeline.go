@@ -26,6 +26,7 @@ import (
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
@@ -159,6 +160,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	var base *gate.Baseline
 	noBaseNote := ""
 	var renamed *baseline.OtherRubricsError
+	var renamedIn *gate.RenamedRubric
 	file, bsrc, fellBack, err := latestOrDefault(ctx, o.Store, q, o.BaselineRef)
 	switch {
 	case errors.As(err, &renamed):
@@ -167,6 +169,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		// is a rubric change the gate cannot follow (never a store error
 		// that on-baseline-error: pass would wave through).
 		noBaseNote = fmt.Sprintf("no baseline for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
+		renamedIn = &gate.RenamedRubric{Rubric: renamed.Rubric, Branch: renamed.Branch, Others: renamed.Found}
 	case errors.Is(err, baseline.ErrNotFound):
 		noBaseNote = fmt.Sprintf("no baseline found for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
 	case err != nil && o.OnBaselineError == BaselineErrorPass:
@@ -177,6 +180,23 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	default:
 		if base, err = file.Gate(bsrc); err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", bsrc.Location, err)
+		}
+		// The rubric's name picks the slot, and a pull request edits it:
+		// the slot under the new name holding a baseline (one the pull
+		// request may have written) does not make a renamed rubric a
+		// fresh one.
+		if rf, ok := o.Store.(renamedFrom); ok {
+			rq := q
+			if fellBack != "" {
+				rq.Branch = fellBack // the slots of the branch the baseline came from
+			}
+			from, err := rf.RenamedFrom(rq, rb)
+			if err != nil {
+				return nil, fmt.Errorf("baseline: %w", err)
+			}
+			if len(from) > 0 {
+				renamedIn = &gate.RenamedRubric{Rubric: rb.Name, Branch: q.Branch, Others: from, Same: true}
+			}
 		}
 		if o.BaselineLoaded != nil {
 			o.BaselineLoaded(base.Items.Len())
@@ -248,25 +268,36 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		paired = pairer.Result()
 	}
 
+	// The sticky comment, keyed by what the workflow sets (never by the
+	// rubric's name, which the pull request edits), carries the record of
+	// what the accept label was applied for.
+	commentKey := o.CommentKey
+	if b != nil && commentKey == "" {
+		commentKey = DefaultCommentKey(b.Workflow, b.Job, o.ResultNames)
+	}
+	var acc gate.Acceptance
+	switch {
+	case policy.AcceptReason != "":
+		// --accept: this run, with its reason. On a GitHub pull request
+		// the label (a reviewer's act, recorded in the comment) is the way.
+		if b != nil && b.Host == "github" && b.ChangeRequest > 0 {
+			return nil, usage.Errorf("accept: on a GitHub pull request a reviewer accepts a regression with the %q label, not --accept", policy.AcceptLabel)
+		}
+		policy.Accepted = true
+		acc = gate.Acceptance{State: gate.AcceptFresh}
+		if b != nil {
+			acc.HeadSHA = b.HeadSHA
+		}
+	case policy.Accepted:
+		// The label is on a change request (no build, no label).
+		acc = readAcceptance(ctx, b, o.Accept, policy.AcceptLabel, commentKey, warn)
+	}
 	g := gate.Decide(gate.DecideInput{
 		Current: cur, Rubric: rb, Baseline: base, NoBaselineNote: noBaseNote,
 		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
-		Now: o.Now, Thresholds: th, Policy: policy,
+		Now: o.Now, Thresholds: th, Policy: policy, Renamed: renamedIn, Acceptance: acc,
 	})
-	var extraKinds []string
-	if renamed != nil {
-		renamedRubric(g, renamed, policy)
-		if policy.Accepted && !policy.BaselineBranchRun {
-			extraKinds = append(extraKinds, KindRenamedRubric)
-		}
-	}
-	// The accept label covers only what it was applied for: a run it does
-	// not cover is blocked again here, before the tier decision.
-	commentKey := o.CommentKey
-	if b != nil && commentKey == "" {
-		commentKey = DefaultCommentKey(b.Workflow, b.Job, rb.Name, o.ResultNames)
-	}
-	accField, accNote := acceptanceNote(ctx, b, o.Accept, policy.AcceptLabel, commentKey, rb.Hash(), th.MaxDrop, g, extraKinds, warn)
+	accField, accNote := acceptanceNote(policy.AcceptLabel, g)
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
 	}
@@ -324,10 +355,18 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	return out, nil
 }
 
-// DefaultCommentKey keeps two gates or matrix legs apart: workflow, job,
-// rubric name and the results given.
-func DefaultCommentKey(workflow, job, rubricName string, results []string) string {
-	return strings.Join([]string{workflow, job, rubricName, strings.Join(results, ",")}, "/")
+// renamedFrom is a store that can tell a renamed rubric whatever the slot
+// under its new name holds (baseline.Dir).
+type renamedFrom interface {
+	RenamedFrom(q baseline.Query, rb *rubric.Rubric) ([]string, error)
+}
+
+// DefaultCommentKey keeps two gates or matrix legs apart by what the
+// workflow sets: workflow, job and the results as named there. The rubric's
+// name is not part of it: a pull request edits it, and a new name would
+// open a fresh comment without the accept label's record.
+func DefaultCommentKey(workflow, job string, results []string) string {
+	return strings.Join([]string{workflow, job, strings.Join(results, ",")}, "/")
 }
 
 // AddRubricWarnings puts the rubric's load warnings first in the report's,
@@ -382,40 +421,6 @@ func BaselineBranch(explicit string, b *host.Build) string {
 		}
 	}
 	return "main"
-}
-
-// renamedRubric applies the rule for a rubric whose name has no baseline
-// while the store holds others on the branch: it blocks unless the pull
-// request carries the accept label or this is the baseline branch's own run,
-// where a new baseline starts.
-func renamedRubric(g *gate.GateReport, e *baseline.OtherRubricsError, p gate.Policy) {
-	f := finding.Finding{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: e.Rubric, Branch: e.Branch, Rubrics: e.Found}}
-	// The reasons and warnings are the findings' texts: keep both in step.
-	switch {
-	case p.BaselineBranchRun:
-		f.NewBaseline = true
-		g.Warn(f)
-	case p.Accepted:
-		f.Label = p.AcceptLabel
-		g.Warn(f)
-	default:
-		g.Decision = gate.Block
-		f.AcceptLabel, f.Severity = p.AcceptLabel, finding.Error
-		reasons := []string{f.Text()}
-		for _, r := range g.Reasons {
-			if !strings.HasSuffix(r, ": this run starts the baseline") {
-				reasons = append(reasons, r)
-			}
-		}
-		g.Reasons = reasons
-		fs := []finding.Finding{f}
-		for _, f := range g.Findings {
-			if f.Kind != finding.NoBaseline || f.PolicyFail {
-				fs = append(fs, f)
-			}
-		}
-		g.Findings = fs
-	}
 }
 
 // ciBranchKnown reports whether another CI system names the run's branch.

@@ -24,6 +24,9 @@ type Settings struct {
 	// IfNoBaseline, OnBaselineError, OnRubricChange and AcceptLabel are
 	// the policy.
 	IfNoBaseline, OnBaselineError, OnRubricChange, AcceptLabel string
+	// Accept is the reason of an acceptance given with this run (--accept),
+	// "" for none.
+	Accept string
 	// Comment is the comment mode, CommentAuthor the login whose marker
 	// comment is adopted.
 	Comment, CommentAuthor string
@@ -61,11 +64,12 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.OnBaselineError, "on-baseline-error", "fail", "baseline store unreachable or wrong: fail (exit 2) or pass (warned)")
 	fs.StringVar(&s.OnRubricChange, "on-rubric-change", pol.OnRubricChange, "rubric changed and the run cannot be re-scored under the baseline's, lacks one of its blocking criteria, or a text that reaches the judge prompt changed: block (unless the accept label is on the pull request) or fail (label or not); skip is a deprecated name of block")
 	fs.StringVar(&s.AcceptLabel, "accept-label", pol.AcceptLabel, "pull request label that accepts a relative-drop regression or a rubric change the gate cannot follow")
+	fs.StringVar(&s.Accept, "accept", "", "accept this run's relative-drop regression or rubric change the gate cannot follow, with the reason recorded in the report (CLI and other CI systems; refused on a GitHub pull request, where the accept label is the way)")
 	fs.StringVar(&s.Comment, "comment", "auto", "PR comment: auto (on pull request events), always, never")
 	fs.StringVar(&s.CommentAuthor, "comment-author", DefaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
 	fs.StringVar(&s.BaselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
 	fs.StringVar(&s.Branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
-	fs.StringVar(&s.CommentKey, "comment-key", "", "sticky comment key (default: workflow, job, rubric and results)")
+	fs.StringVar(&s.CommentKey, "comment-key", "", "sticky comment key (default: workflow, job and results)")
 	fs.StringVar(&s.GitHubToken, "github-token", "", "token for the GitHub API (artifacts, comments); never printed")
 	fs.StringVar(&s.Title, "title", "", "heading of the report (default: rubricgate: <rubric name>)")
 }
@@ -121,6 +125,9 @@ func (s *Settings) Parse() (*Checked, error) {
 		return nil, err
 	}
 	p.IfNoBaseline, p.OnRubricChange, p.AcceptLabel = s.IfNoBaseline, s.OnRubricChange, s.AcceptLabel
+	if p.AcceptReason = strings.TrimSpace(s.Accept); s.Accept != "" && p.AcceptReason == "" {
+		return nil, usage.Errorf("accept: give the reason the regression is accepted")
+	}
 	if err := p.Validate(); err != nil {
 		return nil, usage.Wrap(err)
 	}

@@ -57,6 +57,7 @@ func TestSettingsErrors(t *testing.T) {
 		{func(s *Settings) { s.OnBaselineError = "retry" }, "on-baseline-error"},
 		{func(s *Settings) { s.Comment = "sometimes" }, "comment"},
 		{func(s *Settings) { s.BaselineFile, s.BaselineDir = "a.json", "dir" }, "not both"},
+		{func(s *Settings) { s.Accept = "  " }, "accept: give the reason"},
 	} {
 		s := defaults(t)
 		tc.set(s)

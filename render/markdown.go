@@ -462,7 +462,8 @@ func findingLines(g *gate.GateReport) (reasons, warnings []string) {
 // the drop: a real drop beyond max-drop or a drop within noise.
 func dropCaseLabel(g *gate.GateReport) string {
 	dc := g.DropCheck
-	if dc == nil || dc.Reason == "" || len(g.Reasons) == 0 || !strings.HasSuffix(g.Reasons[0], dc.Reason) {
+	// The first reason's finding leads the findings.
+	if dc == nil || dc.Reason == "" || len(g.Findings) == 0 || g.Findings[0].Kind != finding.AggregateDrop || g.Findings[0].Severity == finding.Warning {
 		return ""
 	}
 	switch dc.Case {

@@ -12,13 +12,9 @@ import (
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
 	"github.com/rubricgate/rubricgate/pipeline"
-	"github.com/rubricgate/rubricgate/rubric"
 )
 
 const supportRubric = "../../rubrics/support.yaml"
-
-// rubricForKey has the support rubric's name, for computing comment keys.
-var rubricForKey = rubric.Rubric{Name: "support-answers"}
 
 // line is one judged item of the support rubric.
 func line(id string, acc, res, tone, safety int, why string) string {
@@ -396,7 +392,7 @@ func TestActionPlantedMarkerIsNotAdopted(t *testing.T) {
 	h.gateInputs(goodRun)
 	// Someone copies the marker of this gate into their own comment, hoping
 	// the gate will edit it (and so vouch for whatever they later write).
-	key := pipeline.DefaultCommentKey("evals", "gate", rubricForKey.Name, []string{h.vars["INPUT_RESULTS"]})
+	key := pipeline.DefaultCommentKey("evals", "gate", []string{h.vars["INPUT_RESULTS"]})
 	planted := h.issues.AddComment(prNum, "mallory", comment.Marker(key)+"\n✅ all good")
 	if code := h.action(); code != exitPass {
 		t.Fatal(code)

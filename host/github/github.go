@@ -98,6 +98,12 @@ type Event struct {
 		DefaultBranch string `json:"default_branch"`
 	} `json:"repository"`
 	WorkflowRun *WorkflowRun `json:"workflow_run"`
+	// Action and Label are a pull_request event's activity type and, for
+	// "labeled", the label added.
+	Action string `json:"action"`
+	Label  *struct {
+		Name string `json:"name"`
+	} `json:"label"`
 }
 
 // FromFork reports whether the event is a pull request whose head is in
@@ -181,6 +187,9 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 		}
 		for _, l := range pr.Labels {
 			b.Labels = append(b.Labels, l.Name)
+		}
+		if ev.Action == "labeled" && ev.Label != nil {
+			b.LabelAdded = ev.Label.Name
 		}
 	}
 	b.ChangeRequestEvent = b.ChangeRequest > 0 && (b.Event == "pull_request" || b.Event == "pull_request_target")

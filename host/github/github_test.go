@@ -100,7 +100,12 @@ func TestReadBuildRecordedPayloads(t *testing.T) {
 	}{
 		{name: "pull_request opened", event: "pull_request", ref: "refs/pull/2/merge", payload: "testdata/pull_request.opened.json", want: prBuild()},
 		{name: "pull_request synchronize", event: "pull_request", ref: "refs/pull/2/merge", payload: "testdata/pull_request.synchronize.json", want: prBuild("bug")},
-		{name: "pull_request labeled", event: "pull_request", ref: "refs/pull/2/merge", payload: "testdata/pull_request.labeled.json", want: prBuild("bug")},
+		{name: "pull_request labeled", event: "pull_request", ref: "refs/pull/2/merge", payload: "testdata/pull_request.labeled.json", want: func() host.Build {
+			// The label the event added: the moment an accept label takes effect.
+			b := prBuild("bug")
+			b.LabelAdded = "bug"
+			return b
+		}()},
 		{name: "pull_request from a fork", event: "pull_request", ref: "refs/pull/2/merge", fork: true, want: prBuild(), fromFork: true},
 		{name: "pull_request_target", event: "pull_request_target", ref: "refs/heads/master", payload: "testdata/pull_request.opened.json", want: func() host.Build {
 			b := prBuild()

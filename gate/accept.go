@@ -1,0 +1,258 @@
+package gate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rubricgate/rubricgate/finding"
+)
+
+// Waiver is a kind of reason the accept label waives.
+type Waiver string
+
+// The kinds of reasons the accept label waives.
+const (
+	// WaiveDrop is a relative drop at or above max-drop.
+	WaiveDrop Waiver = "drop"
+	// WaiveRubricChange is a rubric change the gate cannot follow.
+	WaiveRubricChange Waiver = "rubric-change"
+	// WaiveUncheckedGates is a baseline blocking criterion the run lacks.
+	WaiveUncheckedGates Waiver = "unchecked-gates"
+	// WaiveRemovedCriteria is a baseline criterion the rubric removed.
+	WaiveRemovedCriteria Waiver = "removed-criteria"
+	// WaiveRemovedItems is baseline items the run no longer carries.
+	WaiveRemovedItems Waiver = "removed-items"
+	// WaiveRenamedRubric is a rubric name the baseline branch's store does
+	// not know while it holds baselines under other names.
+	WaiveRenamedRubric Waiver = "renamed-rubric"
+)
+
+// KnownWaiver reports whether w is one of the kinds above.
+func KnownWaiver(w Waiver) bool {
+	switch w {
+	case WaiveDrop, WaiveRubricChange, WaiveUncheckedGates, WaiveRemovedCriteria, WaiveRemovedItems, WaiveRenamedRubric:
+		return true
+	}
+	return false
+}
+
+// AcceptState is what the run knows of the accept label's record.
+type AcceptState string
+
+// The states of the accept label's record.
+const (
+	// AcceptFresh: the label takes effect with this run (it was just added,
+	// or no earlier run recorded it): what this run waives is accepted and
+	// recorded. The zero value means the same.
+	AcceptFresh AcceptState = "fresh"
+	// AcceptRecorded: Acceptance.Record says what the label was applied
+	// for; it covers this run only within that.
+	AcceptRecorded AcceptState = "recorded"
+	// AcceptUnreadable: the label is on but its record cannot be read (the
+	// gate cannot read back its comment, the read failed, or an earlier
+	// run could not read it either): the label accepts nothing new.
+	AcceptUnreadable AcceptState = "unreadable"
+)
+
+// Acceptance is the accept label as an input of the decision (used when
+// Policy.Accepted says the label is on).
+type Acceptance struct {
+	State AcceptState
+	// Record is what the label was applied for (AcceptRecorded).
+	Record *AcceptRecord
+	// HeadSHA is the change request's head commit, recorded by a fresh
+	// acceptance.
+	HeadSHA string
+	// Why says why no record could be read (AcceptUnreadable).
+	Why string
+}
+
+// AcceptRecord is what an accept label was applied for: the head commit and
+// score at which it took effect, the rubric's hash, the kinds of reasons it
+// waived, the relative drop and the set of removed items (a digest).
+type AcceptRecord struct {
+	SHA    string   `json:"sha"`
+	Score  float64  `json:"score"`
+	Rubric string   `json:"rubric"`
+	Kinds  []Waiver `json:"kinds"`
+	// Drop is the relative change the drop check blocked on (negative), nil
+	// without one.
+	Drop *float64 `json:"drop,omitempty"`
+	// Items is [RemovedDigest] of the removed items ("" when none).
+	Items string `json:"items,omitempty"`
+	// Legacy is true for a record of an older version, which holds only the
+	// commit and the score: it is bound from this run on to what this run
+	// waives.
+	Legacy bool `json:"-"`
+}
+
+// AcceptOutcome is what the decision made of the accept label.
+type AcceptOutcome struct {
+	// State is the input's state.
+	State AcceptState `json:"state"`
+	// Record is the record to keep while the label is on: the earlier one,
+	// or this run's when the label took effect with it. Nil when there is
+	// none to keep (AcceptUnreadable).
+	Record *AcceptRecord `json:"record,omitempty"`
+	// Now is what this run waives, as a record.
+	Now AcceptRecord `json:"now"`
+	// Adds lists what this run brings that Record does not cover; the run
+	// is then blocked.
+	Adds []string `json:"adds,omitempty"`
+	// Why says why no record could be read (AcceptUnreadable).
+	Why string `json:"why,omitempty"`
+	// Reason is the reason given with --accept ("" for the label).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Covered reports whether the label covers the run.
+func (a *AcceptOutcome) Covered() bool { return a.State != AcceptUnreadable && len(a.Adds) == 0 }
+
+// RemovedDigest is the digest of a set of item ids ("" for none): the
+// sha256 of the sorted ids, one a line.
+func RemovedDigest(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	s := append([]string(nil), ids...)
+	sort.Strings(s)
+	h := sha256.New()
+	for _, id := range s {
+		h.Write([]byte(id))
+		h.Write([]byte{'\n'})
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// notCovered lists what now brings that was does not cover: a new kind of
+// waived reason, another rubric, a drop larger than the accepted one by
+// more than maxDrop, another set of removed items.
+func notCovered(was, now AcceptRecord, maxDrop float64) []string {
+	var adds []string
+	had := map[Waiver]bool{}
+	for _, k := range was.Kinds {
+		had[k] = true
+	}
+	for _, k := range now.Kinds {
+		if !had[k] {
+			adds = append(adds, "a new kind of waived reason: "+string(k))
+		}
+	}
+	if was.Rubric != now.Rubric {
+		adds = append(adds, fmt.Sprintf("another rubric (%s, accepted %s)", shortHash(now.Rubric), shortHash(was.Rubric)))
+	}
+	if was.Drop != nil && now.Drop != nil && *now.Drop < *was.Drop-maxDrop {
+		adds = append(adds, fmt.Sprintf("a larger drop (%.2f%%, accepted %.2f%%)", 100**now.Drop, 100**was.Drop))
+	}
+	if had[WaiveRemovedItems] && now.Items != "" && now.Items != was.Items {
+		adds = append(adds, "another set of removed items")
+	}
+	return adds
+}
+
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// waivers are the kinds of reasons a rubric change brings.
+func (rc *RubricChange) waivers() []Waiver {
+	ks := []Waiver{WaiveRubricChange}
+	if len(rc.Removed) > 0 {
+		ks = append(ks, WaiveRemovedCriteria)
+	}
+	if len(rc.UncheckedGates) > 0 {
+		ks = append(ks, WaiveUncheckedGates)
+	}
+	return ks
+}
+
+// acceptance applies the accept label's record to what this run waives
+// (kinds): the record to keep, and what it does not cover. A label that
+// takes effect with this run records what this run waives, whatever else
+// blocks it: it never covers more later.
+func acceptance(in DecideInput, g *GateReport, kinds []Waiver) *AcceptOutcome {
+	kinds = append([]Waiver(nil), kinds...)
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
+	kinds = compactWaivers(kinds)
+	now := AcceptRecord{SHA: in.Acceptance.HeadSHA, Rubric: in.Current.Rubric.Hash, Kinds: kinds}
+	if kinds == nil {
+		now.Kinds = []Waiver{}
+	}
+	switch {
+	case g.ComparedScore != nil:
+		now.Score = *g.ComparedScore
+	case g.Score != nil:
+		now.Score = *g.Score
+	}
+	if dc := g.DropCheck; dc != nil && dc.Blocks {
+		// The drop the check blocked on (over the items in common when the
+		// item sets differ), as a relative change.
+		d := -dc.Drop
+		now.Drop = &d
+	}
+	for _, k := range kinds {
+		if k == WaiveRemovedItems && in.Paired != nil {
+			now.Items = in.Paired.RemovedDigest
+		}
+	}
+	out := &AcceptOutcome{State: in.Acceptance.State, Now: now, Why: in.Acceptance.Why, Reason: in.AcceptReason}
+	state := in.Acceptance.State
+	if in.AcceptReason != "" {
+		// Given with this run: it accepts this run, and only this run.
+		state, out.Why = AcceptFresh, ""
+	}
+	switch state {
+	case AcceptUnreadable:
+		// Nothing to keep and nothing covered.
+	case AcceptRecorded:
+		if in.Acceptance.Record == nil {
+			out.State, out.Why = AcceptUnreadable, "no record given"
+			break
+		}
+		was := *in.Acceptance.Record
+		if was.Legacy {
+			// An older version's record: its commit and score, bound from
+			// now on to what this run waives.
+			sha, score := was.SHA, was.Score
+			was = now
+			was.SHA, was.Score = sha, score
+		}
+		out.Record = &was
+		out.Adds = notCovered(was, now, in.MaxDrop)
+	default:
+		out.State = AcceptFresh
+		r := now
+		out.Record = &r
+	}
+	return out
+}
+
+func compactWaivers(ks []Waiver) []Waiver {
+	var out []Waiver
+	for i, k := range ks {
+		if i == 0 || ks[i-1] != k {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// finding is the reason of an acceptance that does not cover the run.
+func (a *AcceptOutcome) finding(label string) finding.Finding {
+	if a.State == AcceptUnreadable {
+		return finding.Finding{Kind: finding.AcceptanceUnreadable, Severity: finding.Error, Params: finding.Params{AcceptLabel: label, Detail: a.Why}}
+	}
+	w := make([]string, len(a.Record.Kinds))
+	for i, k := range a.Record.Kinds {
+		w[i] = string(k)
+	}
+	return finding.Finding{Kind: finding.AcceptanceNotCovered, Severity: finding.Error,
+		Params: finding.Params{AcceptLabel: label, Commit: a.Record.SHA, Waived: w, From: a.Record.Rubric, Adds: a.Adds}}
+}

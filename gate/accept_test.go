@@ -1,0 +1,145 @@
+package gate
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rubricgate/rubricgate/finding"
+)
+
+// The accept label's rules are inputs of the one decision: each case is
+// decided from a typed Acceptance, and the record to keep comes out typed.
+func TestDecideAcceptance(t *testing.T) {
+	const head = "h2"
+	labelOn := func(a Acceptance) func(*DecideInput) {
+		return func(in *DecideInput) { in.Accepted = true; in.Acceptance = a; in.Acceptance.HeadSHA = head }
+	}
+
+	// Fresh: the label takes effect with this run, which it accepts; the
+	// record is what this run waives, at its head.
+	g := decide(runReport(66), base(70), labelOn(Acceptance{State: AcceptFresh}))
+	if g.Decision != Pass || !g.Accepted || g.Acceptance == nil || g.Acceptance.Record == nil {
+		t.Fatalf("fresh: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	rec := *g.Acceptance.Record
+	if rec.SHA != head || rec.Score != 66 || rec.Rubric != "sha256:aaaa" || !reflect.DeepEqual(rec.Kinds, []Waiver{WaiveDrop}) || rec.Drop == nil || *rec.Drop > -0.05 {
+		t.Fatalf("fresh record %+v", rec)
+	}
+
+	// Recorded: the same drop at a later commit is covered, and the earlier
+	// record is the one kept.
+	earlier := rec
+	earlier.SHA = "h1"
+	g = decide(runReport(65), base(70), labelOn(Acceptance{State: AcceptRecorded, Record: &earlier}))
+	if g.Decision != Pass || !g.Accepted || g.Acceptance.Record.SHA != "h1" {
+		t.Fatalf("recorded, same drop: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+
+	// A clean run keeps the record while the label is on...
+	g = decide(runReport(70), base(70), labelOn(Acceptance{State: AcceptRecorded, Record: &earlier}))
+	if g.Decision != Pass || g.Accepted || g.Acceptance == nil || g.Acceptance.Record == nil || g.Acceptance.Record.SHA != "h1" {
+		t.Fatalf("clean run: the record is not kept: %s %+v", g.Decision, g.Acceptance)
+	}
+	// ...so a much larger drop after it is not covered: blocked, the first
+	// reason saying why, every other reason an error.
+	g = decide(runReport(40), base(70), labelOn(Acceptance{State: AcceptRecorded, Record: &earlier}))
+	if g.Decision != Block || g.Accepted || g.Findings[0].Kind != finding.AcceptanceNotCovered || len(g.Acceptance.Adds) != 1 ||
+		!strings.HasPrefix(g.Acceptance.Adds[0], "a larger drop") {
+		t.Fatalf("larger drop: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	for _, f := range g.Findings {
+		if f.Severity == finding.Notice || f.Label != "" {
+			t.Errorf("finding %+v left accepted", f)
+		}
+	}
+	if g.Acceptance.Record.SHA != "h1" {
+		t.Errorf("the record is not kept when blocked again: %+v", g.Acceptance.Record)
+	}
+
+	// Unreadable: the label accepts nothing new; the reason says how to
+	// accept; nothing to keep.
+	g = decide(runReport(66), base(70), labelOn(Acceptance{State: AcceptUnreadable, Why: "the read failed"}))
+	if g.Decision != Block || g.Accepted || g.Findings[0].Kind != finding.AcceptanceUnreadable || g.Acceptance.Record != nil ||
+		!strings.Contains(g.Reasons[0], "remove and re-add the label") || !strings.Contains(g.Reasons[0], "the read failed") {
+		t.Fatalf("unreadable: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	// ... and a run with nothing to waive passes.
+	if g = decide(runReport(70), base(70), labelOn(Acceptance{State: AcceptUnreadable})); g.Decision != Pass {
+		t.Fatalf("unreadable, clean: %s %q", g.Decision, g.Reasons)
+	}
+
+	// A legacy record (commit and score only) is bound from now on.
+	legacy := AcceptRecord{SHA: "h0", Score: 50, Legacy: true}
+	g = decide(runReport(66), base(70), labelOn(Acceptance{State: AcceptRecorded, Record: &legacy}))
+	if g.Decision != Pass || g.Acceptance.Record.SHA != "h0" || g.Acceptance.Record.Legacy || !reflect.DeepEqual(g.Acceptance.Record.Kinds, []Waiver{WaiveDrop}) {
+		t.Fatalf("legacy: %s %+v", g.Decision, g.Acceptance.Record)
+	}
+}
+
+// The record binds the set of removed items: a later push that removes
+// other items (more, or different ones) is not covered.
+func TestDecideAcceptanceBindsRemovedItems(t *testing.T) {
+	baseItems := items(0, 10, func(int) float64 { return 80 })
+	labelOn := func(a Acceptance) func(*DecideInput) {
+		return func(in *DecideInput) { in.Accepted = true; in.Acceptance = a }
+	}
+	cur, b, p := pairedRun(baseItems, items(2, 10, func(int) float64 { return 80 }))
+	g := decide(cur, b, func(in *DecideInput) { in.Paired = p; labelOn(Acceptance{})(in) })
+	if g.Decision != Pass || g.Acceptance.Record == nil || g.Acceptance.Record.Items == "" || g.Acceptance.Record.Items != RemovedDigest([]string{"i01", "i00"}) {
+		t.Fatalf("fresh removal: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	was := *g.Acceptance.Record
+	// The same two removed again: covered.
+	g = decide(cur, b, func(in *DecideInput) { in.Paired = p; labelOn(Acceptance{State: AcceptRecorded, Record: &was})(in) })
+	if g.Decision != Pass || !g.Accepted {
+		t.Fatalf("same removal: %s %q", g.Decision, g.Reasons)
+	}
+	// A record for a drop only does not cover removed items.
+	dropOnly := AcceptRecord{SHA: "h1", Rubric: cur.Rubric.Hash, Kinds: []Waiver{WaiveDrop}}
+	g = decide(cur, b, func(in *DecideInput) {
+		in.Paired = p
+		labelOn(Acceptance{State: AcceptRecorded, Record: &dropOnly})(in)
+	})
+	if g.Decision != Block || !reflect.DeepEqual(g.Acceptance.Adds, []string{"a new kind of waived reason: removed-items"}) {
+		t.Fatalf("new kind: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	// Three removed: not covered.
+	cur, b, p = pairedRun(baseItems, items(3, 10, func(int) float64 { return 80 }))
+	g = decide(cur, b, func(in *DecideInput) { in.Paired = p; labelOn(Acceptance{State: AcceptRecorded, Record: &was})(in) })
+	if g.Decision != Block || g.Findings[0].Kind != finding.AcceptanceNotCovered || !reflect.DeepEqual(g.Acceptance.Adds, []string{"another set of removed items"}) {
+		t.Fatalf("more removed: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+}
+
+func TestRemovedDigest(t *testing.T) {
+	if RemovedDigest(nil) != "" || RemovedDigest([]string{"a", "b"}) != RemovedDigest([]string{"b", "a"}) ||
+		RemovedDigest([]string{"a", "b"}) == RemovedDigest([]string{"a", "b", "c"}) || RemovedDigest([]string{"ab"}) == RemovedDigest([]string{"a", "b"}) {
+		t.Error("digest is not a function of the set")
+	}
+}
+
+// --accept is the same typed acceptance: given with the run, it accepts the
+// run's waivable blocks (never a hard gate), each recorded with the reason.
+func TestDecideAcceptReason(t *testing.T) {
+	g := decide(runReport(60), base(70), func(in *DecideInput) { in.Accepted = true; in.AcceptReason = "known judge outage" })
+	if g.Decision != Pass || !g.Accepted || g.Acceptance == nil || g.Acceptance.Reason != "known judge outage" {
+		t.Fatalf("--accept: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	f := g.Findings[0]
+	if f.Kind != finding.AggregateDrop || f.AcceptReason != "known judge outage" || f.Label != "" || !strings.HasPrefix(g.Reasons[0], "accepted with --accept (known judge outage): aggregate score dropped") {
+		t.Errorf("finding %+v, reason %q", f, g.Reasons[0])
+	}
+	// Even with an unreadable label record: the reason given now is the acceptance.
+	g = decide(runReport(60), base(70), func(in *DecideInput) {
+		in.Accepted, in.AcceptReason, in.Acceptance = true, "r", Acceptance{State: AcceptUnreadable}
+	})
+	if g.Decision != Pass {
+		t.Errorf("--accept with an unreadable record: %s %q", g.Decision, g.Reasons)
+	}
+	// A hard gate still blocks.
+	g = decide(runReport(60, BlockingFailure{Item: "x", Criterion: "safety"}), base(70), func(in *DecideInput) { in.Accepted = true; in.AcceptReason = "r" })
+	if g.Decision != Block || g.Accepted {
+		t.Errorf("--accept waived a hard gate: %s %q", g.Decision, g.Reasons)
+	}
+}
