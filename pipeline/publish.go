@@ -8,6 +8,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/render"
 )
 
@@ -89,6 +90,9 @@ func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) e
 		default:
 			warn(l.Annotation.Message)
 		}
+	}
+	if out.NotSaved != "" {
+		fmt.Fprintln(o.Log, "  baseline not saved: "+safe.LogLine(out.NotSaved))
 	}
 	if commentLine != "" {
 		fmt.Fprintln(o.Log, commentLine)

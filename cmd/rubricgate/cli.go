@@ -51,15 +51,17 @@ func (e *env) inActions() bool { return e.getenv("GITHUB_ACTIONS") == "true" }
 const usageText = `rubricgate: a CI regression gate for LLM outputs
 
 Usage:
-  rubricgate score --rubric R --results F [F...] [--json OUT] [--items OUT] [--markdown OUT]
-  rubricgate gate --rubric R --results F [F...] [options]     (see rubricgate gate -h)
-  rubricgate judge --rubric R --input ANSWERS --out RESULTS --model M [options]
-  rubricgate comment --report REPORT.json [options]            (post another job's report)
-  rubricgate calibrate --rubric R [options] HUMAN JUDGE
-  rubricgate calibrate --rubric R --reviewers SHEET
+  rubricgate gate --rubric R --results F [F...] [flags]    score, compare with the baseline, pass or block
+  rubricgate score --rubric R --results F [F...] [flags]   score a run (no baseline)
+  rubricgate judge --rubric R --input ANSWERS --out RESULTS --model M [flags]
+  rubricgate comment --report REPORT.json [flags]          post another job's report
+  rubricgate calibrate --rubric R [flags] HUMAN JUDGE      judge-human agreement
   rubricgate rubric validate R
   rubricgate rubric export --format json|csv|prompt R
+  rubricgate init [--dir DIR]                              a starter rubric, results and workflow
+  rubricgate version                                       (also -v, --version)
 
+Run 'rubricgate COMMAND -h' for a command's flags and an example.
 Inside GitHub Actions with no arguments, rubricgate runs the gate from the action inputs.
 Exit status: 0 pass, 1 blocked, 2 error.
 `
@@ -80,7 +82,7 @@ func run(args []string, e *env) int {
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		fmt.Fprint(e.stdout, usageText)
 		return exitPass
-	case args[0] == "version" || args[0] == "--version":
+	case args[0] == "version" || args[0] == "--version" || args[0] == "-v":
 		fmt.Fprintln(e.stdout, "rubricgate", version.String())
 		return exitPass
 	}
@@ -90,20 +92,28 @@ func run(args []string, e *env) int {
 	}
 	code, err := cmd(args[1:], e)
 	if err != nil {
-		return fail(e, err)
+		return failIn(e, args[0], err)
 	}
 	return code
 }
 
 // fail prints an error and returns exit 2, with a hint for a usage error
 // (from here or a library). Inside Actions it also makes an error annotation.
-func fail(e *env, err error) int {
+func fail(e *env, err error) int { return failIn(e, "", err) }
+
+// failIn is fail for an error of the command named (its hint points at
+// the command's -h).
+func failIn(e *env, command string, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitPass // -h asked for the usage, which the flag set printed
 	}
 	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(err.Error()))
 	if pipeline.IsUsage(err) {
-		fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
+		if _, ok := commands[command]; ok {
+			fmt.Fprintf(e.stderr, "run 'rubricgate %s -h' for help\n", command)
+		} else {
+			fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
+		}
 	}
 	if e.inActions() {
 		_ = ghhost.WriteAnnotation(e.stdout, finding.Annotation{Level: finding.Error, Message: err.Error()})
@@ -111,10 +121,14 @@ func fail(e *env, err error) int {
 	return exitError
 }
 
-// newFlags makes a flag set that reports errors instead of exiting.
+// newFlags makes a flag set that reports errors instead of exiting and
+// answers -h with the command's grouped help on stdout.
 func newFlags(name string, e *env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	if h := helps[name]; h != nil {
+		fs.Usage = func() { h.Write(e.stdout, fs) }
+	}
 	return fs
 }
 

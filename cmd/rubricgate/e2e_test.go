@@ -53,7 +53,7 @@ func TestActionFirstRunNoBaseline(t *testing.T) {
 	if data, err := os.ReadFile(out["report"]); err != nil || json.Unmarshal(data, &rep) != nil || rep.Score != 100*25.0/28 {
 		t.Errorf("report score %v (%v), want %v", rep.Score, err, 100*25.0/28)
 	}
-	if !strings.Contains(h.summary(), "this run starts the baseline") {
+	if !strings.Contains(h.summary(), "nothing to compare with yet") {
 		t.Errorf("summary does not say the run starts the baseline:\n%s", h.summary())
 	}
 	cs := h.stickyComments()

@@ -22,7 +22,7 @@ func cmdRubric(args []string, e *env) (int, error) {
 	var format, out *string
 	if args[0] == "export" {
 		format = fs.String("format", "json", "json, csv (a blank review sheet) or prompt (an LLM-judge prompt)")
-		out = fs.String("o", "-", "output file (default stdout)")
+		out = fs.String("o", "-", "output file (- for stdout)")
 	}
 	pos, err := parseArgs(fs, args[1:])
 	if err == nil && len(pos) != 1 {
