@@ -30,6 +30,9 @@ type PublishOptions struct {
 	// the warnings go to Warn.
 	Log      io.Writer
 	Annotate bool
+	// Color shows the decision and the blocking reasons in colour (Log is
+	// a terminal).
+	Color bool
 	// Warn shows a warning.
 	Warn func(msg string)
 }
@@ -83,6 +86,8 @@ func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) e
 	shown.Report = &rep
 	for _, l := range render.DecisionLog(&shown, o.BaselinePath, o.Annotate) {
 		switch {
+		case l.Annotation == nil && o.Color:
+			fmt.Fprintln(o.Log, l.Colored())
 		case l.Annotation == nil:
 			fmt.Fprintln(o.Log, l.Line)
 		case o.Annotate:

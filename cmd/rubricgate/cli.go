@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/rubricgate/rubricgate/finding"
@@ -173,3 +174,21 @@ type (
 
 // writeOutputs writes every output (stdout for "-") all or nothing.
 func writeOutputs(e *env, outs []output) error { return stage.WriteAll(e.stdout, outs) }
+
+// colorOn reports whether the log written to w is shown in colour: when
+// NO_COLOR is unset or empty (no-color.org) and w is a terminal, or
+// FORCE_COLOR is set to anything but 0.
+func colorOn(w io.Writer, getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" {
+		return false
+	}
+	if f := getenv("FORCE_COLOR"); f != "" && f != "0" {
+		return true
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

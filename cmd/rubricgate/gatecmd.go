@@ -127,7 +127,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 		return exitError, err
 	}
 	if err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comment: s.CommentOptions(), ReportPath: reportPath,
-		BaselinePath: baselinePath, Log: logw, Annotate: e.inActions(), Warn: warnf,
+		BaselinePath: baselinePath, Log: logw, Annotate: e.inActions(), Color: colorOn(logw, e.getenv), Warn: warnf,
 		Commit: func(last func() error) error { return out.CommitThen(e.stdout, last) }}); err != nil {
 		return exitError, err
 	}
