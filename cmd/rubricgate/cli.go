@@ -70,6 +70,7 @@ Exit status: 0 pass, 1 blocked, 2 error.
 // commands are the subcommands by name.
 var commands = map[string]func([]string, *env) (int, error){
 	"score": cmdScore, "gate": cmdGate, "judge": cmdJudge, "comment": cmdComment, "calibrate": cmdCalibrate, "rubric": cmdRubric,
+	"init": cmdInit,
 }
 
 // run executes one command line and returns the exit status.
