@@ -1,0 +1,167 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/rubricgate/rubricgate/internal/ghfake"
+)
+
+// The command line's behaviours are txtar scripts in testdata/script, one
+// file per behaviour with its inputs inline, run by testscript as the go
+// command tests itself: `exec rubricgate ...` runs this test binary as the
+// real command (TestMain), with exit status, stdout and stderr checked.
+// The scripts have $REPO (the repository root, for the shipped rubrics and
+// examples) and the ghfake command (a fake GitHub API; see cmdGHFake).
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"rubricgate": scriptMain})
+}
+
+// scriptMain is the command as a script runs it: the process's streams and
+// environment, the clock at testNow unless RUBRICGATE_TEST_NOW says
+// otherwise (RFC 3339).
+func scriptMain() {
+	now := testNow
+	if s := os.Getenv("RUBRICGATE_TEST_NOW"); s != "" {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "RUBRICGATE_TEST_NOW:", err)
+			os.Exit(3)
+		}
+		now = t
+	}
+	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		now: func() time.Time { return now }}))
+}
+
+func TestScripts(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("REPO", root)
+			e.Values[tbKey{}] = e.T().(testing.TB)
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"ghfake": cmdGHFake},
+	})
+}
+
+type tbKey struct{}
+
+// fakes are the scripts' GitHub fakes, by script.
+var fakes sync.Map // *testscript.TestScript -> *scriptFake
+
+type scriptFake struct {
+	srv    *ghfake.Server
+	issues *ghfake.Issues
+}
+
+// cmdGHFake is the scripts' fake GitHub:
+//
+//	ghfake start [LABEL...]  start the fake API for acme/support-bot with pull request 17
+//	                         (head feature, base main) and export the variables of a
+//	                         pull_request run of GitHub Actions, the event carrying the
+//	                         labels; the runner's files are $WORK/github_output,
+//	                         $WORK/step_summary and $WORK/event.json
+//	ghfake baseline FILE     upload FILE (a baseline.json) as the artifact of a passing
+//	                         push run on main
+//	ghfake comments          print the pull request's comments (a "--- comment ID by
+//	                         LOGIN" line before each body)
+//	ghfake requests          print the requests the fake answered, one a line
+func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! ghfake")
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: ghfake start|baseline|comments|requests")
+	}
+	if args[0] == "start" {
+		startFake(ts, args[1:])
+		return
+	}
+	v, ok := fakes.Load(ts)
+	if !ok {
+		ts.Fatalf("ghfake %s: run ghfake start first", args[0])
+	}
+	f := v.(*scriptFake)
+	switch args[0] {
+	case "baseline":
+		if len(args) != 2 {
+			ts.Fatalf("usage: ghfake baseline FILE")
+		}
+		data, err := os.ReadFile(ts.MkAbs(args[1]))
+		ts.Check(err)
+		var zbuf bytes.Buffer
+		zw := zip.NewWriter(&zbuf)
+		w, err := zw.Create("baseline.json")
+		ts.Check(err)
+		_, err = w.Write(data)
+		ts.Check(err)
+		ts.Check(zw.Close())
+		created := testNow.Add(-24 * time.Hour)
+		f.srv.Add(ghfake.Artifact{ID: 1, Name: "rubricgate-baseline", CreatedAt: created, RunID: 501,
+			RepositoryID: repoID, HeadRepositoryID: repoID, HeadBranch: "main", HeadSHA: "0123456789abcdef0123456789abcdef01234567", Zip: zbuf.Bytes()})
+	case "comments":
+		for _, c := range f.issues.Comments(prNum) {
+			fmt.Fprintf(ts.Stdout(), "--- comment %d by %s\n%s\n", c.ID, c.User, c.Body)
+		}
+	case "requests":
+		for _, r := range f.srv.Requests() {
+			fmt.Fprintln(ts.Stdout(), r.String())
+		}
+	default:
+		ts.Fatalf("ghfake: unknown subcommand %q", args[0])
+	}
+}
+
+func startFake(ts *testscript.TestScript, labels []string) {
+	tb, _ := ts.Value(tbKey{}).(testing.TB)
+	if tb == nil {
+		ts.Fatalf("ghfake: no test")
+	}
+	srv := ghfake.New(tb, owner, repo, repoID)
+	srv.AcceptTokens("ghs_faketoken123")
+	issues := srv.ServeIssues()
+	issues.AddPull(ghfake.PullRequest{Number: prNum, HeadSHA: headSHA, HeadRef: "feature", BaseRef: "main"})
+	fakes.Store(ts, &scriptFake{srv: srv, issues: issues})
+	ts.Defer(func() { fakes.Delete(ts) })
+
+	ls := []map[string]any{}
+	for _, l := range labels {
+		ls = append(ls, map[string]any{"name": l})
+	}
+	ev, err := json.Marshal(map[string]any{
+		"action": "synchronize", "number": prNum,
+		"pull_request": map[string]any{"number": prNum, "head": map[string]any{"sha": headSHA, "ref": "feature"},
+			"base": map[string]any{"ref": "main"}, "labels": ls},
+		"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
+	})
+	ts.Check(err)
+	work := ts.Getenv("WORK")
+	ts.Check(os.WriteFile(filepath.Join(work, "event.json"), ev, 0o644))
+	for k, v := range map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": owner + "/" + repo, "GITHUB_API_URL": srv.API.URL + ghfake.Prefix,
+		"GITHUB_SERVER_URL": "https://github.com", "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_SHA": strings.Repeat("f", 40), "GITHUB_REF": fmt.Sprintf("refs/pull/%d/merge", prNum),
+		"GITHUB_RUN_ID": "9001", "GITHUB_WORKFLOW": "evals", "GITHUB_JOB": "gate", "RUNNER_TEMP": work,
+		"GITHUB_OUTPUT": filepath.Join(work, "github_output"), "GITHUB_STEP_SUMMARY": filepath.Join(work, "step_summary"),
+		"GITHUB_EVENT_PATH": filepath.Join(work, "event.json"), "INPUT_GITHUB-TOKEN": "ghs_faketoken123",
+	} {
+		ts.Setenv(k, v)
+	}
+}
