@@ -57,7 +57,7 @@ func TestScripts(t *testing.T) {
 			e.Values[tbKey{}] = e.T().(testing.TB)
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"ghfake": cmdGHFake},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"ghfake": cmdGHFake, "jsonok": cmdJSONOK},
 	})
 }
 
@@ -163,5 +163,28 @@ func startFake(ts *testscript.TestScript, labels []string) {
 		"GITHUB_EVENT_PATH": filepath.Join(work, "event.json"), "INPUT_GITHUB-TOKEN": "ghs_faketoken123",
 	} {
 		ts.Setenv(k, v)
+	}
+}
+
+// cmdJSONOK checks that a file (or the last command's stdout) is one JSON
+// value and nothing else:
+//
+//	jsonok stdout|FILE
+func cmdJSONOK(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: jsonok stdout|FILE")
+	}
+	text := ts.ReadFile(args[0])
+	dec := json.NewDecoder(strings.NewReader(text))
+	var v any
+	err := dec.Decode(&v)
+	if err == nil && dec.More() {
+		err = fmt.Errorf("more after the first JSON value")
+	}
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("%s is not one JSON value: %v", args[0], err)
+	case err == nil && neg:
+		ts.Fatalf("%s is JSON", args[0])
 	}
 }
