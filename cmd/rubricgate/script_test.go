@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/rubricgate/rubricgate/internal/ghfake"
+	buildversion "github.com/rubricgate/rubricgate/internal/version"
 )
 
 // The command line's behaviours are txtar scripts in testdata/script, one
@@ -22,7 +24,8 @@ import (
 // command tests itself: `exec rubricgate ...` runs this test binary as the
 // real command (TestMain), with exit status, stdout and stderr checked.
 // The scripts have $REPO (the repository root, for the shipped rubrics and
-// examples) and the ghfake command (a fake GitHub API; see cmdGHFake).
+// examples) and three commands: ghfake (a fake GitHub API; see cmdGHFake),
+// status (the last run's exit status) and jsonok (a file is one JSON value).
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rubricgate": scriptMain})
@@ -41,8 +44,27 @@ func scriptMain() {
 		}
 		now = t
 	}
-	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
-		now: func() time.Time { return now }}))
+	code := run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		now: func() time.Time { return now }})
+	// The status command reads the exit status back: exec tells only
+	// zero from non-zero, and 1 (blocked) from 2 (error) is the point.
+	if w := os.Getenv("WORK"); w != "" {
+		_ = os.WriteFile(filepath.Join(w, ".rubricgate-status"), []byte(strconv.Itoa(code)), 0o644)
+	}
+	os.Exit(code)
+}
+
+// cmdStatus checks the exit status of the last rubricgate run:
+//
+//	status 0|1|2
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: status N")
+	}
+	got := strings.TrimSpace(ts.ReadFile(filepath.Join(ts.Getenv("WORK"), ".rubricgate-status")))
+	if got != args[0] {
+		ts.Fatalf("exit status %s, want %s", got, args[0])
+	}
 }
 
 func TestScripts(t *testing.T) {
@@ -54,10 +76,11 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("REPO", root)
+			e.Setenv("VERSION", buildversion.Version) // a test binary has no module version: the const
 			e.Values[tbKey{}] = e.T().(testing.TB)
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"ghfake": cmdGHFake, "jsonok": cmdJSONOK},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"ghfake": cmdGHFake, "jsonok": cmdJSONOK, "status": cmdStatus},
 	})
 }
 
