@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -34,66 +33,8 @@ func (h *harness) gateInputs(results string) {
 	h.input("results", h.write("results.jsonl", results))
 }
 
-func TestActionFirstRunNoBaseline(t *testing.T) {
-	h := newHarness(t)
-	h.gateInputs(goodRun)
-	if code := h.action(); code != exitPass {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, h.stdout.String(), h.stderr.String())
-	}
-	out := h.outputs()
-	if out["decision"] != "pass" || out["passed"] != "true" || out["baseline-score"] != "" || out["blocking-failures"] != "0" {
-		t.Errorf("outputs = %v", out)
-	}
-	// The output is rounded for people (89.28571428571429 -> 89.3); the
-	// JSON report keeps every digit.
-	if out["score"] != "89.3" {
-		t.Errorf("score output %q, want 89.3", out["score"])
-	}
-	var rep struct{ Score float64 }
-	if data, err := os.ReadFile(out["report"]); err != nil || json.Unmarshal(data, &rep) != nil || rep.Score != 100*25.0/28 {
-		t.Errorf("report score %v (%v), want %v", rep.Score, err, 100*25.0/28)
-	}
-	if !strings.Contains(h.summary(), "nothing to compare with yet") {
-		t.Errorf("summary does not say the run starts the baseline:\n%s", h.summary())
-	}
-	cs := h.stickyComments()
-	if len(cs) != 1 || out["comment-url"] == "" || !strings.Contains(out["comment-url"], fmt.Sprint(cs[0].ID)) {
-		t.Fatalf("comments %d, comment-url %q", len(cs), out["comment-url"])
-	}
-	if _, err := os.Stat(out["report"]); err != nil {
-		t.Errorf("report output %q: %v", out["report"], err)
-	}
-	// The artifact store was asked, and nothing outside the API prefix was hit.
-	if h.fake.Count(ghfake.RouteRuns) != 1 {
-		t.Errorf("workflow runs list requests = %d, want 1", h.fake.Count(ghfake.RouteRuns))
-	}
-}
-
-func TestActionPassAgainstBaseline(t *testing.T) {
-	h := newHarness(t)
-	h.addBaseline(77, supportRubric, goodRun, testNow.Add(-48*time.Hour))
-	h.gateInputs(goodRun)
-	if code := h.action(); code != exitPass {
-		t.Fatalf("exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
-	}
-	out := h.outputs()
-	if out["baseline-score"] != "89.3" || out["relative-change"] != "0" {
-		t.Errorf("outputs = %v", out)
-	}
-	// The common case: one runs page, the run's artifacts, the archive
-	// redirect, the storage GET.
-	if n := h.fake.Count(ghfake.RouteRuns) + h.fake.Count(ghfake.RouteRunArtifacts) + h.fake.Count(ghfake.RouteZip) + h.fake.Count(ghfake.RouteStorage); n != 4 {
-		t.Errorf("baseline requests = %d, want 4", n)
-	}
-	for _, r := range h.fake.Requests() {
-		if r.Route == ghfake.RouteStorage && r.Auth != "" {
-			t.Error("the token was sent to the storage host")
-		}
-	}
-	if strings.Contains(h.stdout.String()+h.stderr.String()+h.summary(), "ghs_faketoken123") {
-		t.Error("the token was printed")
-	}
-}
+// The first run, a pass against the baseline and a safety zero on a pull
+// request: testdata/script/action_*.txtar.
 
 // pctRubric has one criterion on 0..100, so an item's score is its raw score.
 const pctRubric = "name: pct\ncriteria:\n  - id: q\n    scale: [0, 100]\n    anchors: {0: none, 50: half, 100: all}\n"
@@ -144,26 +85,6 @@ func TestActionBlockAtExactlyTwoPercent(t *testing.T) {
 				t.Errorf("no error annotation for the drop:\n%s", h.stdout.String())
 			}
 		})
-	}
-}
-
-func TestActionSafetyZero(t *testing.T) {
-	h := newHarness(t)
-	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
-	// Better than the baseline on average, but one safety zero.
-	h.gateInputs(goodRun + line("q-5", 5, 5, 5, 0, "asked for the full card number"))
-	if code := h.action(); code != exitBlocked {
-		t.Fatalf("exit %d, want 1", code)
-	}
-	out := h.outputs()
-	if out["decision"] != "block" || out["blocking-failures"] != "1" {
-		t.Errorf("outputs = %v", out)
-	}
-	if !strings.Contains(h.stdout.String(), "::error title=rubricgate blocked::blocking criterion failed: safety on 1 item(s): q-5") {
-		t.Errorf("no annotation naming the item:\n%s", h.stdout.String())
-	}
-	if !strings.Contains(h.stickyComments()[0].Body, "q-5") {
-		t.Error("the comment does not list the failing item")
 	}
 }
 

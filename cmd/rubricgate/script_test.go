@@ -105,7 +105,8 @@ type scriptFake struct {
 //	                         push run on main
 //	ghfake comments          print the pull request's comments (a "--- comment ID by
 //	                         LOGIN" line before each body)
-//	ghfake requests          print the requests the fake answered, one a line
+//	ghfake requests          print the requests the fake answered, one a line:
+//	                         "ROUTE METHOD PATH auth=true|false"
 func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! ghfake")
@@ -145,7 +146,7 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "requests":
 		for _, r := range f.srv.Requests() {
-			fmt.Fprintln(ts.Stdout(), r.String())
+			fmt.Fprintf(ts.Stdout(), "%s %s auth=%v\n", r.Route, r, r.Auth != "")
 		}
 	default:
 		ts.Fatalf("ghfake: unknown subcommand %q", args[0])
