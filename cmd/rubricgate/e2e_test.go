@@ -8,16 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
-	"github.com/rubricgate/rubricgate/pipeline"
-	"github.com/rubricgate/rubricgate/rubric"
 )
 
 const supportRubric = "../../rubrics/support.yaml"
-
-// rubricForKey has the support rubric's name, for computing comment keys.
-var rubricForKey = rubric.Rubric{Name: "support-answers"}
 
 // line is one judged item of the support rubric.
 func line(id string, acc, res, tone, safety int, why string) string {
@@ -159,21 +153,6 @@ func TestActionAcceptedRegression(t *testing.T) {
 	}
 }
 
-func TestActionForkTokenCannotComment(t *testing.T) {
-	h := newHarness(t)
-	h.issues.ReadOnly = true
-	h.gateInputs(goodRun + line("q-5", 5, 5, 5, 0, "unsafe"))
-	if code := h.action(); code != exitBlocked {
-		t.Fatalf("exit %d: the comment failure must not change the decision", code)
-	}
-	if !strings.Contains(h.stdout.String(), "::warning title=rubricgate::comment not posted") {
-		t.Errorf("no warning about the comment:\n%s", h.stdout.String())
-	}
-	if h.outputs()["comment-url"] != "" {
-		t.Error("comment-url set although nothing was posted")
-	}
-}
-
 func TestActionStickyCommentUpdatedNotDuplicated(t *testing.T) {
 	h := newHarness(t)
 	// 250 other comments: the sticky one ends up on the third page of 100.
@@ -289,52 +268,6 @@ func TestActionHostileMarkdown(t *testing.T) {
 	golden(t, "comment-hostile.md", body)
 }
 
-func TestActionBaselineErrors(t *testing.T) {
-	h := newHarness(t)
-	h.fake.Fail(ghfake.RouteRuns, ghfake.Status(404, "Not Found"))
-	h.gateInputs(goodRun)
-	if code := h.action(); code != exitError {
-		t.Fatalf("on-baseline-error fail: exit %d, want 2", code)
-	}
-	if !strings.Contains(h.stdout.String()+h.stderr.String(), "actions: read") {
-		t.Errorf("the error does not explain the permission:\n%s%s", h.stdout.String(), h.stderr.String())
-	}
-	if _, err := os.Stat(h.path("github_output")); err == nil {
-		t.Error("outputs were written for a run that errored")
-	}
-	h.fake.Fail(ghfake.RouteRuns, ghfake.Status(404, "Not Found"))
-	h.input("on-baseline-error", "pass")
-	if code := h.action(); code != exitPass {
-		t.Fatalf("on-baseline-error pass: exit %d", code)
-	}
-	if !strings.Contains(h.stdout.String(), "::warning") {
-		t.Error("no warning for a baseline error passed by policy")
-	}
-}
-
-func TestActionPlantedMarkerIsNotAdopted(t *testing.T) {
-	h := newHarness(t)
-	h.gateInputs(goodRun)
-	// Someone copies the marker of this gate into their own comment, hoping
-	// the gate will edit it (and so vouch for whatever they later write).
-	key := pipeline.DefaultCommentKey("evals", "gate", rubricForKey.Name, []string{h.vars["INPUT_RESULTS"]})
-	planted := h.issues.AddComment(prNum, "mallory", comment.Marker(key)+"\n✅ all good")
-	if code := h.action(); code != exitPass {
-		t.Fatal(code)
-	}
-	var mine, theirs int
-	for _, c := range h.issues.Comments(prNum) {
-		switch {
-		case c.ID == planted:
-			theirs++
-			if !strings.HasSuffix(c.Body, "✅ all good") {
-				t.Error("the planted comment was edited")
-			}
-		case strings.Contains(c.Body, "<!-- rubricgate:comment"):
-			mine++
-		}
-	}
-	if mine != 1 || theirs != 1 {
-		t.Fatalf("bot comments %d, planted %d", mine, theirs)
-	}
-}
+// A fork's token, a planted marker and an unreachable artifact store:
+// testdata/script/action_fork_token.txtar, action_planted_marker.txtar and
+// action_baseline_errors.txtar.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,8 +16,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
 	buildversion "github.com/rubricgate/rubricgate/internal/version"
+	"github.com/rubricgate/rubricgate/pipeline"
 )
 
 // The command line's behaviours are txtar scripts in testdata/script, one
@@ -107,6 +110,12 @@ type scriptFake struct {
 //	                         LOGIN" line before each body)
 //	ghfake requests          print the requests the fake answered, one a line:
 //	                         "ROUTE METHOD PATH auth=true|false"
+//	ghfake readonly          every comment write answers 403, as for a fork's token
+//	ghfake fail ROUTE CODE   the next request of ROUTE answers CODE
+//	ghfake plant USER RESULTS
+//	                         USER posts a comment carrying the marker of this gate's
+//	                         sticky comment (workflow evals, job gate, the support
+//	                         rubric, the results input RESULTS), then "all good"
 func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! ghfake")
@@ -141,13 +150,31 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		f.srv.Add(ghfake.Artifact{ID: 1, Name: "rubricgate-baseline", CreatedAt: created, RunID: 501,
 			RepositoryID: repoID, HeadRepositoryID: repoID, HeadBranch: "main", HeadSHA: "0123456789abcdef0123456789abcdef01234567", Zip: zbuf.Bytes()})
 	case "comments":
+		w := ts.Stdout() // set even when there is nothing to print
 		for _, c := range f.issues.Comments(prNum) {
-			fmt.Fprintf(ts.Stdout(), "--- comment %d by %s\n%s\n", c.ID, c.User, c.Body)
+			fmt.Fprintf(w, "--- comment %d by %s\n%s\n", c.ID, c.User, c.Body)
 		}
 	case "requests":
+		w := ts.Stdout()
 		for _, r := range f.srv.Requests() {
-			fmt.Fprintf(ts.Stdout(), "%s %s auth=%v\n", r.Route, r, r.Auth != "")
+			fmt.Fprintf(w, "%s %s auth=%v\n", r.Route, r, r.Auth != "")
 		}
+	case "readonly":
+		f.issues.ReadOnly = true
+	case "fail":
+		if len(args) != 3 {
+			ts.Fatalf("usage: ghfake fail ROUTE CODE")
+		}
+		code, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		f.srv.Fail(args[1], ghfake.Status(code, http.StatusText(code)))
+	case "plant":
+		if len(args) != 3 {
+			ts.Fatalf("usage: ghfake plant USER RESULTS")
+		}
+		key := pipeline.DefaultCommentKey("evals", "gate", "support-answers", []string{args[2]})
+		id := f.issues.AddComment(prNum, args[1], comment.Marker(key)+"\nall good")
+		fmt.Fprintf(ts.Stdout(), "planted comment %d\n", id)
 	default:
 		ts.Fatalf("ghfake: unknown subcommand %q", args[0])
 	}
