@@ -81,6 +81,8 @@ func run(args []string, e *env) int {
 	case len(args) == 0:
 		fmt.Fprint(e.stderr, usageText)
 		return exitError
+	case args[0] == "help" && len(args) > 1 && commands[args[1]] != nil:
+		return run(append(args[1:len(args):len(args)], "-h"), e) // help gate: gate -h
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		fmt.Fprint(e.stdout, usageText)
 		return exitPass

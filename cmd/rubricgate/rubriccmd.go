@@ -15,6 +15,12 @@ func cmdRubric(args []string, e *env) (int, error) {
 	if len(args) == 0 {
 		return exitError, usage.Errorf("rubric: expected validate or export")
 	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		for _, sub := range []string{"rubric validate", "rubric export"} {
+			fmt.Fprintf(e.stdout, "  %s\n      %s\n", helps[sub].Usage, helps[sub].Summary)
+		}
+		return exitPass, nil
+	}
 	if args[0] != "validate" && args[0] != "export" {
 		return exitError, usage.Errorf("rubric: unknown subcommand %q (expected validate or export)", args[0])
 	}
