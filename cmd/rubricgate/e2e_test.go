@@ -132,26 +132,7 @@ func TestActionRubricChange(t *testing.T) {
 	}
 }
 
-func TestActionAcceptedRegression(t *testing.T) {
-	h := newHarness(t)
-	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
-	worse := line("q-1", 3, 3, 3, 1, "vaguer") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great") + line("q-4", 5, 5, 4, 1, "good")
-	h.gateInputs(worse)
-	if code := h.action(); code != exitBlocked {
-		t.Fatalf("without the label: exit %d", code)
-	}
-	h.event([]string{"rubricgate:accept-regression"})
-	if code := h.action(); code != exitPass {
-		t.Fatalf("with the label: exit %d\n%s", code, h.stdout.String())
-	}
-	cs := h.stickyComments()
-	if len(cs) != 1 {
-		t.Fatalf("%d sticky comments, want 1", len(cs))
-	}
-	if !strings.Contains(cs[0].Body, "regression accepted") || !strings.Contains(cs[0].Body, "accepted by the `rubricgate:accept-regression` label") {
-		t.Errorf("the comment does not record the acceptance:\n%s", cs[0].Body)
-	}
-}
+// The accept label on a regression: testdata/script/action_accepted_regression.txtar.
 
 func TestActionStickyCommentUpdatedNotDuplicated(t *testing.T) {
 	h := newHarness(t)

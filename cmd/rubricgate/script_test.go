@@ -110,6 +110,7 @@ type scriptFake struct {
 //	                         LOGIN" line before each body)
 //	ghfake requests          print the requests the fake answered, one a line:
 //	                         "ROUTE METHOD PATH auth=true|false"
+//	ghfake labels [LABEL...] the pull request's labels are now these (the event rewritten)
 //	ghfake readonly          every comment write answers 403, as for a fork's token
 //	ghfake fail ROUTE CODE   the next request of ROUTE answers CODE
 //	ghfake plant USER RESULTS
@@ -159,6 +160,8 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		for _, r := range f.srv.Requests() {
 			fmt.Fprintf(w, "%s %s auth=%v\n", r.Route, r, r.Auth != "")
 		}
+	case "labels":
+		writeEvent(ts, args[1:])
 	case "readonly":
 		f.issues.ReadOnly = true
 	case "fail":
@@ -180,6 +183,23 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// writeEvent writes $WORK/event.json: the pull_request event of pull
+// request 17 with the labels.
+func writeEvent(ts *testscript.TestScript, labels []string) {
+	ls := []map[string]any{}
+	for _, l := range labels {
+		ls = append(ls, map[string]any{"name": l})
+	}
+	ev, err := json.Marshal(map[string]any{
+		"action": "synchronize", "number": prNum,
+		"pull_request": map[string]any{"number": prNum, "head": map[string]any{"sha": headSHA, "ref": "feature"},
+			"base": map[string]any{"ref": "main"}, "labels": ls},
+		"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
+	})
+	ts.Check(err)
+	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("WORK"), "event.json"), ev, 0o644))
+}
+
 func startFake(ts *testscript.TestScript, labels []string) {
 	tb, _ := ts.Value(tbKey{}).(testing.TB)
 	if tb == nil {
@@ -192,19 +212,8 @@ func startFake(ts *testscript.TestScript, labels []string) {
 	fakes.Store(ts, &scriptFake{srv: srv, issues: issues})
 	ts.Defer(func() { fakes.Delete(ts) })
 
-	ls := []map[string]any{}
-	for _, l := range labels {
-		ls = append(ls, map[string]any{"name": l})
-	}
-	ev, err := json.Marshal(map[string]any{
-		"action": "synchronize", "number": prNum,
-		"pull_request": map[string]any{"number": prNum, "head": map[string]any{"sha": headSHA, "ref": "feature"},
-			"base": map[string]any{"ref": "main"}, "labels": ls},
-		"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
-	})
-	ts.Check(err)
+	writeEvent(ts, labels)
 	work := ts.Getenv("WORK")
-	ts.Check(os.WriteFile(filepath.Join(work, "event.json"), ev, 0o644))
 	for k, v := range map[string]string{
 		"GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": owner + "/" + repo, "GITHUB_API_URL": srv.API.URL + ghfake.Prefix,
 		"GITHUB_SERVER_URL": "https://github.com", "GITHUB_EVENT_NAME": "pull_request",
