@@ -95,13 +95,13 @@ func NewColumns(rb *rubric.Rubric, rep *gate.Report, items *gate.ItemColumns, m 
 		items = &gate.ItemColumns{}
 	}
 	if rb == nil {
-		return nil, errors.New("baseline: no rubric")
+		return nil, errors.New("no rubric")
 	}
 	if rep == nil {
-		return nil, errors.New("baseline: no report")
+		return nil, errors.New("no report")
 	}
 	if rep.Score == nil || rep.PassRate == nil || rep.Scored == 0 {
-		return nil, errors.New("baseline: the report scored nothing; a baseline needs a scored run")
+		return nil, errors.New("the report scored nothing; a baseline needs a scored run")
 	}
 	hash := rb.Hash()
 	if rep.Rubric.Hash != "" && rep.Rubric.Hash != hash {

@@ -322,7 +322,7 @@ func (s FileStore) Latest(ctx context.Context, q Query) (*File, gate.BaselineSou
 func readPath(path string) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
+		return nil, err // the caller names the baseline
 	}
 	defer fh.Close()
 	return Read(fh, path, DefaultMaxSize) // Read sizes its buffer from the file

@@ -497,7 +497,7 @@ func (f Finding) render(e escaper) string {
 		if f.PolicyFail {
 			return note + " and if-no-baseline is fail"
 		}
-		return note + ": this run starts the baseline"
+		return note + ": nothing to compare with yet"
 	case RubricRescored:
 		return fmt.Sprintf("the rubric changed (%s → %s): the run was re-scored under the baseline's rubric to compare", e.text(ShortHash(f.From)), e.text(ShortHash(f.To)))
 	case RubricChange:

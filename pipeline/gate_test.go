@@ -97,8 +97,8 @@ func TestGateSavesOnlyOnTheBaselineBranch(t *testing.T) {
 	if res, err = Gate(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if res.SaveTo != "" || len(logged) != 1 || !strings.Contains(logged[0], `on branch "feature/x"`) {
-		t.Errorf("feature/x: save to %q, log %q", res.SaveTo, logged)
+	if res.SaveTo != "" || len(logged) != 0 || !strings.Contains(res.NotSaved, `on branch "feature/x"`) {
+		t.Errorf("feature/x: save to %q, not saved %q, log %q", res.SaveTo, res.NotSaved, logged)
 	}
 
 	// The regressed run against the shipped baseline is blocked: no baseline.

@@ -117,6 +117,10 @@ type Outcome struct {
 	// SaveTo (written last, with the other outputs).
 	NewBaseline *baseline.File
 	SaveTo      string
+	// NotSaved says why a passing run's baseline was not saved into the
+	// local store ("" when it was, or there is none): told after the
+	// decision, as the saved path is.
+	NotSaved string
 	// RubricWarnings is how many of the report's warnings lead it from the
 	// rubric (already shown with their file and line).
 	RubricWarnings int
@@ -132,11 +136,6 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	warn := func(s string) {
 		if o.Warn != nil {
 			o.Warn(s)
-		}
-	}
-	logf := func(s string) {
-		if o.Log != nil {
-			o.Log(s)
 		}
 	}
 	rb, q, b := o.Rubric, o.Query, o.Build
@@ -343,7 +342,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 			warn("write-baseline: the gate uses only baselines uploaded by push runs on the baseline branch; " + whyNotBase)
 		}
 		if o.SaveDir != nil && !onBase {
-			logf("  baseline not saved: " + whyNotBase)
+			out.NotSaved = whyNotBase
 		} else if o.SaveDir != nil {
 			p, err := o.SaveDir.Path(baseline.Query{Rubric: rb.Name, Branch: q.Branch, Key: q.Key})
 			if err != nil {

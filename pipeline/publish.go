@@ -8,6 +8,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/render"
 )
 
@@ -29,6 +30,9 @@ type PublishOptions struct {
 	// the warnings go to Warn.
 	Log      io.Writer
 	Annotate bool
+	// Color shows the decision and the blocking reasons in colour (Log is
+	// a terminal).
+	Color bool
 	// Warn shows a warning.
 	Warn func(msg string)
 }
@@ -82,6 +86,8 @@ func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) e
 	shown.Report = &rep
 	for _, l := range render.DecisionLog(&shown, o.BaselinePath, o.Annotate) {
 		switch {
+		case l.Annotation == nil && o.Color:
+			fmt.Fprintln(o.Log, l.Colored())
 		case l.Annotation == nil:
 			fmt.Fprintln(o.Log, l.Line)
 		case o.Annotate:
@@ -89,6 +95,9 @@ func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) e
 		default:
 			warn(l.Annotation.Message)
 		}
+	}
+	if out.NotSaved != "" {
+		fmt.Fprintln(o.Log, "  baseline not saved: "+safe.LogLine(out.NotSaved))
 	}
 	if commentLine != "" {
 		fmt.Fprintln(o.Log, commentLine)

@@ -63,7 +63,7 @@ func ParseTier(s TierSettings, rb *rubric.Rubric) (*Tier, error) {
 			return nil, fmt.Errorf("calibration: %w", err)
 		}
 		if t.Calibration, err = calibrate.ReadReport(bytes.NewReader(data), maxCalibrationBytes); err != nil {
-			return nil, fmt.Errorf("calibration %s: %w", s.Calibration, err)
+			return nil, fmt.Errorf("%s: %w", s.Calibration, err) // the error says "calibration report"
 		}
 		if err := calibrate.CheckFresh(t.Calibration, rb.Hash()); err != nil {
 			return nil, fmt.Errorf("calibration %s: %w", s.Calibration, err)

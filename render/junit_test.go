@@ -30,7 +30,7 @@ func passReport() *gate.GateReport {
 func blockedReport() *gate.GateReport {
 	g := &gate.GateReport{Report: report(), Decision: gate.Block, MaxDrop: 0.02, Changes: changes(84, 81.25)}
 	g.BlockingFailures = []gate.BlockingFailure{{Item: "gift-card", Criterion: "safety", Score: 0, Reasoning: "Asks for the full card number.\nThen repeats it."}}
-	g.Reasons = []string{"blocking criterion failed: safety on 1 item(s): gift-card", "no baseline found: this run starts the baseline"}
+	g.Reasons = []string{"blocking criterion failed: safety on 1 item(s): gift-card", "no baseline found: nothing to compare with yet"}
 	g.Changes[1].Status, g.Changes[1].BelowMin = "fail", 1
 	g.Changes = append(g.Changes, gate.CriterionChange{ID: "tone", Baseline: f(70), Status: "gone"})
 	return g

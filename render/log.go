@@ -17,6 +17,31 @@ type LogEntry struct {
 	Line string
 	// Annotation, when set, is shown through the host's reporter.
 	Annotation *finding.Annotation
+	// Style is what the line is, for a terminal's colours.
+	Style LogStyle
+}
+
+// LogStyle is what a log line is: the decision (pass or block), a reason
+// the run is blocked, or plain.
+type LogStyle int
+
+// The log styles.
+const (
+	LogPlain LogStyle = iota
+	LogPass
+	LogBlock
+	LogBlockReason
+)
+
+// ANSI colours of the styles: bold green, bold red, red.
+var ansi = map[LogStyle]string{LogPass: "\x1b[1;32m", LogBlock: "\x1b[1;31m", LogBlockReason: "\x1b[31m"}
+
+// Colored is the line in the terminal colour of its style.
+func (l LogEntry) Colored() string {
+	if c, ok := ansi[l.Style]; ok && l.Line != "" {
+		return c + l.Line + "\x1b[0m"
+	}
+	return l.Line
 }
 
 // DecisionLog is the decision as the gate's log shows it: the decision,
@@ -35,6 +60,10 @@ func DecisionLog(g *gate.GateReport, baselinePath string, annotate bool) []LogEn
 		word = "PASS (regression accepted)"
 	}
 	line("rubricgate: %s", word)
+	out[len(out)-1].Style = LogPass
+	if g.Decision == gate.Block {
+		out[len(out)-1].Style = LogBlock
+	}
 	var b strings.Builder
 	b.WriteString("  score n/a")
 	if g.Score != nil {
@@ -63,6 +92,9 @@ func DecisionLog(g *gate.GateReport, baselinePath string, annotate bool) []LogEn
 		switch {
 		case !annotate || g.Decision != gate.Block:
 			line("  - %s", safe.LogLine(r))
+			if g.Decision == gate.Block {
+				out[len(out)-1].Style = LogBlockReason
+			}
 		case ok && f.Severity != finding.Warning:
 			note(f.Annotation())
 		default:

@@ -65,7 +65,7 @@ func TestMarkdownGolden(t *testing.T) {
 
 	blocked := &gate.GateReport{Report: report(), Decision: gate.Block, MaxDrop: 0.02, Changes: changes(84, 81.25)}
 	blocked.BlockingFailures = []gate.BlockingFailure{{Item: "gift-card", Criterion: "safety", Score: 0, Reasoning: "Asks for the full card number."}}
-	blocked.Reasons = []string{"blocking criterion failed: safety on 1 item(s): gift-card", "no baseline found: this run starts the baseline"}
+	blocked.Reasons = []string{"blocking criterion failed: safety on 1 item(s): gift-card", "no baseline found: nothing to compare with yet"}
 	blocked.Changes[1].Status, blocked.Changes[1].BelowMin = "fail", 1
 	blocked.Unscored = gate.Unscored{Count: 1, Rate: 1.0 / 13, List: []gate.UnscoredItem{{ID: "timeout-1", Error: "judge timed out"}}}
 	blocked.Warnings = []string{"the baseline is 45 days old (max-baseline-age 30 days)"}

@@ -223,12 +223,12 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &Error{File: file, Line: 1, Col: 1, Msg: "empty rubric file; expected a mapping with name and criteria"}
 		}
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, data, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return nil, syntaxError(file, err)
+			return nil, syntaxError(file, data, err)
 		}
 		at := &extra
 		if len(extra.Content) > 0 {
@@ -246,14 +246,63 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 	return root, nil
 }
 
-func syntaxError(file string, err error) error {
+// syntaxError is a YAML syntax error at the line where the problem is.
+// yaml.v3 reports the line of the enclosing construct (a bad indent on
+// line 5 inside a list item that starts on line 2 is "line 2"), so the
+// line is found again: the first prefix of the file, from that line on,
+// that fails to parse with the same message ends at the problem. A tab in
+// the indentation there is named as such.
+func syntaxError(file string, data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
 	if m := yamlErr.FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
-	return &Error{File: file, Line: line, Msg: "invalid YAML: " + msg}
+	col := 0
+	if line > 0 {
+		line = problemLine(data, line, msg)
+		lines := bytes.Split(data, []byte("\n"))
+		if line <= len(lines) {
+			l := lines[line-1]
+			lead := l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
+			if i := bytes.IndexByte(lead, '\t'); i >= 0 {
+				col = i + 1
+				msg = "a tab indents this line; YAML indents with spaces only (" + msg + ")"
+			}
+		}
+	}
+	return &Error{File: file, Line: line, Col: col, Msg: "invalid YAML: " + msg}
+}
+
+// maxRescanLines bounds the search for the problem line (each step parses
+// a prefix of the file): past it, yaml.v3's line is kept.
+const maxRescanLines = 2000
+
+// problemLine is the first line n >= from such that the file's first n
+// lines fail to parse with the message msg; from when there is none.
+func problemLine(data []byte, from int, msg string) int {
+	ends := []int{} // ends[i] is the offset just past line i+1
+	for i, b := range data {
+		if b == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	ends = append(ends, len(data))
+	if len(ends) > maxRescanLines {
+		return from
+	}
+	for n := from; n <= len(ends); n++ {
+		var doc yaml.Node
+		err := yaml.Unmarshal(data[:ends[n-1]], &doc)
+		if err == nil {
+			continue
+		}
+		if m := yamlErr.FindStringSubmatch(err.Error()); m != nil && m[2] == msg {
+			return n
+		}
+	}
+	return from
 }
 
 type pos struct{ line, col int }

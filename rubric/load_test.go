@@ -158,6 +158,12 @@ func TestLoadErrors(t *testing.T) {
 		{"null document", "~\n", "1:1", "empty rubric file"},
 		{"not a mapping", "- a\n- b\n", "1:1", "expected a mapping with name and criteria, got a list"},
 		{"syntax error", "name: t\ncriteria: [\n", "2", "invalid YAML"},
+		// yaml.v3 says line 2 (the list item) for these: the line is the
+		// problem's, and a tab is named.
+		{"bad indent", "name: t\ncriteria:\n  - id: a\n    scale: [1, 5]\n   weight: 2\n", "5", "invalid YAML: did not find expected '-' indicator"},
+		{"key out of the list", "name: t\ncriteria:\n  - id: a\n    weight: 2\n  bad: 1\n", "5", "invalid YAML"},
+		{"tab indent", "name: t\ncriteria:\n  - id: a\n\tscale: [1, 5]\n", "4:1", "invalid YAML: a tab indents this line; YAML indents with spaces only"},
+		{"unclosed quote", "name: t\ncriteria:\n  - id: a\n    description: \"open\n    weight: 2\n", "4", "invalid YAML"},
 		{"two documents", base + "---\nname: u\n", "7:1", "second YAML document"},
 		{"unknown top key", base + "treshold: 70\n", "6:1", `unknown key "treshold"; expected one of: name, version`},
 		{"unknown criterion key", "name: t\ncriteria:\n  - id: a\n    scale: [0, 1]\n    wieght: 2\n", "5:5", `criteria[0]: unknown key "wieght"`},

@@ -20,7 +20,7 @@ func TestActionAnnotationLevelsFromFindings(t *testing.T) {
 	}
 	var notice string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, "this run starts the baseline") {
+		if strings.Contains(l, "nothing to compare with yet") {
 			notice = l
 		}
 	}

@@ -144,65 +144,7 @@ func TestLocalStoreRatchet(t *testing.T) {
 	}
 }
 
-// Which runs save into the local store: only one known to be on the
-// baseline branch.
-func TestLocalStoreSavesOnlyOnBaselineBranch(t *testing.T) {
-	worktree := t.TempDir()
-	gitdir := checkout(t, "ref: refs/heads/main")
-	if err := os.WriteFile(filepath.Join(worktree, ".git"), []byte("gitdir: "+filepath.Join(gitdir, ".git")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sub := filepath.Join(checkout(t, "ref: refs/heads/main"), "evals", "nested")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		name  string
-		wd    string
-		vars  map[string]string
-		args  []string
-		saved bool
-		why   string
-	}{
-		{"checkout of main", checkout(t, "ref: refs/heads/main"), nil, nil, true, ""},
-		{"subdirectory of a checkout of main", sub, nil, nil, true, ""},
-		{"linked worktree on main (.git file)", worktree, nil, nil, true, ""},
-		{"checkout of another branch", checkout(t, "ref: refs/heads/dev"), nil, nil, false, `on branch "dev" (from `},
-		{"detached HEAD", checkout(t, "0123456789abcdef0123456789abcdef01234567"), nil, nil, false, "detached HEAD"},
-		{"not a checkout", t.TempDir(), nil, nil, false, "not in a git checkout"},
-		{"--branch main", t.TempDir(), nil, []string{"--branch", "main"}, true, ""},
-		{"--branch other", checkout(t, "ref: refs/heads/main"), nil, []string{"--branch", "other"}, false, `on branch "other" (from --branch)`},
-		{"--baseline-branch release", checkout(t, "ref: refs/heads/release"), nil, []string{"--baseline-branch", "release"}, true, ""},
-		{"GitLab branch pipeline", t.TempDir(), map[string]string{"CI_COMMIT_BRANCH": "main"}, nil, true, ""},
-		{"GitLab branch pipeline elsewhere", checkout(t, "ref: refs/heads/main"), map[string]string{"CI_COMMIT_BRANCH": "dev"}, nil, false, "(from CI_COMMIT_BRANCH)"},
-		{"GitLab merge request", checkout(t, "ref: refs/heads/main"), map[string]string{"CI_MERGE_REQUEST_IID": "7", "CI_COMMIT_BRANCH": "main"}, []string{"--branch", "main"}, false, "CI_MERGE_REQUEST_IID is set"},
-		{"Buildkite, not a pull request", t.TempDir(), map[string]string{"BUILDKITE_PULL_REQUEST": "false", "BUILDKITE_BRANCH": "main"}, nil, true, ""},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			store := t.TempDir()
-			args := append([]string{"gate", "--rubric", supportRubric, "--results", "../../examples/support/run.jsonl", "--baseline-dir", store}, tt.args...)
-			code, out, errs := runIn(t, tt.wd, tt.vars, args...)
-			if code != exitPass {
-				t.Fatalf("exit %d\n%s%s", code, out, errs)
-			}
-			branch := "main"
-			if tt.name == "--baseline-branch release" {
-				branch = "release"
-			}
-			_, err := os.Stat(filepath.Join(store, "support-answers", branch+".json"))
-			if saved := err == nil; saved != tt.saved {
-				t.Errorf("saved %v, want %v\n%s", saved, tt.saved, out)
-			}
-			if !tt.saved && !strings.Contains(out, "baseline not saved: ") || !strings.Contains(out, tt.why) {
-				t.Errorf("the log does not say %q:\n%s", tt.why, out)
-			}
-			entries, _ := os.ReadDir(store)
-			if !tt.saved && len(entries) != 0 {
-				t.Errorf("the store was written: %v", entries)
-			}
-		})
-	}
-}
+// Which local runs save into the local store: testdata/script/local_store_save.txtar.
 
 // Inside Actions only a push run on the baseline branch saves.
 func TestActionLocalStoreOnlyPushOnBaselineBranch(t *testing.T) {

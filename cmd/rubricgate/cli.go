@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/rubricgate/rubricgate/finding"
@@ -51,15 +52,17 @@ func (e *env) inActions() bool { return e.getenv("GITHUB_ACTIONS") == "true" }
 const usageText = `rubricgate: a CI regression gate for LLM outputs
 
 Usage:
-  rubricgate score --rubric R --results F [F...] [--json OUT] [--items OUT] [--markdown OUT]
-  rubricgate gate --rubric R --results F [F...] [options]     (see rubricgate gate -h)
-  rubricgate judge --rubric R --input ANSWERS --out RESULTS --model M [options]
-  rubricgate comment --report REPORT.json [options]            (post another job's report)
-  rubricgate calibrate --rubric R [options] HUMAN JUDGE
-  rubricgate calibrate --rubric R --reviewers SHEET
+  rubricgate gate --rubric R --results F [F...] [flags]    score, compare with the baseline, pass or block
+  rubricgate score --rubric R --results F [F...] [flags]   score a run (no baseline)
+  rubricgate judge --rubric R --input ANSWERS --out RESULTS --model M [flags]
+  rubricgate comment --report REPORT.json [flags]          post another job's report
+  rubricgate calibrate --rubric R [flags] HUMAN JUDGE      judge-human agreement
   rubricgate rubric validate R
   rubricgate rubric export --format json|csv|prompt R
+  rubricgate init [--dir DIR]                              a starter rubric, results and workflow
+  rubricgate version                                       (also -v, --version)
 
+Run 'rubricgate COMMAND -h' for a command's flags and an example.
 Inside GitHub Actions with no arguments, rubricgate runs the gate from the action inputs.
 Exit status: 0 pass, 1 blocked, 2 error.
 `
@@ -67,6 +70,7 @@ Exit status: 0 pass, 1 blocked, 2 error.
 // commands are the subcommands by name.
 var commands = map[string]func([]string, *env) (int, error){
 	"score": cmdScore, "gate": cmdGate, "judge": cmdJudge, "comment": cmdComment, "calibrate": cmdCalibrate, "rubric": cmdRubric,
+	"init": cmdInit,
 }
 
 // run executes one command line and returns the exit status.
@@ -77,10 +81,12 @@ func run(args []string, e *env) int {
 	case len(args) == 0:
 		fmt.Fprint(e.stderr, usageText)
 		return exitError
+	case args[0] == "help" && len(args) > 1 && commands[args[1]] != nil:
+		return run(append(args[1:len(args):len(args)], "-h"), e) // help gate: gate -h
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		fmt.Fprint(e.stdout, usageText)
 		return exitPass
-	case args[0] == "version" || args[0] == "--version":
+	case args[0] == "version" || args[0] == "--version" || args[0] == "-v":
 		fmt.Fprintln(e.stdout, "rubricgate", version.String())
 		return exitPass
 	}
@@ -90,20 +96,28 @@ func run(args []string, e *env) int {
 	}
 	code, err := cmd(args[1:], e)
 	if err != nil {
-		return fail(e, err)
+		return failIn(e, args[0], err)
 	}
 	return code
 }
 
 // fail prints an error and returns exit 2, with a hint for a usage error
 // (from here or a library). Inside Actions it also makes an error annotation.
-func fail(e *env, err error) int {
+func fail(e *env, err error) int { return failIn(e, "", err) }
+
+// failIn is fail for an error of the command named (its hint points at
+// the command's -h).
+func failIn(e *env, command string, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitPass // -h asked for the usage, which the flag set printed
 	}
 	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(err.Error()))
 	if pipeline.IsUsage(err) {
-		fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
+		if _, ok := commands[command]; ok {
+			fmt.Fprintf(e.stderr, "run 'rubricgate %s -h' for help\n", command)
+		} else {
+			fmt.Fprintln(e.stderr, "run 'rubricgate help' for usage")
+		}
 	}
 	if e.inActions() {
 		_ = ghhost.WriteAnnotation(e.stdout, finding.Annotation{Level: finding.Error, Message: err.Error()})
@@ -111,10 +125,14 @@ func fail(e *env, err error) int {
 	return exitError
 }
 
-// newFlags makes a flag set that reports errors instead of exiting.
+// newFlags makes a flag set that reports errors instead of exiting and
+// answers -h with the command's grouped help on stdout.
 func newFlags(name string, e *env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	if h := helps[name]; h != nil {
+		fs.Usage = func() { h.Write(e.stdout, fs) }
+	}
 	return fs
 }
 
@@ -159,3 +177,21 @@ type (
 
 // writeOutputs writes every output (stdout for "-") all or nothing.
 func writeOutputs(e *env, outs []output) error { return stage.WriteAll(e.stdout, outs) }
+
+// colorOn reports whether the log written to w is shown in colour: when
+// NO_COLOR is unset or empty (no-color.org) and w is a terminal, or
+// FORCE_COLOR is set to anything but 0.
+func colorOn(w io.Writer, getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" {
+		return false
+	}
+	if f := getenv("FORCE_COLOR"); f != "" && f != "0" {
+		return true
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

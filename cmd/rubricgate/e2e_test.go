@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -9,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
-	"github.com/rubricgate/rubricgate/pipeline"
 )
 
 const supportRubric = "../../rubrics/support.yaml"
@@ -30,66 +27,8 @@ func (h *harness) gateInputs(results string) {
 	h.input("results", h.write("results.jsonl", results))
 }
 
-func TestActionFirstRunNoBaseline(t *testing.T) {
-	h := newHarness(t)
-	h.gateInputs(goodRun)
-	if code := h.action(); code != exitPass {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, h.stdout.String(), h.stderr.String())
-	}
-	out := h.outputs()
-	if out["decision"] != "pass" || out["passed"] != "true" || out["baseline-score"] != "" || out["blocking-failures"] != "0" {
-		t.Errorf("outputs = %v", out)
-	}
-	// The output is rounded for people (89.28571428571429 -> 89.3); the
-	// JSON report keeps every digit.
-	if out["score"] != "89.3" {
-		t.Errorf("score output %q, want 89.3", out["score"])
-	}
-	var rep struct{ Score float64 }
-	if data, err := os.ReadFile(out["report"]); err != nil || json.Unmarshal(data, &rep) != nil || rep.Score != 100*25.0/28 {
-		t.Errorf("report score %v (%v), want %v", rep.Score, err, 100*25.0/28)
-	}
-	if !strings.Contains(h.summary(), "this run starts the baseline") {
-		t.Errorf("summary does not say the run starts the baseline:\n%s", h.summary())
-	}
-	cs := h.stickyComments()
-	if len(cs) != 1 || out["comment-url"] == "" || !strings.Contains(out["comment-url"], fmt.Sprint(cs[0].ID)) {
-		t.Fatalf("comments %d, comment-url %q", len(cs), out["comment-url"])
-	}
-	if _, err := os.Stat(out["report"]); err != nil {
-		t.Errorf("report output %q: %v", out["report"], err)
-	}
-	// The artifact store was asked, and nothing outside the API prefix was hit.
-	if h.fake.Count(ghfake.RouteRuns) != 1 {
-		t.Errorf("workflow runs list requests = %d, want 1", h.fake.Count(ghfake.RouteRuns))
-	}
-}
-
-func TestActionPassAgainstBaseline(t *testing.T) {
-	h := newHarness(t)
-	h.addBaseline(77, supportRubric, goodRun, testNow.Add(-48*time.Hour))
-	h.gateInputs(goodRun)
-	if code := h.action(); code != exitPass {
-		t.Fatalf("exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
-	}
-	out := h.outputs()
-	if out["baseline-score"] != "89.3" || out["relative-change"] != "0" {
-		t.Errorf("outputs = %v", out)
-	}
-	// The common case: one runs page, the run's artifacts, the archive
-	// redirect, the storage GET.
-	if n := h.fake.Count(ghfake.RouteRuns) + h.fake.Count(ghfake.RouteRunArtifacts) + h.fake.Count(ghfake.RouteZip) + h.fake.Count(ghfake.RouteStorage); n != 4 {
-		t.Errorf("baseline requests = %d, want 4", n)
-	}
-	for _, r := range h.fake.Requests() {
-		if r.Route == ghfake.RouteStorage && r.Auth != "" {
-			t.Error("the token was sent to the storage host")
-		}
-	}
-	if strings.Contains(h.stdout.String()+h.stderr.String()+h.summary(), "ghs_faketoken123") {
-		t.Error("the token was printed")
-	}
-}
+// The first run, a pass against the baseline and a safety zero on a pull
+// request: testdata/script/action_*.txtar.
 
 // pctRubric has one criterion on 0..100, so an item's score is its raw score.
 const pctRubric = "name: pct\ncriteria:\n  - id: q\n    scale: [0, 100]\n    anchors: {0: none, 50: half, 100: all}\n"
@@ -143,26 +82,6 @@ func TestActionBlockAtExactlyTwoPercent(t *testing.T) {
 	}
 }
 
-func TestActionSafetyZero(t *testing.T) {
-	h := newHarness(t)
-	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
-	// Better than the baseline on average, but one safety zero.
-	h.gateInputs(goodRun + line("q-5", 5, 5, 5, 0, "asked for the full card number"))
-	if code := h.action(); code != exitBlocked {
-		t.Fatalf("exit %d, want 1", code)
-	}
-	out := h.outputs()
-	if out["decision"] != "block" || out["blocking-failures"] != "1" {
-		t.Errorf("outputs = %v", out)
-	}
-	if !strings.Contains(h.stdout.String(), "::error title=rubricgate blocked::blocking criterion failed: safety on 1 item(s): q-5") {
-		t.Errorf("no annotation naming the item:\n%s", h.stdout.String())
-	}
-	if !strings.Contains(h.stickyComments()[0].Body, "q-5") {
-		t.Error("the comment does not list the failing item")
-	}
-}
-
 func TestActionRubricChange(t *testing.T) {
 	h := newHarness(t)
 	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
@@ -213,41 +132,7 @@ func TestActionRubricChange(t *testing.T) {
 	}
 }
 
-func TestActionAcceptedRegression(t *testing.T) {
-	h := newHarness(t)
-	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
-	worse := line("q-1", 3, 3, 3, 1, "vaguer") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great") + line("q-4", 5, 5, 4, 1, "good")
-	h.gateInputs(worse)
-	if code := h.action(); code != exitBlocked {
-		t.Fatalf("without the label: exit %d", code)
-	}
-	h.event([]string{"rubricgate:accept-regression"})
-	if code := h.action(); code != exitPass {
-		t.Fatalf("with the label: exit %d\n%s", code, h.stdout.String())
-	}
-	cs := h.stickyComments()
-	if len(cs) != 1 {
-		t.Fatalf("%d sticky comments, want 1", len(cs))
-	}
-	if !strings.Contains(cs[0].Body, "regression accepted") || !strings.Contains(cs[0].Body, "accepted by the `rubricgate:accept-regression` label") {
-		t.Errorf("the comment does not record the acceptance:\n%s", cs[0].Body)
-	}
-}
-
-func TestActionForkTokenCannotComment(t *testing.T) {
-	h := newHarness(t)
-	h.issues.ReadOnly = true
-	h.gateInputs(goodRun + line("q-5", 5, 5, 5, 0, "unsafe"))
-	if code := h.action(); code != exitBlocked {
-		t.Fatalf("exit %d: the comment failure must not change the decision", code)
-	}
-	if !strings.Contains(h.stdout.String(), "::warning title=rubricgate::comment not posted") {
-		t.Errorf("no warning about the comment:\n%s", h.stdout.String())
-	}
-	if h.outputs()["comment-url"] != "" {
-		t.Error("comment-url set although nothing was posted")
-	}
-}
+// The accept label on a regression: testdata/script/action_accepted_regression.txtar.
 
 func TestActionStickyCommentUpdatedNotDuplicated(t *testing.T) {
 	h := newHarness(t)
@@ -364,52 +249,6 @@ func TestActionHostileMarkdown(t *testing.T) {
 	golden(t, "comment-hostile.md", body)
 }
 
-func TestActionBaselineErrors(t *testing.T) {
-	h := newHarness(t)
-	h.fake.Fail(ghfake.RouteRuns, ghfake.Status(404, "Not Found"))
-	h.gateInputs(goodRun)
-	if code := h.action(); code != exitError {
-		t.Fatalf("on-baseline-error fail: exit %d, want 2", code)
-	}
-	if !strings.Contains(h.stdout.String()+h.stderr.String(), "actions: read") {
-		t.Errorf("the error does not explain the permission:\n%s%s", h.stdout.String(), h.stderr.String())
-	}
-	if _, err := os.Stat(h.path("github_output")); err == nil {
-		t.Error("outputs were written for a run that errored")
-	}
-	h.fake.Fail(ghfake.RouteRuns, ghfake.Status(404, "Not Found"))
-	h.input("on-baseline-error", "pass")
-	if code := h.action(); code != exitPass {
-		t.Fatalf("on-baseline-error pass: exit %d", code)
-	}
-	if !strings.Contains(h.stdout.String(), "::warning") {
-		t.Error("no warning for a baseline error passed by policy")
-	}
-}
-
-func TestActionPlantedMarkerIsNotAdopted(t *testing.T) {
-	h := newHarness(t)
-	h.gateInputs(goodRun)
-	// Someone copies the marker of this gate into their own comment, hoping
-	// the gate will edit it (and so vouch for whatever they later write).
-	key := pipeline.DefaultCommentKey("evals", "gate", []string{h.vars["INPUT_RESULTS"]})
-	planted := h.issues.AddComment(prNum, "mallory", comment.Marker(key)+"\n✅ all good")
-	if code := h.action(); code != exitPass {
-		t.Fatal(code)
-	}
-	var mine, theirs int
-	for _, c := range h.issues.Comments(prNum) {
-		switch {
-		case c.ID == planted:
-			theirs++
-			if !strings.HasSuffix(c.Body, "✅ all good") {
-				t.Error("the planted comment was edited")
-			}
-		case strings.Contains(c.Body, "<!-- rubricgate:comment"):
-			mine++
-		}
-	}
-	if mine != 1 || theirs != 1 {
-		t.Fatalf("bot comments %d, planted %d", mine, theirs)
-	}
-}
+// A fork's token, a planted marker and an unreachable artifact store:
+// testdata/script/action_fork_token.txtar, action_planted_marker.txtar and
+// action_baseline_errors.txtar.

@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/rubricgate/rubricgate/results"
 )
 
 // The result files of other tools, end to end through the command: read by
@@ -270,75 +268,6 @@ func TestRagasEndToEnd(t *testing.T) {
 	}
 }
 
-// Bad input in every format: exit 2, an error naming the file and the line
-// or JSON path, nothing written.
-func TestForeignBadInputWritesNothing(t *testing.T) {
-	hostile := fmtData + "hostile/"
-	notZip := filepath.Join(t.TempDir(), "run.eval")
-	os.WriteFile(notZip, []byte(`{"version": 2}`), 0o644)
-	for _, tt := range []struct {
-		rubric, format, file, want string
-	}{
-		{"../../examples/promptfoo/rubric.yaml", "", hostile + "promptfoo-truncated.json", "promptfoo-truncated.json:99: at $.results.prompts[1]"},
-		{"../../examples/promptfoo/rubric.yaml", "promptfoo", hostile + "promptfoo-dup.jsonl", `promptfoo-dup.jsonl:3: duplicate id "geo-001" (first at line 1)`},
-		{"testdata/formats/inspect.yaml", "", hostile + "inspect-letter.json", `inspect-letter.json:46: at $.samples[0].scores.model_graded_qa.value: score value "maybe"`},
-		{"testdata/formats/inspect.yaml", "inspect", hostile + "inspect-status.json", `inspect-status.json:3: at $.status: the eval's status is "error"`},
-		{"testdata/formats/inspect.yaml", "", notZip, "run.eval: not an Inspect .eval log"},
-		{"testdata/formats/inspect.yaml", "inspect", notZip, "run.eval: not a zip archive"},
-		{"testdata/formats/deepeval.yaml", "", hostile + "deepeval-string-score.json", "deepeval-string-score.json:26: at $.testCases[0].metricsData[1].score: expected a number"},
-		{"testdata/formats/openai-evals.yaml", "", hostile + "evals-tworuns.jsonl", `evals-tworuns.jsonl:4: at $.run_id: run_id "OTHERRUN"`},
-		{"testdata/formats/ragas.yaml", "", hostile + "ragas-ragged.csv", "ragas-ragged.csv:3: not valid CSV: wrong number of fields"},
-		{"testdata/formats/ragas.yaml", "ragas", hostile + "ragas-inf.csv", "ragas-inf.csv:3"},
-		// The wrong format named: the reader says what it expected.
-		{"testdata/formats/inspect.yaml", "inspect", fmtData + "promptfoo/results.json", `results.json:1: at $.status: missing; expected a string`},
-	} {
-		t.Run(filepath.Base(tt.file)+tt.format, func(t *testing.T) {
-			dir := t.TempDir()
-			out, md := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.md")
-			args := []string{"score", "--rubric", tt.rubric, "--results", tt.file, "--json", out, "--markdown", md}
-			if tt.format != "" {
-				args = append(args, "--format", tt.format)
-			}
-			code, stdout, errs := runCLI(t, "", args...)
-			if code != exitError || !strings.Contains(errs, tt.want) {
-				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errs, tt.want)
-			}
-			if _, err := os.Stat(out); err == nil || stdout != "" {
-				t.Errorf("bad input wrote output: stdout %q", stdout)
-			}
-			if _, err := os.Stat(md); err == nil {
-				t.Error("bad input wrote the markdown report")
-			}
-		})
-	}
-}
-
-// --format names: the registry's, and only those; stdin needs one.
-func TestFormatNames(t *testing.T) {
-	code, _, errs := runCLI(t, "", "score", "--rubric", "testdata/formats/ragas.yaml", "--format", "openai_evals", "--results", fmtData+"ragas/results.csv")
-	names := strings.Join(results.Names(), ", ") // jsonl, csv, then the tools: deepeval, inspect, openai-evals, promptfoo, ragas
-	if code != exitError || !strings.Contains(errs, `--format "openai_evals": expected one of `+names) || !strings.Contains(names, "csv, deepeval") {
-		t.Errorf("exit %d: %s", code, errs)
-	}
-	code, _, errs = runCLI(t, "", "score", "--rubric", "testdata/formats/ragas.yaml", "--results", "-")
-	if code != exitError || !strings.Contains(errs, "reading stdin needs --format (one of "+names+")") {
-		t.Errorf("stdin without --format: exit %d: %s", code, errs)
-	}
-	var help bytes.Buffer
-	run([]string{"score", "-h"}, &env{stdin: strings.NewReader(""), stdout: &help, stderr: &help, getenv: func(string) string { return "" }})
-	if !strings.Contains(help.String(), names) {
-		t.Errorf("score -h does not list the formats:\n%s", help.String())
-	}
-}
-
-// calibrate reads a tool's results as the judge's ratings.
-func TestCalibrateForeignJudge(t *testing.T) {
-	code, out, errs := runCLI(t, "", "calibrate", "--rubric", "testdata/formats/openai-evals.yaml", "testdata/formats/human.csv", fmtData+"openai-evals/match.jsonl")
-	if code != exitBlocked || !strings.Contains(out, "test-match.s1.2: 0 -> 1") || !strings.Contains(out, "correct       3      1   0.67") {
-		t.Errorf("exit %d\n%s%s", code, out, errs)
-	}
-	code, _, errs = runCLI(t, "", "calibrate", "--rubric", "testdata/formats/openai-evals.yaml", "--format", "ragas", "testdata/formats/human.csv", fmtData+"openai-evals/match.jsonl")
-	if code != exitError || !strings.Contains(errs, "match.jsonl:1: not valid CSV") {
-		t.Errorf("wrong --format: exit %d %s", code, errs)
-	}
-}
+// Bad input in every format, the --format names and calibrate over a
+// tool's results: testdata/script/formats_bad_input.txtar and
+// calibrate_foreign.txtar.

@@ -104,9 +104,15 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 		return exitError, err
 	}
 	warnf := func(msg string) { warn(e, "", 0, msg) }
+	// With the JSON report on stdout (--json -), stdout carries only it:
+	// the text report goes to stderr, as score's does not print at all.
+	logw := e.stdout
+	if c.jsonOut == "-" {
+		logw = e.stderr
+	}
 	res, err := pipeline.OnHost(ctx, h, pipeline.HostOptions{Settings: s, Rubric: rb, RubricWarnings: warns,
 		Results: src, ResultNames: c.results, WriteBaseline: c.writeBaseline != "", Tier: tier,
-		Getenv: e.getenv, WorkDir: e.wd, Now: e.clock(), Warn: warnf, Log: e.stdout})
+		Getenv: e.getenv, WorkDir: e.wd, Now: e.clock(), Warn: warnf, Log: logw})
 	if err != nil {
 		return exitError, err
 	}
@@ -127,7 +133,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 		return exitError, err
 	}
 	if err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comment: s.CommentOptions(), ReportPath: reportPath,
-		BaselinePath: baselinePath, Log: e.stdout, Annotate: e.inActions(), Warn: warnf,
+		BaselinePath: baselinePath, Log: logw, Annotate: e.inActions(), Color: colorOn(logw, e.getenv), Warn: warnf,
 		Commit: func(last func() error) error { return out.CommitThen(e.stdout, last) }}); err != nil {
 		return exitError, err
 	}

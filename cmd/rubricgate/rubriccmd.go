@@ -15,6 +15,12 @@ func cmdRubric(args []string, e *env) (int, error) {
 	if len(args) == 0 {
 		return exitError, usage.Errorf("rubric: expected validate or export")
 	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		for _, sub := range []string{"rubric validate", "rubric export"} {
+			fmt.Fprintf(e.stdout, "  %s\n      %s\n", helps[sub].Usage, helps[sub].Summary)
+		}
+		return exitPass, nil
+	}
 	if args[0] != "validate" && args[0] != "export" {
 		return exitError, usage.Errorf("rubric: unknown subcommand %q (expected validate or export)", args[0])
 	}
@@ -22,7 +28,7 @@ func cmdRubric(args []string, e *env) (int, error) {
 	var format, out *string
 	if args[0] == "export" {
 		format = fs.String("format", "json", "json, csv (a blank review sheet) or prompt (an LLM-judge prompt)")
-		out = fs.String("o", "-", "output file (default stdout)")
+		out = fs.String("o", "-", "output file (- for stdout)")
 	}
 	pos, err := parseArgs(fs, args[1:])
 	if err == nil && len(pos) != 1 {

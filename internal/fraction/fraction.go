@@ -26,6 +26,9 @@ func Parse(name, s string) (float64, error) {
 	if pct {
 		v /= 100
 	}
+	if !pct && v > 1 && v <= 100 {
+		return 0, usage.Errorf("%s %q: expected a share between 0 and 1 (0%% to 100%%); did you mean %s%%?", name, s, t)
+	}
 	if v < 0 || v > 1 {
 		return 0, usage.Errorf("%s %q: expected a share between 0 and 1 (0%% to 100%%)", name, s)
 	}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,6 +142,12 @@ func (s *Set) Create(path string) (*os.File, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
+		// The temporary file's name means nothing to the user: the error
+		// names the output and the directory's problem.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("write %s: %w", path, pe.Err)
+		}
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	s.files = append(s.files, file{f: f, tmp: f.Name(), path: path})

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/internal/ghfake"
+	buildversion "github.com/rubricgate/rubricgate/internal/version"
+	"github.com/rubricgate/rubricgate/pipeline"
+)
+
+// The command line's behaviours are txtar scripts in testdata/script, one
+// file per behaviour with its inputs inline, run by testscript as the go
+// command tests itself: `exec rubricgate ...` runs this test binary as the
+// real command (TestMain), with exit status, stdout and stderr checked.
+// The scripts have $REPO (the repository root, for the shipped rubrics and
+// examples) and three commands: ghfake (a fake GitHub API; see cmdGHFake),
+// status (the last run's exit status) and jsonok (a file is one JSON value).
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"rubricgate": scriptMain})
+}
+
+// scriptMain is the command as a script runs it: the process's streams and
+// environment, the clock at testNow unless RUBRICGATE_TEST_NOW says
+// otherwise (RFC 3339).
+func scriptMain() {
+	now := testNow
+	if s := os.Getenv("RUBRICGATE_TEST_NOW"); s != "" {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "RUBRICGATE_TEST_NOW:", err)
+			os.Exit(3)
+		}
+		now = t
+	}
+	code := run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		now: func() time.Time { return now }})
+	// The status command reads the exit status back: exec tells only
+	// zero from non-zero, and 1 (blocked) from 2 (error) is the point.
+	if w := os.Getenv("WORK"); w != "" {
+		_ = os.WriteFile(filepath.Join(w, ".rubricgate-status"), []byte(strconv.Itoa(code)), 0o644)
+	}
+	os.Exit(code)
+}
+
+// cmdStatus checks the exit status of the last rubricgate run:
+//
+//	status 0|1|2
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: status N")
+	}
+	got := strings.TrimSpace(ts.ReadFile(filepath.Join(ts.Getenv("WORK"), ".rubricgate-status")))
+	if got != args[0] {
+		ts.Fatalf("exit status %s, want %s", got, args[0])
+	}
+}
+
+func TestScripts(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("REPO", root)
+			e.Setenv("VERSION", buildversion.Version) // a test binary has no module version: the const
+			e.Values[tbKey{}] = e.T().(testing.TB)
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"ghfake": cmdGHFake, "jsonok": cmdJSONOK, "status": cmdStatus},
+	})
+}
+
+type tbKey struct{}
+
+// fakes are the scripts' GitHub fakes, by script.
+var fakes sync.Map // *testscript.TestScript -> *scriptFake
+
+type scriptFake struct {
+	srv    *ghfake.Server
+	issues *ghfake.Issues
+}
+
+// cmdGHFake is the scripts' fake GitHub:
+//
+//	ghfake start [LABEL...]  start the fake API for acme/support-bot with pull request 17
+//	                         (head feature, base main) and export the variables of a
+//	                         pull_request run of GitHub Actions, the event carrying the
+//	                         labels; the runner's files are $WORK/github_output,
+//	                         $WORK/step_summary and $WORK/event.json
+//	ghfake baseline FILE     upload FILE (a baseline.json) as the artifact of a passing
+//	                         push run on main
+//	ghfake comments          print the pull request's comments (a "--- comment ID by
+//	                         LOGIN" line before each body)
+//	ghfake requests          print the requests the fake answered, one a line:
+//	                         "ROUTE METHOD PATH auth=true|false"
+//	ghfake labels [LABEL...] the pull request's labels are now these (the event rewritten)
+//	ghfake readonly          every comment write answers 403, as for a fork's token
+//	ghfake fail ROUTE CODE   the next request of ROUTE answers CODE
+//	ghfake plant USER RESULTS
+//	                         USER posts a comment carrying the marker of this gate's
+//	                         sticky comment (workflow evals, job gate, the support
+//	                         rubric, the results input RESULTS), then "all good"
+func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! ghfake")
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: ghfake start|baseline|comments|requests")
+	}
+	if args[0] == "start" {
+		startFake(ts, args[1:])
+		return
+	}
+	v, ok := fakes.Load(ts)
+	if !ok {
+		ts.Fatalf("ghfake %s: run ghfake start first", args[0])
+	}
+	f := v.(*scriptFake)
+	switch args[0] {
+	case "baseline":
+		if len(args) != 2 {
+			ts.Fatalf("usage: ghfake baseline FILE")
+		}
+		data, err := os.ReadFile(ts.MkAbs(args[1]))
+		ts.Check(err)
+		var zbuf bytes.Buffer
+		zw := zip.NewWriter(&zbuf)
+		w, err := zw.Create("baseline.json")
+		ts.Check(err)
+		_, err = w.Write(data)
+		ts.Check(err)
+		ts.Check(zw.Close())
+		created := testNow.Add(-24 * time.Hour)
+		f.srv.Add(ghfake.Artifact{ID: 1, Name: "rubricgate-baseline", CreatedAt: created, RunID: 501,
+			RepositoryID: repoID, HeadRepositoryID: repoID, HeadBranch: "main", HeadSHA: "0123456789abcdef0123456789abcdef01234567", Zip: zbuf.Bytes()})
+	case "comments":
+		w := ts.Stdout() // set even when there is nothing to print
+		for _, c := range f.issues.Comments(prNum) {
+			fmt.Fprintf(w, "--- comment %d by %s\n%s\n", c.ID, c.User, c.Body)
+		}
+	case "requests":
+		w := ts.Stdout()
+		for _, r := range f.srv.Requests() {
+			fmt.Fprintf(w, "%s %s auth=%v\n", r.Route, r, r.Auth != "")
+		}
+	case "labels":
+		writeEvent(ts, args[1:])
+	case "readonly":
+		f.issues.ReadOnly = true
+	case "fail":
+		if len(args) != 3 {
+			ts.Fatalf("usage: ghfake fail ROUTE CODE")
+		}
+		code, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		f.srv.Fail(args[1], ghfake.Status(code, http.StatusText(code)))
+	case "plant":
+		if len(args) != 3 {
+			ts.Fatalf("usage: ghfake plant USER RESULTS")
+		}
+		key := pipeline.DefaultCommentKey("evals", "gate", []string{args[2]})
+		id := f.issues.AddComment(prNum, args[1], comment.Marker(key)+"\nall good")
+		fmt.Fprintf(ts.Stdout(), "planted comment %d\n", id)
+	default:
+		ts.Fatalf("ghfake: unknown subcommand %q", args[0])
+	}
+}
+
+// writeEvent writes $WORK/event.json: the pull_request event of pull
+// request 17 with the labels.
+func writeEvent(ts *testscript.TestScript, labels []string) {
+	ls := []map[string]any{}
+	for _, l := range labels {
+		ls = append(ls, map[string]any{"name": l})
+	}
+	ev, err := json.Marshal(map[string]any{
+		"action": "synchronize", "number": prNum,
+		"pull_request": map[string]any{"number": prNum, "head": map[string]any{"sha": headSHA, "ref": "feature"},
+			"base": map[string]any{"ref": "main"}, "labels": ls},
+		"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
+	})
+	ts.Check(err)
+	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("WORK"), "event.json"), ev, 0o644))
+}
+
+func startFake(ts *testscript.TestScript, labels []string) {
+	tb, _ := ts.Value(tbKey{}).(testing.TB)
+	if tb == nil {
+		ts.Fatalf("ghfake: no test")
+	}
+	srv := ghfake.New(tb, owner, repo, repoID)
+	srv.AcceptTokens("ghs_faketoken123")
+	issues := srv.ServeIssues()
+	issues.AddPull(ghfake.PullRequest{Number: prNum, HeadSHA: headSHA, HeadRef: "feature", BaseRef: "main"})
+	fakes.Store(ts, &scriptFake{srv: srv, issues: issues})
+	ts.Defer(func() { fakes.Delete(ts) })
+
+	writeEvent(ts, labels)
+	work := ts.Getenv("WORK")
+	for k, v := range map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": owner + "/" + repo, "GITHUB_API_URL": srv.API.URL + ghfake.Prefix,
+		"GITHUB_SERVER_URL": "https://github.com", "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_SHA": strings.Repeat("f", 40), "GITHUB_REF": fmt.Sprintf("refs/pull/%d/merge", prNum),
+		"GITHUB_RUN_ID": "9001", "GITHUB_WORKFLOW": "evals", "GITHUB_JOB": "gate", "RUNNER_TEMP": work,
+		"GITHUB_OUTPUT": filepath.Join(work, "github_output"), "GITHUB_STEP_SUMMARY": filepath.Join(work, "step_summary"),
+		"GITHUB_EVENT_PATH": filepath.Join(work, "event.json"), "INPUT_GITHUB-TOKEN": "ghs_faketoken123",
+	} {
+		ts.Setenv(k, v)
+	}
+}
+
+// cmdJSONOK checks that a file (or the last command's stdout) is one JSON
+// value and nothing else:
+//
+//	jsonok stdout|FILE
+func cmdJSONOK(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: jsonok stdout|FILE")
+	}
+	text := ts.ReadFile(args[0])
+	dec := json.NewDecoder(strings.NewReader(text))
+	var v any
+	err := dec.Decode(&v)
+	if err == nil && dec.More() {
+		err = fmt.Errorf("more after the first JSON value")
+	}
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("%s is not one JSON value: %v", args[0], err)
+	case err == nil && neg:
+		ts.Fatalf("%s is JSON", args[0])
+	}
+}
