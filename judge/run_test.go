@@ -207,7 +207,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 			t.Fatal(err)
 		}
 		if h.srv.Requests() != 2 || lines[0]["attempts"] != 2.0 {
-			t.Fatalf("requests %d attempts %v: want the SDK not to retry, the runner once", h.srv.Requests(), lines[0]["attempts"])
+			t.Fatalf("requests %d attempts %v: want the provider not to retry, the runner once", h.srv.Requests(), lines[0]["attempts"])
 		}
 		got := h.sleeps.all()
 		// The worker that was told waits 7 s (the shared pause may add a

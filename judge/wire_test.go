@@ -381,4 +381,3 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
-

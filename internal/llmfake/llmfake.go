@@ -121,7 +121,8 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	auth := req.Header.Get("Authorization") == "Bearer "+s.key
 	if s.kind == Anthropic {
 		wantPath = "/v1/messages"
-		// The SDK sends the key as a bearer token; x-api-key is the
+		// The judge sends the key as a bearer token (as the official
+		// SDK does); x-api-key is the
 		// API's other accepted form.
 		auth = auth || req.Header.Get("X-Api-Key") == s.key
 	}
