@@ -65,6 +65,10 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) er
 	if err != nil {
 		return err
 	}
+	if sum.Errors > 0 {
+		warn(e, "", 0, fmt.Sprintf("%d of %d items ended as error lines (unscored: the gate counts them against --max-unscored); the first: %s",
+			sum.Errors, sum.Items, sum.FirstError))
+	}
 	return writeOutputs(e, []output{{Path: c.out, Write: func(w io.Writer) error { _, err := buf.WriteTo(w); return err }}})
 }
 
