@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -35,9 +36,13 @@ func TestAuthErrorStopsTheRunAtOnce(t *testing.T) {
 }
 
 // worstCase answers as expensively as a request allows: every output token
-// of its max_tokens, and a token for every byte of the prompt and schema
-// plus the tool-use overhead.
+// of its max_tokens, and the input bound (a token for every byte of the
+// prompt and schema, plus the framing and tool-use overhead).
 func worstCase(t *testing.T, mu *sync.Mutex, limits *[]any) func(*llmfake.Received) llmfake.Reply {
+	schema, err := json.Marshal(Schema(supportRubric(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return func(r *llmfake.Received) llmfake.Reply {
 		mu.Lock()
 		*limits = append(*limits, r.Body["max_tokens"])
@@ -46,7 +51,7 @@ func worstCase(t *testing.T, mu *sync.Mutex, limits *[]any) func(*llmfake.Receiv
 		if f, ok := r.Body["max_tokens"].(float64); ok {
 			out = int(f)
 		}
-		in := len(r.System) + len(r.User) + 300
+		in := len(r.System) + len(r.User) + len(schema) + reserveOverhead
 		return llmfake.Reply{Text: validJSON, InputTokens: in, OutputTokens: out}
 	}
 }
