@@ -96,10 +96,15 @@ func (wr *wireRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if wireSDKOnly(k) {
 			if *updateWire {
 				wireSDKSeen.Store(k, v[0])
+			} else if k != "User-Agent" || !strings.HasPrefix(v[0], "rubricgate/") {
+				wireSDKSeen.Store(k, v[0]) // only our own User-Agent is expected
 			}
 			continue
 		}
 		h[k] = v
+	}
+	if ua := r.Header.Get("User-Agent"); !*updateWire && !strings.HasPrefix(ua, "rubricgate/") {
+		wireSDKSeen.Store("User-Agent", ua+" (want rubricgate/VERSION)")
 	}
 	rec := &wireRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: h}
 	if len(body) > 0 {
@@ -339,6 +344,7 @@ func TestWireMatchesTheSDKRecord(t *testing.T) {
 			if len(wantCases) != len(got) {
 				t.Fatalf("%d cases, recorded %d", len(got), len(wantCases))
 			}
+			wireSDKSeen.Range(func(k, v any) bool { t.Errorf("unexpected header %s: %v", k, v); return true })
 			for i := range got {
 				g, w := got[i], wantCases[i]
 				if len(g.Requests) != len(w.Requests) || len(g.Results) != len(w.Results) {
