@@ -2,73 +2,110 @@ package judge
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"net/http"
 	"strings"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
 // toolName is the tool the Anthropic judge must call with its scores.
 const toolName = "record_scores"
 
+// anthropicVersion is the API version sent as anthropic-version: the one
+// anthropic-sdk-go v2.15.0 sent before this client replaced it.
+const anthropicVersion = "2026-10-21"
+
 // Anthropic is a judge through the Anthropic Messages API. Structured output
 // comes through a forced tool call whose input schema is the rubric's.
 type Anthropic struct {
-	client anthropic.Client
-	model  string
+	api   *apiClient
+	model string
 }
 
-// NewAnthropic returns an Anthropic provider. The SDK's own retries are off:
-// the runner retries.
+// NewAnthropic returns an Anthropic provider (default base URL
+// https://api.anthropic.com/; the key is sent as a bearer token, as the
+// official SDK sends it).
 func NewAnthropic(cfg ProviderConfig) *Anthropic {
-	opts := []option.RequestOption{
-		option.WithAPIKey(cfg.APIKey),
-		option.WithMaxRetries(0),
-		option.WithBaseURL(cfg.baseURL("https://api.anthropic.com/")),
+	h := http.Header{
+		"Authorization":     {"Bearer " + cfg.APIKey},
+		"Anthropic-Version": {anthropicVersion},
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &Anthropic{client: anthropic.NewClient(opts...), model: cfg.Model}
+	return &Anthropic{api: newAPIClient(cfg, "https://api.anthropic.com/", h), model: cfg.Model}
 }
+
+// The messages request and answer, as far as the judge uses them.
+type (
+	anText struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	anMessage struct {
+		Role    string   `json:"role"`
+		Content []anText `json:"content"`
+	}
+	anSchema struct {
+		Type                 string   `json:"type"`
+		Properties           any      `json:"properties,omitempty"`
+		Required             []string `json:"required,omitempty"`
+		AdditionalProperties bool     `json:"additionalProperties"`
+	}
+	anTool struct {
+		Name        string   `json:"name"`
+		Description string   `json:"description"`
+		InputSchema anSchema `json:"input_schema"`
+	}
+	anToolChoice struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	}
+	anRequest struct {
+		Model       string       `json:"model"`
+		MaxTokens   int          `json:"max_tokens"`
+		System      []anText     `json:"system"`
+		Messages    []anMessage  `json:"messages"`
+		Tools       []anTool     `json:"tools"`
+		ToolChoice  anToolChoice `json:"tool_choice"`
+		Temperature float64      `json:"temperature"`
+	}
+	anAnswer struct {
+		Content []struct {
+			Type  string          `json:"type"`
+			Text  string          `json:"text"`
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		} `json:"content"`
+		StopReason string `json:"stop_reason"`
+		Usage      struct {
+			InputTokens  int64 `json:"input_tokens"`
+			OutputTokens int64 `json:"output_tokens"`
+		} `json:"usage"`
+	}
+)
 
 // Complete sends one messages request that forces the scoring tool.
 func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, error) {
-	props := req.Schema["properties"]
 	required, _ := req.Schema["required"].([]string)
-	params := anthropic.MessageNewParams{
-		Model:     anthropic.Model(p.model),
-		MaxTokens: 1024,
-		System:    []anthropic.TextBlockParam{{Text: req.System}},
-		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(req.User))},
-		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxOutputTokens // the API requires max_tokens
+	}
+	body := anRequest{
+		Model:     p.model,
+		MaxTokens: maxTokens,
+		System:    []anText{{Type: "text", Text: req.System}},
+		Messages:  []anMessage{{Role: "user", Content: []anText{{Type: "text", Text: req.User}}}},
+		Tools: []anTool{{
 			Name:        toolName,
-			Description: anthropic.String("Record one score per rubric criterion and a short reasoning."),
-			InputSchema: anthropic.ToolInputSchemaParam{
-				Properties:  props,
-				Required:    required,
-				ExtraFields: map[string]any{"additionalProperties": false},
-			},
-		}}},
-		ToolChoice: anthropic.ToolChoiceParamOfTool(toolName),
+			Description: "Record one score per rubric criterion and a short reasoning.",
+			InputSchema: anSchema{Type: "object", Properties: req.Schema["properties"], Required: required},
+		}},
+		ToolChoice: anToolChoice{Type: "tool", Name: toolName},
 	}
-	var hr *http.Response
-	msg, err := p.client.Messages.New(ctx, params,
-		option.WithJSONSet("temperature", 0),
-		option.WithResponseInto(&hr))
+	var msg anAnswer
+	h, err := p.api.post(ctx, "v1/messages", &body, &msg)
 	if err != nil {
-		var ae *anthropic.Error
-		if errors.As(err, &ae) {
-			return nil, apiError(ae.StatusCode, ae.RawJSON(), ae.Response)
-		}
-		return nil, callFailed(ctx, err)
+		return nil, err
 	}
-	out := &Response{InputTokens: msg.Usage.InputTokens, OutputTokens: msg.Usage.OutputTokens}
-	if hr != nil {
-		out.Header = hr.Header
-	}
+	out := &Response{InputTokens: msg.Usage.InputTokens, OutputTokens: msg.Usage.OutputTokens, Header: h}
 	var text []string
 	for _, b := range msg.Content {
 		switch b.Type {
@@ -83,11 +120,14 @@ func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 	if out.Text == "" {
 		out.Text = strings.Join(text, "\n")
 	}
-	if string(msg.StopReason) == "refusal" {
+	switch msg.StopReason {
+	case "refusal":
 		out.Refusal = strings.TrimSpace(strings.Join(text, " "))
 		if out.Refusal == "" {
 			out.Refusal = "the model refused (stop_reason refusal)"
 		}
+	case "max_tokens":
+		out.Truncated = true
 	}
 	return out, nil
 }

@@ -59,38 +59,54 @@ func (p Price) Cost(in, out int64) float64 {
 	return (float64(in)*p.In + float64(out)*p.Out) / 1e6
 }
 
-// estOutputTokens is the output reserved per request against --max-cost.
-const estOutputTokens = 400
+// reserveOverhead is the input tokens reserved per request beyond the
+// bytes of its texts and schema: the message framing, and for Anthropic the
+// tool-use system prompt the API adds (a few hundred tokens).
+const reserveOverhead = 400
 
-// budget tracks spending against a maximum, reserving an estimate for each
-// request in flight so that concurrent workers cannot overshoot together.
+// budget tracks spending against a maximum. Before each request it reserves
+// an upper bound of the request's cost: one input token per byte of the
+// prompt and schema (a byte-level tokenizer's token covers at least a byte)
+// plus reserveOverhead, and the request's whole output limit (max_tokens).
+// The reservations of the requests in flight count against the maximum, so
+// concurrent workers cannot overshoot it together: the final spending stays
+// within the maximum as long as the API bills no more than it was asked for.
 type budget struct {
 	mu       sync.Mutex
 	price    Price
 	max      float64 // 0: unlimited
 	spent    float64
 	reserved float64
+	inFlight int
 	stopped  bool
 }
 
-// ErrMaxCost is returned when a request would take spending over the maximum.
-type ErrMaxCost struct{ Max, Spent float64 }
-
-func (e *ErrMaxCost) Error() string {
-	return fmt.Sprintf("max-cost $%.4f reached (spent $%.4f): stopped before the next request", e.Max, e.Spent)
+// ErrMaxCost is returned when a request would take spending over the
+// maximum. When the run has stopped, Spent and Requests are the run's
+// final figures: the requests that were in flight when it stopped
+// (InFlight) finished, and are paid for and counted.
+type ErrMaxCost struct {
+	Max, Spent         float64
+	Requests, InFlight int
 }
 
-// reserve books the estimated cost of a request of the given prompt length
-// (characters; about 4 a token) and returns the estimate.
-func (b *budget) reserve(promptChars int) (float64, error) {
-	est := b.price.Cost(int64(promptChars/4+1), estOutputTokens)
+func (e *ErrMaxCost) Error() string {
+	return fmt.Sprintf("max-cost $%.4f reached: spent $%.4f on %d requests (%d in flight when it stopped, finished and counted); stopped before the next request",
+		e.Max, e.Spent, e.Requests, e.InFlight)
+}
+
+// reserve books the cost bound of a request of inTokens input tokens (an
+// upper bound) and outTokens output tokens (its limit) and returns it.
+func (b *budget) reserve(inTokens, outTokens int64) (float64, error) {
+	est := b.price.Cost(inTokens, outTokens)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.max > 0 && (b.stopped || b.spent+b.reserved+est > b.max) {
 		b.stopped = true
-		return 0, &ErrMaxCost{Max: b.max, Spent: b.spent}
+		return 0, &ErrMaxCost{Max: b.max, Spent: b.spent, InFlight: b.inFlight}
 	}
 	b.reserved += est
+	b.inFlight++
 	return est, nil
 }
 
@@ -98,6 +114,7 @@ func (b *budget) reserve(promptChars int) (float64, error) {
 func (b *budget) settle(est float64, in, out int64) {
 	b.mu.Lock()
 	b.reserved -= est
+	b.inFlight--
 	b.spent += b.price.Cost(in, out)
 	b.mu.Unlock()
 }

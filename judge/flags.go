@@ -9,7 +9,8 @@ import (
 // defaults, and the settings the one-step gate does not expose.
 func DefaultOptions() Options {
 	return Options{Provider: "openai", Samples: 1, Seed: 1, Concurrency: 8, MaxRetries: 6,
-		Timeout: 60 * time.Second, MaxWait: 5 * time.Minute, Progress: "auto", SameFamily: "fail"}
+		MaxOutputTokens: DefaultMaxOutputTokens,
+		Timeout:         60 * time.Second, MaxWait: 5 * time.Minute, Progress: "auto", SameFamily: "fail"}
 }
 
 // Flags declares the judge command's settings on fs under their names,
@@ -31,6 +32,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MaxCost, "max-cost", "", "stop before spending more than this many US dollars")
 	fs.StringVar(&o.PriceIn, "price-in", "", "input price in USD per million tokens (overrides the built-in table)")
 	fs.StringVar(&o.PriceOut, "price-out", "", "output price in USD per million tokens (overrides the built-in table)")
+	fs.IntVar(&o.MaxOutputTokens, "max-output-tokens", d.MaxOutputTokens, "output limit of each judge request (max_tokens), reserved in full against --max-cost")
 	fs.DurationVar(&o.Timeout, "timeout", d.Timeout, "per-request timeout")
 	fs.IntVar(&o.MaxRetries, "max-retries", d.MaxRetries, "retries of one request on 429, 5xx and timeouts")
 	fs.DurationVar(&o.MaxWait, "max-wait", d.MaxWait, "total wait between retries allowed for one item")

@@ -3,6 +3,7 @@ package judge
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -57,6 +58,9 @@ type Options struct {
 	// dollars; PriceIn and PriceOut override the price table (USD per
 	// million tokens).
 	MaxCost, PriceIn, PriceOut string
+	// MaxOutputTokens (16 to 65,536; 0: DefaultMaxOutputTokens) is every
+	// request's output limit (max_tokens), reserved in full against MaxCost.
+	MaxOutputTokens int
 	// ProductionModel is the model whose answers are judged ("" skips the
 	// judge-family check); SameFamily is fail ("" too) or warn.
 	ProductionModel, SameFamily string
@@ -82,8 +86,13 @@ func (o *Options) KeyEnv() string {
 }
 
 // Run checks the options, reads the answers file (JSON lines or CSV, see
-// [ReadAnswers]) and judges them under rb into out (see [Run]). The judge-family check runs before any request. An error
-// of the run has every secret redacted.
+// [ReadAnswers]) and judges them under rb into out (see [Run]). The
+// judge-family check runs before any request. Some items may end as error
+// lines (the gate counts them as unscored); when every item does, nothing
+// is written and the error is a *NoneScoredError's message, as a 401 or
+// 403 answer stops the run at once (an *AuthError's, naming the key's
+// variable). An error of the run has every secret redacted, and out is
+// written only when the run succeeded.
 func (o Options) Run(ctx context.Context, rb *rubric.Rubric, answers string, out io.Writer) (*Summary, error) {
 	if answers == "" {
 		return nil, usage.Errorf("--input is required (the answers to judge)")
@@ -103,7 +112,20 @@ func (o Options) Run(ctx context.Context, rb *rubric.Rubric, answers string, out
 	if cfg.Cache, err = o.openCache(&cfg); err != nil {
 		return nil, err
 	}
-	sum, err := Run(ctx, cfg, ans, out)
+	// Judge into a buffer: a run in which no item could be judged writes
+	// nothing (there is nothing to gate).
+	var buf bytes.Buffer
+	sum, err := Run(ctx, cfg, ans, &buf)
+	if err == nil && sum.Items > 0 && sum.Errors == sum.Items {
+		err = &NoneScoredError{Items: sum.Items, First: sum.FirstError}
+	}
+	var ae *AuthError
+	if errors.As(err, &ae) {
+		err = fmt.Errorf("%w; check the key in %s", err, o.KeyEnv())
+	}
+	if err == nil {
+		_, err = buf.WriteTo(out)
+	}
 	if err != nil {
 		// The message is redacted, so the error chain cannot be kept.
 		return sum, fmt.Errorf("judge: %s", Redact(err.Error(), cfg.Secrets))
@@ -142,6 +164,7 @@ func (o *Options) config(rb *rubric.Rubric) (Config, error) {
 		Rubric: rb, Model: strings.TrimSpace(o.Model), Samples: o.Samples, Seed: o.Seed,
 		SafetyConfirm: o.SafetyConfirm, Concurrency: o.Concurrency, RPM: o.RPM,
 		Timeout: o.Timeout, MaxRetries: o.MaxRetries, MaxWait: o.MaxWait,
+		MaxOutputTokens: o.MaxOutputTokens,
 	}
 	switch {
 	case cfg.Model == "":
@@ -152,6 +175,8 @@ func (o *Options) config(rb *rubric.Rubric) (Config, error) {
 		return cfg, usage.Errorf("--safety-confirm %d: expected 0 to 20", o.SafetyConfirm)
 	case o.Concurrency < 1 || o.Concurrency > 1024:
 		return cfg, usage.Errorf("--concurrency %d: expected 1 to 1024", o.Concurrency)
+	case o.MaxOutputTokens != 0 && (o.MaxOutputTokens < 16 || o.MaxOutputTokens > 65536):
+		return cfg, usage.Errorf("--max-output-tokens %d: expected 16 to 65536", o.MaxOutputTokens)
 	case o.RPM < 0 || o.MaxRetries < 0 || o.Timeout <= 0 || o.MaxWait < 0:
 		return cfg, usage.Errorf("--rpm, --max-retries, --timeout and --max-wait must not be negative")
 	}

@@ -19,7 +19,16 @@ type Request struct {
 	Schema map[string]any
 	// Seed is the sampling seed, where the API has one.
 	Seed int64
+	// MaxTokens is the output limit sent with the request (max_tokens):
+	// what the runner reserves against --max-cost. 0 sends none where the
+	// API allows it (Anthropic requires one: DefaultMaxOutputTokens).
+	MaxTokens int
 }
+
+// DefaultMaxOutputTokens is the default output limit of a judge request.
+// A judge answer (one integer per criterion and a few sentences) takes a
+// few hundred tokens.
+const DefaultMaxOutputTokens = 1024
 
 // Response is a judge's answer.
 type Response struct {
@@ -32,6 +41,9 @@ type Response struct {
 	InputTokens, OutputTokens int64
 	// Header is the HTTP response header (rate-limit headers), if any.
 	Header http.Header
+	// Truncated is set when the answer stopped at the output limit
+	// (finish_reason length, stop_reason max_tokens).
+	Truncated bool
 }
 
 // Provider sends one judge request. It must not retry: the runner does, so
@@ -77,7 +89,7 @@ func retryable(err error) bool {
 
 var errTransport = errors.New("transport error")
 
-// apiError is an SDK's error answer (status, body, HTTP response) as an
+// apiError is an error answer (status, body, HTTP response) as an
 // *APIError with the API's message and the rate-limit headers.
 func apiError(status int, raw string, resp *http.Response) *APIError {
 	out := &APIError{Status: status, Msg: apiMessage(raw)}
@@ -87,7 +99,7 @@ func apiError(status int, raw string, resp *http.Response) *APIError {
 	return out
 }
 
-// callFailed is an SDK call's error that is not an API answer: the
+// callFailed is a call's error that is not an API answer: the
 // context's error when the call was cancelled, else a transport error
 // without the URL (see transportMessage).
 func callFailed(ctx context.Context, err error) error {

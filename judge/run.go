@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -54,6 +55,9 @@ type Config struct {
 	MaxCost float64
 	// Price is the judge model's price (needed with MaxCost).
 	Price Price
+	// MaxOutputTokens is the output limit of every request (max_tokens),
+	// reserved in full against MaxCost (default DefaultMaxOutputTokens).
+	MaxOutputTokens int
 	// Shard selects the items to judge.
 	Shard Shard
 	// Progress receives progress reports (nil: none); ProgressTTY draws a
@@ -77,8 +81,11 @@ type Summary struct {
 	Items, Judged, CacheHits, Errors int
 	Requests                         int
 	InputTokens, OutputTokens        int64
-	Cost                             float64
-	Wall                             time.Duration
+	// FirstError is the error of the first item (in input order) that
+	// ended as an error line, redacted; "" when none did.
+	FirstError string
+	Cost       float64
+	Wall       time.Duration
 
 	// CacheFailed counts cache entries that failed verification (forged,
 	// changed, or keyed with another secret) and were judged again.
@@ -160,6 +167,9 @@ func (c *Config) defaults() error {
 	if c.Rand == nil {
 		c.Rand = defaultRand
 	}
+	if c.MaxOutputTokens <= 0 {
+		c.MaxOutputTokens = DefaultMaxOutputTokens
+	}
 	if c.MaxCost > 0 && c.Price == (Price{}) {
 		return fmt.Errorf("judge: --max-cost needs the price of model %q (not in the price table: give --price-in and --price-out)", c.Model)
 	}
@@ -171,9 +181,12 @@ type runner struct {
 	rhash  string // the rubric's hash, part of every cache key
 	tmpl   *template
 	schema map[string]any
-	lim    *limiter
-	bud    *budget
-	prog   *progress
+	// schemaBytes is the schema's JSON size, part of every request's
+	// input-token bound.
+	schemaBytes int
+	lim         *limiter
+	bud         *budget
+	prog        *progress
 
 	mu  sync.Mutex
 	sum Summary
@@ -204,6 +217,9 @@ func Run(ctx context.Context, cfg Config, ans *Answers, out io.Writer) (*Summary
 		bud:  &budget{price: cfg.Price, max: cfg.MaxCost},
 		prog: nil,
 	}
+	if b, err := json.Marshal(r.schema); err == nil {
+		r.schemaBytes = len(b)
+	}
 	if cfg.Progress != nil {
 		r.prog = newProgress(cfg.Progress, cfg.ProgressTTY, cfg.ProgressInterval, len(items))
 		r.prog.run()
@@ -227,6 +243,10 @@ func Run(ctx context.Context, cfg Config, ans *Answers, out io.Writer) (*Summary
 				res, err := r.judgeItem(ctx, items[i])
 				if err != nil {
 					stopOnce.Do(func() { stopErr = err; close(stop) })
+					var ae *AuthError
+					if errors.As(err, &ae) {
+						cancel() // every request would be refused: stop those in flight too
+					}
 					continue
 				}
 				results[i] = res
@@ -250,9 +270,20 @@ feed:
 	r.prog.finish()
 	r.sum.Items = len(items)
 	r.sum.Cost = r.bud.total()
+	for i := range results {
+		if results[i].Err != "" {
+			r.sum.FirstError = results[i].ID + ": " + r.redact(results[i].Err)
+			break
+		}
+	}
 	r.sum.Wall = time.Since(start)
 	if stopErr == nil && ctx.Err() != nil {
 		stopErr = ctx.Err()
+	}
+	var mc *ErrMaxCost
+	if errors.As(stopErr, &mc) {
+		// The requests in flight at the stop have finished: the true figures.
+		mc.Spent, mc.Requests = r.sum.Cost, r.sum.Requests
 	}
 	if stopErr != nil {
 		return &r.sum, stopErr
@@ -346,7 +377,7 @@ func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Jud
 			return j, true, nil
 		}
 	}
-	req := &Request{System: p.System, User: p.User, Schema: r.schema, Seed: seed}
+	req := &Request{System: p.System, User: p.User, Schema: r.schema, Seed: seed, MaxTokens: r.cfg.MaxOutputTokens}
 	var lastErr error
 	for ask := 0; ask < 2; ask++ {
 		resp, err := r.send(ctx, req, res)
@@ -359,6 +390,9 @@ func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Jud
 			lastErr = &ValidationError{Msg: "the judge refused: " + clip300(resp.Refusal)}
 		} else {
 			j, lastErr = Parse(r.cfg.Rubric, text)
+			if lastErr != nil && resp.Truncated {
+				lastErr = &ValidationError{Msg: fmt.Sprintf("the answer stopped at the output limit of %d tokens (--max-output-tokens): %s", req.MaxTokens, lastErr.Error())}
+			}
 		}
 		if lastErr == nil {
 			if r.cfg.Cache != nil {
@@ -369,7 +403,7 @@ func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Jud
 			return j, false, nil
 		}
 		// Re-ask once, with the validation error.
-		req = &Request{System: p.System, Schema: r.schema, Seed: seed, User: p.User +
+		req = &Request{System: p.System, Schema: r.schema, Seed: seed, MaxTokens: r.cfg.MaxOutputTokens, User: p.User +
 			"\n\n## Correction\nYour previous answer was rejected: " + lastErr.Error() +
 			".\nReturn only the JSON object described above, with every criterion key and an integer on its scale" +
 			"" + ", and a non-empty \"reasoning\"."}
@@ -422,7 +456,7 @@ func (r *runner) send(ctx context.Context, req *Request, res *Result) (*Response
 		if err := r.lim.wait(ctx); err != nil {
 			return nil, err
 		}
-		est, err := r.bud.reserve(len(req.System) + len(req.User))
+		est, err := r.bud.reserve(int64(len(req.System)+len(req.User)+r.schemaBytes+reserveOverhead), int64(req.MaxTokens))
 		if err != nil {
 			return nil, err
 		}
@@ -453,6 +487,9 @@ func (r *runner) send(ctx context.Context, req *Request, res *Result) (*Response
 		var ae *APIError
 		if errors.As(err, &ae) && ae.Downgraded {
 			continue // the provider switched output mode: send again now
+		}
+		if ae != nil && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden) {
+			return nil, &AuthError{Err: &APIError{Status: ae.Status, Msg: r.redact(ae.Msg), Header: ae.Header}}
 		}
 		if !retryable(err) {
 			return nil, &judgeFailure{msg: "judge request failed: " + err.Error()}
@@ -567,6 +604,29 @@ func (r *runner) judgmentLine(res *Result) ([]byte, error) {
 		Latency  int64         `json:"latency_ms"`
 		Attempts int           `json:"attempts"`
 	}{res.ID, samples, r.cfg.Model, u, lat, res.Attempts})
+}
+
+// AuthError is a 401 or 403 answer: the API refused the key (bad, revoked,
+// or without access to the model). It stops the run at once: every other
+// request would be refused too.
+type AuthError struct{ Err *APIError }
+
+func (e *AuthError) Error() string {
+	return "the API refused the key (" + e.Err.Error() + "): stopped at once, nothing written"
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// NoneScoredError is a run in which every item ended as an error line:
+// there is nothing to gate, so it is an error rather than results.
+type NoneScoredError struct {
+	Items int
+	// First is the first item's error.
+	First string
+}
+
+func (e *NoneScoredError) Error() string {
+	return fmt.Sprintf("none of the %d items could be judged, nothing written; the first error: %s", e.Items, e.First)
 }
 
 // timeoutError is a request that outlived the per-request timeout.

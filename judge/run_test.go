@@ -207,7 +207,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 			t.Fatal(err)
 		}
 		if h.srv.Requests() != 2 || lines[0]["attempts"] != 2.0 {
-			t.Fatalf("requests %d attempts %v: want the SDK not to retry, the runner once", h.srv.Requests(), lines[0]["attempts"])
+			t.Fatalf("requests %d attempts %v: want the provider not to retry, the runner once", h.srv.Requests(), lines[0]["attempts"])
 		}
 		got := h.sleeps.all()
 		// The worker that was told waits 7 s (the shared pause may add a
@@ -457,9 +457,10 @@ func TestShardsSplitTheInput(t *testing.T) {
 func TestMaxCostStopsBeforeSpendingMore(t *testing.T) {
 	h := newHarness(t, llmfake.OpenAI, valid)
 	// $1 a thousand tokens: a request costs $0.12 (100 in, 20 out) and
-	// reserves about $1.4 (its prompt and 400 output tokens) up front.
+	// reserves about $4.5 (a token a byte of its prompt and schema, 400
+	// more, and 1,024 output tokens) up front.
 	h.cfg.Price = Price{In: 1000, Out: 1000}
-	h.cfg.MaxCost = 3
+	h.cfg.MaxCost = 10
 	h.cfg.Concurrency = 4
 	lines, sum, raw, err := h.run(answersN(t, 50))
 	var mc *ErrMaxCost
@@ -469,7 +470,7 @@ func TestMaxCostStopsBeforeSpendingMore(t *testing.T) {
 	if raw != "" || lines != nil {
 		t.Fatalf("wrote %q on a stopped run", raw)
 	}
-	if sum.Cost > 3 || h.srv.Requests() >= 50 || h.srv.Requests() == 0 {
+	if sum.Cost > 10 || h.srv.Requests() >= 50 || h.srv.Requests() == 0 {
 		t.Fatalf("spent %v with %d requests", sum.Cost, h.srv.Requests())
 	}
 	h.cfg.MaxCost, h.cfg.Price = 1, Price{}
@@ -588,10 +589,16 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 			var progress strings.Builder
 			h.cfg.Progress = &progress
 			lines, _, raw, err := h.run(answersN(t, 2))
-			if err != nil {
+			if s == srv {
+				// A 401 stops the run at once, its message redacted.
+				var ae *AuthError
+				if !errors.As(err, &ae) || raw != "" || s.Requests() != 1 {
+					t.Fatalf("401: err %v, %d requests, wrote %q", err, s.Requests(), raw)
+				}
+				raw = err.Error()
+			} else if err != nil {
 				t.Fatal(err)
-			}
-			if lines[0]["error"] == nil {
+			} else if lines[0]["error"] == nil {
 				t.Fatalf("no error line: %v", lines[0])
 			}
 			for what, s := range map[string]string{"results": raw, "progress": progress.String()} {

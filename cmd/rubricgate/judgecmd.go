@@ -74,6 +74,10 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) ([
 	if err != nil {
 		return nil, err
 	}
+	if sum.Errors > 0 {
+		warn(e, "", 0, fmt.Sprintf("%d of %d items ended as error lines (unscored: the gate compares an item its baseline scored at 0 and fails a blocking criterion on it); the first: %s",
+			sum.Errors, sum.Items, sum.FirstError))
+	}
 	return buf.Bytes(), nil
 }
 

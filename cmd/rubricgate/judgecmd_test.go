@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,26 +122,63 @@ func TestJudgeNeedsKeyFromEnvOnly(t *testing.T) {
 }
 
 func TestJudgeKeyNeverPrinted(t *testing.T) {
-	// A server that rejects every request, echoing what it got.
+	// A server that rejects every request, echoing what it got: the run
+	// stops at the first 401 with exit 2, naming the key's variable, and
+	// writes nothing.
 	srv := llmfake.New(llmfake.OpenAI, "another-key", nil)
 	defer srv.Close()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.jsonl")
 	code, stdout, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
-		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--progress", "plain")
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--progress", "plain", "--concurrency", "1")
+	all := stdout + errs
+	if code != exitError || strings.Contains(all, judgeKey) || srv.Requests() != 1 ||
+		!strings.Contains(errs, "the API refused the key (HTTP 401 Unauthorized: Incorrect API key provided: Bearer [redacted]): stopped at once, nothing written; check the key in OPENAI_API_KEY") {
+		t.Fatalf("exit %d, %d requests:\n%s", code, srv.Requests(), all)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("results written after a 401")
+	}
+}
+
+// Some items ending as error lines is a judged run (exit 0, with a warning
+// naming the count and the first error): the gate counts them as unscored.
+// A run in which no item could be judged is an error (exit 2), and writes
+// nothing.
+func TestJudgeErrorLinesExitStatus(t *testing.T) {
+	var failAll atomic.Bool
+	srv := llmfake.New(llmfake.OpenAI, judgeKey, func(r *llmfake.Received) llmfake.Reply {
+		if failAll.Load() || strings.Contains(r.Answer(), "full card number") {
+			return llmfake.Reply{Status: 400, ErrorMessage: "The model `gpt-x` does not exist"}
+		}
+		return llmfake.Reply{Text: `{"accuracy":4,"resolution":4,"tone":4,"safety":1,"reasoning":"ok"}`}
+	})
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.jsonl")
+	args := func(out string) []string {
+		return []string{"judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl", "--out", out,
+			"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--progress", "none"}
+	}
+	code, _, errs := judgeEnv(t, args(out)...)
 	data, _ := os.ReadFile(out)
-	all := stdout + errs + string(data)
-	if code != exitPass || strings.Contains(all, judgeKey) || !strings.Contains(string(data), `"error":"judge request failed: HTTP 401 Unauthorized: Incorrect API key provided: Bearer [redacted]"`) {
-		t.Fatalf("exit %d:\n%s", code, all)
+	if code != exitPass || strings.Count(string(data), `"error":`) != 1 || strings.Count(string(data), "\n") != 4 ||
+		!strings.Contains(errs, "warning: 1 of 4 items ended as error lines (unscored") || !strings.Contains(errs, "does not exist") {
+		t.Fatalf("exit %d:\n%s\n%s", code, errs, data)
 	}
 	// Error lines are unscored items for the gate, never zeros.
-	code, stdout, _ = runCLI(t, "", "score", "--rubric", supportRubric, "--results", out, "--json", "-")
-	var rep struct {
-		Unscored int `json:"unscored"`
-	}
-	_ = json.Unmarshal([]byte(stdout), &rep)
+	code, stdout, _ := runCLI(t, "", "score", "--rubric", supportRubric, "--results", out, "--json", "-")
 	if code != exitBlocked || !strings.Contains(stdout, "unscored") {
 		t.Fatalf("score of error lines: exit %d %s", code, stdout)
+	}
+	failAll.Store(true)
+	out2 := filepath.Join(dir, "r2.jsonl")
+	code, _, errs = judgeEnv(t, args(out2)...)
+	if code != exitError || !strings.Contains(errs, "none of the 4 items could be judged, nothing written; the first error: ") {
+		t.Fatalf("all failed: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Fatal("results written when no item was judged")
 	}
 }
 

@@ -70,6 +70,9 @@ type Reply struct {
 	Delay time.Duration
 	// InputTokens and OutputTokens are reported as usage (defaults 100, 20).
 	InputTokens, OutputTokens int
+	// Truncated reports the answer as cut at the output limit
+	// (finish_reason "length", stop_reason "max_tokens").
+	Truncated bool
 }
 
 // Server is a running fake.
@@ -122,7 +125,8 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	auth := s.key == "" || req.Header.Get("Authorization") == "Bearer "+s.key
 	if s.kind == Anthropic {
 		wantPath = "/v1/messages"
-		// The SDK sends the key as a bearer token; x-api-key is the
+		// The judge sends the key as a bearer token (as the official
+		// SDK does); x-api-key is the
 		// API's other accepted form.
 		auth = auth || req.Header.Get("X-Api-Key") == s.key
 	}
@@ -133,6 +137,11 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	if !auth {
 		// Like the real APIs, echo (part of) the key that was sent.
 		s.writeError(w, 401, "Incorrect API key provided: "+req.Header.Get("Authorization")+req.Header.Get("X-Api-Key"))
+		return
+	}
+	if _, ok := rc.Body["max_tokens"]; s.kind == Anthropic && !ok {
+		// The Messages API requires an output limit.
+		s.writeError(w, 400, "max_tokens: Field required")
 		return
 	}
 	rp := s.handler(rc)
@@ -163,9 +172,13 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		if rp.Refusal != "" {
 			refusal = rp.Refusal
 		}
+		finish := "stop"
+		if rp.Truncated {
+			finish = "length"
+		}
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "created": 1, "model": model,
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": finish,
 				"message": map[string]any{"role": "assistant", "content": rp.Text, "refusal": refusal}}},
 			"usage": map[string]any{"prompt_tokens": rp.InputTokens, "completion_tokens": rp.OutputTokens, "total_tokens": rp.InputTokens + rp.OutputTokens},
 		})
@@ -184,6 +197,9 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		stop = "end_turn"
 		content = append(content, map[string]any{"type": "text", "text": rp.Text})
 	}
+	if rp.Truncated {
+		stop = "max_tokens"
+	}
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "model": model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
@@ -198,7 +214,18 @@ func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "fake_error", "param": nil, "code": nil}})
 		return
 	}
-	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": "fake_error", "message": msg}})
+	typ := "fake_error"
+	switch status {
+	case 401:
+		typ = "authentication_error"
+	case 403:
+		typ = "permission_error"
+	case 429:
+		typ = "rate_limit_error"
+	case 400:
+		typ = "invalid_request_error"
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
 }
 
 func (s *Server) parse(rc *Received) {
