@@ -21,7 +21,7 @@ if [ -n "$(git status --porcelain -- . ':(exclude)action/checksums.txt')" ]; the
 fi
 SOURCE_DATE_EPOCH=$(scripts/release/epoch.sh)
 export SOURCE_DATE_EPOCH RUBRICGATE_SNAPSHOT_VERSION=$version
-"$goreleaser" release --snapshot --clean --skip=docker,sbom,sign
+"$goreleaser" release --snapshot --clean --skip=docker
 sums=dist/rubricgate_${version}_checksums.txt
 scripts/release/table.sh "$version" "$sums" > action/checksums.txt
 cat action/checksums.txt
