@@ -38,6 +38,9 @@ log "snapshot release of $version (goreleaser check, release --snapshot)"
 git clone -q "$SRC" "$S/build" || exit 1
 (
   cd "$S/build" || exit 1
+  # REUSE_DIST=DIR (a dist/ of an earlier run of this script) skips the build
+  # when iterating on the act part; .ci/run never sets it.
+  if [ -n "${REUSE_DIST-}" ]; then "$GORELEASER" check && cp -a "$REUSE_DIST" dist; exit; fi
   "$GORELEASER" check || exit 1
   export SOURCE_DATE_EPOCH RUBRICGATE_SNAPSHOT_VERSION=$version
   SOURCE_DATE_EPOCH=$(scripts/release/epoch.sh)
@@ -157,13 +160,11 @@ run() { # job: its own act cache (so its own, empty, tool cache)
   echo "$rc" > "$OUT/$1.rc"
   # the action's start: the job's first line to the gate's first line
   start=$(awk '/Run Set up job/ { print $1; exit }' "$OUT/$1.log")
+  step=$(awk '/Run Main Gate gate/ { print $1; exit }' "$OUT/$1.log")
   first=$(awk '/\| rubricgate: (PASS|BLOCK)/ { print $1; exit }' "$OUT/$1.log")
-  if [ -n "$start" ] && [ -n "$first" ]; then
-    startup=$(awk -v a="$start" -v b="$first" 'BEGIN { printf "%.2f", b - a }')
-  else
-    startup=-
-  fi
-  printf '%-15s act exit %s, job start to the gate'"'"'s first line %s s\n' "$1" "$rc" "$startup" | tee -a "$OUT/timings"
+  since() { if [ -n "$1" ] && [ -n "$first" ]; then awk -v a="$1" -v b="$first" 'BEGIN { printf "%.2f", b - a }'; else echo -; fi; }
+  printf '%-15s act exit %s; to the gate'"'"'s first line: from job start %s s, from the action step'"'"'s start %s s\n' \
+    "$1" "$rc" "$(since "$start")" "$(since "$step")" | tee -a "$OUT/timings"
 }
 
 log "act runs"
