@@ -53,14 +53,12 @@ type Commenting struct {
 	Previous func(ctx context.Context, key string) (body string, ok bool, err error)
 }
 
-// Files is implemented by hosts that choose where the run's files go and
-// how later steps name them (a GitHub container action).
+// Files is implemented by hosts that choose where the JSON report goes when
+// none was named (GitHub Actions: $RUNNER_TEMP).
 type Files interface {
 	// DefaultReportPath is where the JSON report goes when none was
 	// named ("": nowhere).
 	DefaultReportPath() string
-	// HostPath is the path a later step opens for a file written at p.
-	HostPath(p string) string
 }
 
 // ReportPath is where the JSON report goes: given when not empty, else the
@@ -83,8 +81,7 @@ func CIBuild(h BuildInfo) *Build {
 
 // GateOutputs are the outputs of a gate run that later steps (GitHub) or
 // jobs (GitLab's dotenv report) read, every host the same. Paths are given
-// as reportPath and baselinePath, already as later steps open them (see
-// [Files]).
+// as reportPath and baselinePath, as written.
 func GateOutputs(g *gate.GateReport, reportPath, baselinePath, commentURL string) []Output {
 	score, baseScore, change := "", "", ""
 	if g.Score != nil {

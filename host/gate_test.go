@@ -44,7 +44,6 @@ func TestOutputNumbers(t *testing.T) {
 type files struct{ BuildInfo }
 
 func (files) DefaultReportPath() string { return "/tmp/report.json" }
-func (files) HostPath(p string) string  { return "host:" + p }
 func (f files) Build() *Build           { return &Build{Host: "github"} }
 
 type localBuild struct{}

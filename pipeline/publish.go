@@ -55,14 +55,8 @@ func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) e
 		o.Comment.Logf = func(f string, a ...any) { warn(fmt.Sprintf(f, a...)) }
 	}
 	url, commentLine := postComment(ctx, h, out, o.Comment, warn)
-	path := func(p string) string {
-		if f, ok := h.(host.Files); ok {
-			return f.HostPath(p)
-		}
-		return p
-	}
 	last := func() error {
-		if err := h.SetOutputs(host.GateOutputs(out.Report, path(o.ReportPath), path(o.BaselinePath), url)); err != nil {
+		if err := h.SetOutputs(host.GateOutputs(out.Report, o.ReportPath, o.BaselinePath, url)); err != nil {
 			return err
 		}
 		if err := h.Summary(out.Markdown); err != nil {

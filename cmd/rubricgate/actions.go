@@ -19,7 +19,7 @@ var actionFlags = map[string]func(*flag.FlagSet){
 // runAction runs inside GitHub Actions with no arguments: the command and
 // its flags come from the action inputs (INPUT_<NAME>), with the same names.
 func runAction(e *env) int {
-	r := ghhost.Runner{Getenv: e.getenv, Home: e.githubHome}
+	r := ghhost.Runner{Getenv: e.getenv}
 	command, args, err := r.Command("gate", actionFlags, func(name string) *flag.FlagSet { return newFlags(name, e) })
 	if err != nil {
 		return fail(e, err)

@@ -33,10 +33,9 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	now            func() time.Time // the clock (nil: time.Now)
-	// githubHome is where a container action finds the runner's mounted
-	// home ("": /github/home); wd is where the git checkout is looked up
-	// from ("": the working directory). Tests point them at temp dirs.
-	githubHome, wd string
+	// wd is where the git checkout is looked up from ("": the working
+	// directory). Tests point it at a temp dir.
+	wd string
 }
 
 func (e *env) clock() time.Time {

@@ -57,7 +57,7 @@ func cmdGate(args []string, e *env) (int, error) {
 func pickHost(e *env, branch string) (host.Host, error) {
 	switch {
 	case e.inActions():
-		return ghhost.NewOnRunner(ghhost.Runner{Getenv: e.getenv, Home: e.githubHome}, e.stdout)
+		return ghhost.New(e.getenv, e.stdout)
 	case glhost.InCI(e.getenv):
 		return glhost.NewJob(e.getenv, e.stdout)
 	}

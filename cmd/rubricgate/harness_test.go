@@ -37,8 +37,6 @@ type harness struct {
 	issues         *ghfake.Issues
 	vars           map[string]string
 	stdout, stderr bytes.Buffer
-	// home stands in for /github/home, the container action's mounted home.
-	home string
 }
 
 func newHarness(t *testing.T) *harness {
@@ -117,7 +115,7 @@ func (h *harness) input(name, value string) {
 	h.vars["INPUT_"+strings.ToUpper(name)] = value
 }
 
-// action runs the binary with no arguments, as the container action does.
+// action runs the binary with no arguments, as the composite action does.
 func (h *harness) action() int { return h.run() }
 
 func (h *harness) run(args ...string) int {
@@ -128,9 +126,8 @@ func (h *harness) run(args ...string) int {
 	_ = os.Remove(h.path("step_summary"))
 	return run(args, &env{
 		stdin: strings.NewReader(""), stdout: &h.stdout, stderr: &h.stderr,
-		getenv:     func(k string) string { return h.vars[k] },
-		now:        func() time.Time { return testNow },
-		githubHome: h.home,
+		getenv: func(k string) string { return h.vars[k] },
+		now:    func() time.Time { return testNow },
 	})
 }
 

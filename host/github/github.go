@@ -205,8 +205,8 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 	return b, ev, nil
 }
 
-// Host is the GitHub Actions host of one run. Its Runner maps paths
-// between a container action and the runner host.
+// Host is the GitHub Actions host of one run. Its Runner reads the action
+// inputs and chooses the default report path.
 type Host struct {
 	Runner
 	build  *host.Build
@@ -219,13 +219,7 @@ type Host struct {
 // New reads the build from the environment; annotations go to stdout,
 // where the runner reads workflow commands.
 func New(getenv func(string) string, stdout io.Writer) (*Host, error) {
-	return NewOnRunner(Runner{Getenv: getenv}, stdout)
-}
-
-// NewOnRunner is [New] with the runner's paths r (a container action's
-// mounted home).
-func NewOnRunner(r Runner, stdout io.Writer) (*Host, error) {
-	getenv := r.Getenv
+	r := Runner{Getenv: getenv}
 	b, ev, err := ReadBuild(getenv)
 	if err != nil {
 		return nil, err
