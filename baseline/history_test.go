@@ -237,3 +237,50 @@ func TestHistoryDoctoredIsRefused(t *testing.T) {
 		t.Errorf("a re-encoded baseline was refused: %v", err)
 	}
 }
+
+// BenchmarkFullHistory writes and reads a small baseline carrying a full
+// history (30 entries) and reports the bytes the history adds: the cost of
+// the trend on every read is its chain's 31 hashes.
+func BenchmarkFullHistory(b *testing.B) {
+	rb := testRubric("rag-review")
+	var f *File
+	for k := range MaxHistory + 1 {
+		items := flatItems(40 + float64(k))
+		m := testMeta
+		m.CreatedAt, m.SHA = testCreated.Add(time.Duration(k)*time.Hour), fmt.Sprintf("%040x", k+1)
+		g, err := New(rb, reportOf(rb, items), items, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g.Continue(f)
+		f = g
+	}
+	full := encode(b, f)
+	bare := *f
+	bare.History = History{}
+	without := encode(b, &bare)
+	b.Run("write", func(b *testing.B) {
+		var buf bytes.Buffer
+		for b.Loop() {
+			buf.Reset()
+			if err := f.Write(&buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(full)-len(without)), "history-bytes")
+	})
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Read(bytes.NewReader(full), "b.json", 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read-without-history", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Read(bytes.NewReader(without), "b.json", 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
