@@ -9,8 +9,9 @@
 //
 // Everything read here is untrusted: a baseline file may have been edited by
 // hand, truncated, or (for artifacts) produced by someone else. Read checks
-// the schema, the size, the required fields, the ranges of the figures and the
-// hash of the embedded rubric before anything uses it.
+// the schema, the size, the required fields, the ranges of the figures, the
+// hash of the embedded rubric and the hash chain of the history (the
+// branch's earlier baselines, for the trend) before anything uses it.
 package baseline
 
 import (
@@ -273,8 +274,9 @@ func (f *File) UnmarshalJSON(data []byte) error {
 // Schema (naming the one found), missing required fields, figures out of
 // range, duplicate item ids, and an embedded rubric whose hash differs from
 // the stored one (its bytes, compacted, must hash to it, or else the rubric
-// they decode to must: a file reformatted by a JSON tool still reads). Unknown fields are ignored (later schema-1 writers may add
-// some). Errors name the file and, for JSON errors, the line and column.
+// they decode to must: a file reformatted by a JSON tool still reads), and
+// a history whose hash chain does not verify (see [History]). Unknown
+// fields are ignored (later schema-1 writers may add some). Errors name the file and, for JSON errors, the line and column.
 func Read(r io.Reader, name string, limit int64) (*File, error) {
 	if limit <= 0 {
 		limit = DefaultMaxSize
