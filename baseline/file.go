@@ -9,8 +9,9 @@
 //
 // Everything read here is untrusted: a baseline file may have been edited by
 // hand, truncated, or (for artifacts) produced by someone else. Read checks
-// the schema, the size, the required fields, the ranges of the figures and the
-// hash of the embedded rubric before anything uses it.
+// the schema, the size, the required fields, the ranges of the figures, the
+// hash of the embedded rubric and the hash chain of the history (the
+// branch's earlier baselines, for the trend) before anything uses it.
 package baseline
 
 import (
@@ -64,6 +65,9 @@ type File struct {
 	// Items are the scored items, in run order, in pointer-free columns
 	// (stored as columns in the file too).
 	Items *gate.ItemColumns
+	// History is the chain of the branch's earlier baselines (see
+	// [History]); empty for a file written before baselines had one.
+	History History
 
 	// rb caches the decoded rubric (set by New and Read).
 	rb *rubric.Rubric
@@ -134,6 +138,7 @@ func NewColumns(rb *rubric.Rubric, rep *gate.Report, items *gate.ItemColumns, m 
 		Items:           items,
 		rb:              rb,
 	}
+	f.Continue(nil) // a new chain; the caller continues the previous baseline's
 	if err := f.validate(); err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
@@ -158,6 +163,7 @@ type wire struct {
 	Criteria        *[]gate.CriterionStats `json:"criteria"`
 	RubricCanonical json.RawMessage        `json:"rubric_canonical"`
 	Items           *wireItems             `json:"items,omitempty"`
+	History         *wireHistory           `json:"history,omitempty"`
 }
 
 type wireItems struct {
@@ -194,6 +200,7 @@ func (f *File) Write(w io.Writer) error {
 		PassRate:        &pass,
 		Criteria:        &crit,
 		RubricCanonical: f.RubricCanonical,
+		History:         f.historyWire(),
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -267,8 +274,9 @@ func (f *File) UnmarshalJSON(data []byte) error {
 // Schema (naming the one found), missing required fields, figures out of
 // range, duplicate item ids, and an embedded rubric whose hash differs from
 // the stored one (its bytes, compacted, must hash to it, or else the rubric
-// they decode to must: a file reformatted by a JSON tool still reads). Unknown fields are ignored (later schema-1 writers may add
-// some). Errors name the file and, for JSON errors, the line and column.
+// they decode to must: a file reformatted by a JSON tool still reads), and
+// a history whose hash chain does not verify (see [History]). Unknown
+// fields are ignored (later schema-1 writers may add some). Errors name the file and, for JSON errors, the line and column.
 func Read(r io.Reader, name string, limit int64) (*File, error) {
 	if limit <= 0 {
 		limit = DefaultMaxSize
@@ -379,6 +387,10 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	for i, v := range scores {
 		items.SetScore(i, v)
 	}
+	hist, err := readHistory(w.History)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	f := &File{
 		Schema:          *w.Schema,
 		Rubric:          *w.Rubric,
@@ -394,6 +406,7 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 		PassRate:        *w.PassRate,
 		Criteria:        *w.Criteria,
 		Items:           items,
+		History:         hist,
 		rb:              rb,
 	}
 	if err := f.validate(); err != nil {
@@ -422,6 +435,7 @@ func (f *File) Gate(src gate.BaselineSource) (*gate.Baseline, error) {
 		Criteria:   f.Criteria,
 		Items:      f.Items,
 		Source:     f.source(src),
+		Trend:      f.Trend(),
 	}, nil
 }
 
@@ -509,7 +523,10 @@ func (f *File) validate() error {
 			return inRange(fmt.Sprintf("items.scores[%d]", i), s, 0, 100)
 		}
 	}
-	return f.checkFigures()
+	if err := f.checkFigures(); err != nil {
+		return err
+	}
+	return f.checkHistory()
 }
 
 // figureTolerance is how far a stored figure may be from the one recomputed

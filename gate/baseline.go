@@ -44,4 +44,8 @@ type Baseline struct {
 	Items *ItemColumns
 	// Source says where it came from.
 	Source BaselineSource
+	// Trend is the branch's baselines, oldest first, ending with this one
+	// (its history and its own point); empty for a baseline without
+	// history.
+	Trend []TrendPoint
 }

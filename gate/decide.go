@@ -298,6 +298,9 @@ type GateReport struct {
 	// (blocking failures joined as [finding.JoinBlocking] does); add a
 	// warning to both with [GateReport.Warn].
 	Findings []finding.Finding `json:"findings"`
+	// Trend is the branch's recent baselines and this run's point, null
+	// when the baseline carries no history (see [TrendOf]).
+	Trend *Trend `json:"trend,omitempty"`
 }
 
 // RunContext identifies the CI run that made a report.
@@ -591,6 +594,7 @@ func Decide(in DecideInput) *GateReport {
 	if g.Changes == nil {
 		g.Changes = criterionChanges(cur, nil, gateFlags(in.Rubric, nil))
 	}
+	g.Trend = TrendOf(b, g)
 
 	var acc *AcceptOutcome
 	if in.Accepted && (!in.BaselineBranchRun || in.AcceptReason != "") {

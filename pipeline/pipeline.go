@@ -160,6 +160,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	noBaseNote := ""
 	var renamed *baseline.OtherRubricsError
 	var renamedIn *gate.RenamedRubric
+	var prev *baseline.File // the baseline read, whose history a new one continues
 	file, bsrc, fellBack, err := latestOrDefault(ctx, o.Store, q, o.BaselineRef)
 	switch {
 	case errors.As(err, &renamed):
@@ -180,6 +181,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		if base, err = file.Gate(bsrc); err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", bsrc.Location, err)
 		}
+		prev = file
 		// The rubric's name picks the slot, and a pull request edits it:
 		// the slot under the new name holding a baseline (one the pull
 		// request may have written) does not make a renamed rubric a
@@ -334,6 +336,13 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		bf, err := baseline.NewColumns(rb, cur, items, meta)
 		if err != nil {
 			return nil, fmt.Errorf("new baseline: %w", err)
+		}
+		// The trend travels in the baseline: the new one's history is the
+		// previous one's and its own point. A baseline of another branch
+		// (the default branch's, on a branch without its own) starts this
+		// branch's history afresh.
+		if prev != nil && fellBack == "" {
+			bf.Continue(prev)
 		}
 		out.NewBaseline = bf
 		if o.WriteBaseline && b != nil && !onBase {

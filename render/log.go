@@ -80,6 +80,9 @@ func DecisionLog(g *gate.GateReport, baselinePath string, annotate bool) []LogEn
 		fmt.Fprintf(&b, " (95%% CI %+.2f%% .. %+.2f%%)", 100*g.CI95[0], 100*g.CI95[1])
 	}
 	line("%s", b.String())
+	if t := TrendLine(g); t != "" {
+		line("  %s", t)
+	}
 	if r := ResolutionLine(g.DropCheck); r != "" {
 		line("  %s", r)
 	}

@@ -268,8 +268,9 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 		}
 	}
 
-	// Chart of per-criterion change.
+	// The trend (render/trend.go), then the chart of per-criterion change.
 	if l.chart {
+		writeTrend(&b, g)
 		writeChart(&b, g.Changes)
 	}
 

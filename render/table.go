@@ -94,6 +94,9 @@ func GateText(w io.Writer, g *gate.GateReport, rb *rubric.Rubric) error {
 		}
 		ew.printf("\n")
 	}
+	if line := TrendLine(g); line != "" {
+		ew.printf("%s\n", line)
+	}
 	if ew.err != nil {
 		return ew.err
 	}

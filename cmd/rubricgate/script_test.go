@@ -27,8 +27,9 @@ import (
 // command tests itself: `exec rubricgate ...` runs this test binary as the
 // real command (TestMain), with exit status, stdout and stderr checked.
 // The scripts have $REPO (the repository root, for the shipped rubrics and
-// examples) and three commands: ghfake (a fake GitHub API; see cmdGHFake),
-// status (the last run's exit status) and jsonok (a file is one JSON value).
+// examples) and four commands: ghfake (a fake GitHub API; see cmdGHFake),
+// status (the last run's exit status), jsonok (a file is one JSON value)
+// and jsonedit (a JSON file edited, as by hand; see cmdJSONEdit).
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rubricgate": scriptMain})
@@ -83,7 +84,7 @@ func TestScripts(t *testing.T) {
 			e.Values[tbKey{}] = e.T().(testing.TB)
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"ghfake": cmdGHFake, "jsonok": cmdJSONOK, "status": cmdStatus},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"ghfake": cmdGHFake, "jsonok": cmdJSONOK, "status": cmdStatus, "jsonedit": cmdJSONEdit},
 	})
 }
 
@@ -247,4 +248,66 @@ func cmdJSONOK(ts *testscript.TestScript, neg bool, args []string) {
 	case err == nil && neg:
 		ts.Fatalf("%s is JSON", args[0])
 	}
+}
+
+// cmdJSONEdit edits a JSON file as a hand or a tool might, numbers kept as
+// written:
+//
+//	jsonedit set FILE PATH VALUE   set the member or element at PATH to the JSON VALUE
+//	jsonedit del FILE PATH         remove the member or element at PATH
+//
+// PATH is dot-separated: object keys, and array indexes as numbers
+// ("history.entries.2.score").
+func cmdJSONEdit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || args[0] == "set" && len(args) != 4 || args[0] == "del" && len(args) != 3 || args[0] != "set" && args[0] != "del" {
+		ts.Fatalf("usage: jsonedit set FILE PATH VALUE | jsonedit del FILE PATH")
+	}
+	file := ts.MkAbs(args[1])
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[1])))
+	dec.UseNumber()
+	var root any
+	ts.Check(dec.Decode(&root))
+	var val any
+	if args[0] == "set" {
+		d := json.NewDecoder(strings.NewReader(args[3]))
+		d.UseNumber()
+		ts.Check(d.Decode(&val))
+	}
+	keys := strings.Split(args[2], ".")
+	// edit returns v with the member at keys set (or removed).
+	var edit func(v any, keys []string) any
+	edit = func(v any, keys []string) any {
+		k := keys[0]
+		switch c := v.(type) {
+		case map[string]any:
+			if len(keys) > 1 {
+				c[k] = edit(c[k], keys[1:])
+			} else if args[0] == "set" {
+				c[k] = val
+			} else {
+				delete(c, k)
+			}
+			return c
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(c) {
+				ts.Fatalf("jsonedit: %q is not an index of an array of %d", k, len(c))
+			}
+			switch {
+			case len(keys) > 1:
+				c[i] = edit(c[i], keys[1:])
+			case args[0] == "set":
+				c[i] = val
+			default:
+				c = append(c[:i:i], c[i+1:]...)
+			}
+			return c
+		}
+		ts.Fatalf("jsonedit: %q: not inside an object or array", k)
+		return nil
+	}
+	root = edit(root, keys)
+	data, err := json.MarshalIndent(root, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(file, append(data, '\n'), 0o644))
 }
