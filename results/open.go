@@ -167,7 +167,7 @@ func input(fl *os.File, path string, own native.Format, tool *formats.Format) (n
 // rubricgate's own formats; fl is rewound.
 func detect(fl *os.File, path string) (*formats.Format, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json", ".jsonl", ".csv", ".eval", ".log":
+	case ".json", ".jsonl", ".csv", ".eval", ".log", ".yaml", ".yml", ".html", ".htm", ".xml":
 	default:
 		return nil, nil
 	}
@@ -178,6 +178,9 @@ func detect(fl *os.File, path string) (*formats.Format, error) {
 	}
 	if _, err := fl.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
+	}
+	if err := formats.Unread(path, head[:n]); err != nil {
+		return nil, err
 	}
 	t, err := formats.Detect(path, head[:n])
 	if errors.Is(err, formats.ErrUnknownFormat) {

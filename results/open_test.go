@@ -79,3 +79,24 @@ func TestOpenAmbiguous(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// promptfoo's YAML, XML and HTML outputs are refused by name, with what to
+// write instead (they used to be read as JSON lines: "expected a JSON
+// object"); its CSV is promptfoo's, not a review sheet.
+func TestOpenPromptfooOutputs(t *testing.T) {
+	for _, f := range []string{"results.yaml", "results.xml", "results.html"} {
+		_, _, err := Open([]string{data + "promptfoo/" + f}, "", nil)
+		var ie *native.InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "is not read") || !strings.Contains(err.Error(), "-o results.json instead") {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	ins, closeAll, err := Open([]string{data + "promptfoo/results.csv"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll()
+	if ins[0].Records == nil || ins[0].Records.Format() != "promptfoo" {
+		t.Fatalf("results.csv read as %+v", ins[0])
+	}
+}

@@ -1,0 +1,148 @@
+package formats
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rubricgate/rubricgate/results/native"
+)
+
+// items reads a file through Records (as gate does): one entry per item.
+func items(t *testing.T, f *Format, path string, data []byte) []*native.Record {
+	t.Helper()
+	if data == nil {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs := NewRecords(f, path, func() (io.Reader, error) { return bytes.NewReader(data), nil })
+	var out []*native.Record
+	if err := recs.Each(func(r *native.Record) error { out = append(out, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// promptfoo eval --repeat 2 with a vars list (repeatconfig.yaml, run
+// offline): every output gives three items of two samples each, tests of
+// one description apart by their vars, with the same ids in the JSON, the
+// JSON Lines and the CSV.
+func TestPromptfooRepeatsAreSamples(t *testing.T) {
+	const q = " @ table-model # Answer briefly: {{question}}"
+	want := map[string][]float64{
+		`capitals vars:{"question":"What is the capital of France?"}` + q: {1, 1},
+		`capitals vars:{"question":"What is the capital of Spain?"}` + q:  {0, 0},
+		`arithmetic` + q: {0, 0},
+	}
+	for _, file := range []string{"repeat.json", "repeat.jsonl", "repeat.csv"} {
+		t.Run(file, func(t *testing.T) {
+			got := map[string][]float64{}
+			for _, it := range items(t, promptfoo, filepath.Join("testdata", "promptfoo", file), nil) {
+				if it.Error != "" {
+					t.Errorf("%s: unscored: %s", it.ID, it.Error)
+				}
+				for _, s := range it.Samples {
+					if len(s.Metrics) != 1 || s.Metrics[0].Name != "accuracy" {
+						t.Fatalf("%s: sample metrics %+v", it.ID, s.Metrics)
+					}
+					got[it.ID] = append(got[it.ID], s.Metrics[0].Value)
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("items %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// A row repeated with its testIdx is a duplicate, not a repeat.
+func TestPromptfooSameTestIdxIsDuplicate(t *testing.T) {
+	data, err := os.ReadFile("testdata/promptfoo/repeat.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := bytes.SplitN(data, []byte("\n"), 2)[0]
+	dup := append(append(append([]byte{}, first...), '\n'), first...)
+	recs := NewRecords(promptfoo, "dup.jsonl", func() (io.Reader, error) { return bytes.NewReader(dup), nil })
+	err = recs.Each(func(*native.Record) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "duplicate id") || !strings.Contains(err.Error(), "dup.jsonl:2") {
+		t.Fatalf("error %v, want a duplicate id at dup.jsonl:2", err)
+	}
+}
+
+// Adding a provider renames nothing: the rows of table-model alone (the
+// run before echo was added) have the ids they have beside echo's.
+func TestPromptfooIDsStableWhenProviderAdded(t *testing.T) {
+	data, err := os.ReadFile("testdata/promptfoo/results.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var one [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if bytes.Contains(l, []byte(`"provider":{"id":"file://provider.js","label":"table-model"}`)) {
+			one = append(one, l)
+		}
+	}
+	if len(one) == 0 {
+		t.Fatal("no table-model rows")
+	}
+	var both, alone []string
+	for _, it := range items(t, promptfoo, "results.jsonl", data) {
+		if strings.Contains(it.ID, " @ table-model ") {
+			both = append(both, it.ID)
+		}
+	}
+	for _, it := range items(t, promptfoo, "one.jsonl", bytes.Join(one, []byte("\n"))) {
+		alone = append(alone, it.ID)
+	}
+	if len(both) != 4 || !reflect.DeepEqual(both, alone) {
+		t.Errorf("ids beside echo %q\nalone %q", both, alone)
+	}
+}
+
+// The CSV of the run results.json records: one item per test and provider,
+// the ERROR row unscored, named scores as metrics.
+func TestPromptfooCSV(t *testing.T) {
+	got := map[string]*native.Record{}
+	for _, it := range items(t, promptfoo, "testdata/promptfoo/results.csv", nil) {
+		got[it.ID] = it
+	}
+	const q = " # Answer briefly: {{question}}"
+	if len(got) != 8 {
+		t.Fatalf("%d items, want 8: %v", len(got), got)
+	}
+	if it := got["upstream failure @ table-model"+q]; it == nil || !strings.Contains(it.Error, "promptfoo reported an error") {
+		t.Errorf("upstream failure @ table-model: %+v", it)
+	}
+	it := got["capital @ echo"+q]
+	if it == nil || it.Error != "" || len(it.Samples) != 1 {
+		t.Fatalf("capital @ echo: %+v", it)
+	}
+	if m := it.Samples[0].Metrics; len(m) != 2 || m[0].Name != "accuracy" || m[0].Value != 0 || m[1].Name != "helpfulness" || m[1].Value != 0.9 {
+		t.Errorf("capital @ echo metrics %+v", m)
+	}
+	if got[`vars:{"question":"Who wrote Hamlet?"} @ echo`+q] == nil {
+		t.Errorf("no vars id for the test without a description: %v", got)
+	}
+}
+
+// promptfoo's other outputs are named, with what to write instead.
+func TestPromptfooUnreadOutputs(t *testing.T) {
+	for file, want := range map[string]string{
+		"results.yaml": "promptfoo's YAML output (promptfoo eval -o results.yaml) is not read",
+		"results.xml":  "promptfoo's XML output (promptfoo eval -o results.xml) is not read",
+		"results.html": "an HTML file is not read",
+	} {
+		path := filepath.Join("testdata", "promptfoo", file)
+		_, err := readFile(t, promptfoo, path)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "-o results.json instead") {
+			t.Errorf("%s: %v, want %q", file, err, want)
+		}
+	}
+}
