@@ -43,7 +43,14 @@ type Records struct {
 	// assumed are the metrics of a Directed format whose direction the
 	// reader could not tell, in order of first appearance.
 	assumed []string
+	// byTask qualifies ids by their task (QualifyByTask).
+	byTask bool
 }
+
+// QualifyByTask makes every id "<task>/<id>", task being the record's
+// Meta["task"] (Inspect's eval.task): the ids of several tasks read in one
+// run then stay apart. A record without a task keeps its id.
+func (s *Records) QualifyByTask() { s.byTask = true }
 
 // toolWeight is a metric's weight as the tool gave it.
 type toolWeight struct {
@@ -77,6 +84,9 @@ func (s *Records) Each(fn func(*native.Record) error) error {
 	s.weights, s.order, s.notes, s.assumed = map[string]*toolWeight{}, nil, nil, nil
 	assumed := map[string]bool{}
 	add := func(rec *Record) error {
+		if s.byTask && rec.Meta["task"] != "" {
+			rec.ID = rec.Meta["task"] + "/" + rec.ID
+		}
 		s.noteWeights(rec)
 		for _, m := range rec.Metrics {
 			if s.f.Directed && m.Direction == native.DirectionAssumed && !assumed[m.Name] {

@@ -126,6 +126,15 @@ func Open(patterns []string, format string, stdin io.Reader) ([]native.Input, fu
 			if seen[path] {
 				continue
 			}
+			if st, err := os.Stat(path); err == nil && st.IsDir() {
+				set, err := evalSet(path, tool, &files, seen)
+				if err != nil {
+					return failed(err)
+				}
+				seen[path] = true
+				inputs = append(inputs, set...)
+				continue
+			}
 			seen[path] = true
 			fl, err := os.Open(path)
 			if err != nil {
@@ -139,7 +148,55 @@ func Open(patterns []string, format string, stdin io.Reader) ([]native.Input, fu
 			inputs = append(inputs, in)
 		}
 	}
+	// The ids of several Inspect logs (tasks) stay apart: qualified by task.
+	var logs []*formats.Records
+	for _, in := range inputs {
+		if r, ok := in.Records.(*formats.Records); ok && r.Format() == "inspect" && in.Name != "-" {
+			logs = append(logs, r)
+		}
+	}
+	if len(logs) > 1 {
+		for _, r := range logs {
+			r.QualifyByTask()
+		}
+	}
 	return inputs, closeAll, nil
+}
+
+// evalSet opens the log of each task of an Inspect eval-set directory (see
+// formats.InspectEvalSet), ids qualified by task whatever the number of
+// tasks, so adding a task to the set renames nothing.
+func evalSet(dir string, tool *formats.Format, files *[]*os.File, seen map[string]bool) ([]native.Input, error) {
+	if _, err := os.Stat(filepath.Join(dir, formats.EvalSetManifest)); err != nil {
+		return nil, fmt.Errorf("--results %s: a directory, and not an Inspect eval set (no %s): name its files or a glob", dir, formats.EvalSetManifest)
+	}
+	ins, _ := formats.Lookup("inspect")
+	if tool != nil && tool != ins {
+		return nil, usagef("--results %s: an Inspect eval-set directory, read with --format inspect, not %s", dir, tool.Name)
+	}
+	logs, err := formats.InspectEvalSet(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []native.Input
+	for _, l := range logs {
+		if seen[l.Path] {
+			continue
+		}
+		seen[l.Path] = true
+		fl, err := os.Open(l.Path)
+		if err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		*files = append(*files, fl)
+		in, err := input(fl, l.Path, native.FormatAuto, ins)
+		if err != nil {
+			return nil, err
+		}
+		in.Records.(*formats.Records).QualifyByTask()
+		out = append(out, in)
+	}
+	return out, nil
 }
 
 // input makes the gate input of one open file.
