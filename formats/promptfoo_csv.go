@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -236,34 +235,6 @@ func canonicalStrings(m map[string]string, b *strings.Builder) {
 		b.WriteString(strconv.Quote(m[k]))
 	}
 	b.WriteByte('}')
-}
-
-// Unread returns an error for a results file in an output rubricgate does
-// not read (promptfoo's -o results.yaml, .yml, .html, .xml), naming the
-// format and what to write instead; nil for any other file. A file with
-// one of those names that starts as JSON is not refused here.
-func Unread(name string, head []byte) error {
-	e := ext(name)
-	switch e {
-	case ".yaml", ".yml", ".html", ".htm", ".xml":
-	default:
-		return nil
-	}
-	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	if bytes.HasPrefix(t, []byte("{")) {
-		return nil
-	}
-	kind := map[string]string{".yaml": "YAML", ".yml": "YAML", ".html": "HTML", ".htm": "HTML", ".xml": "XML"}[e]
-	who := "a " + kind + " file"
-	if kind != "YAML" {
-		who = "an " + kind + " file"
-	}
-	switch {
-	case bytes.HasPrefix(t, []byte("evalId:")) || bytes.HasPrefix(t, []byte("<promptfoo>")) ||
-		kind == "HTML" && bytes.Contains(head, []byte("Promptfoo")):
-		who = "promptfoo's " + kind + " output (promptfoo eval -o results" + e + ")"
-	}
-	return &native.InputError{File: name, Line: 1, Msg: who + " is not read (rubricgate reads promptfoo's -o results.json, results.jsonl or results.csv, and rubricgate JSON lines or CSV); write promptfoo eval -o results.json instead"}
 }
 
 func pfUnread(name string, head []byte) error { return Unread(name, head) }

@@ -158,3 +158,15 @@ func TestOpenInspectLogsQualifiedByTask(t *testing.T) {
 		t.Errorf("one log: ids %q, want [1]", got)
 	}
 }
+
+// A summary table (metric,score) is named as the aggregate it is, with or
+// without --format (it used to be a review sheet "with no id column").
+func TestOpenSummaryTable(t *testing.T) {
+	sum := filepath.Join(t.TempDir(), "summary.csv")
+	os.WriteFile(sum, []byte("metric,score\nfaithfulness,0.9\nanswer_relevancy,0.8\n"), 0o644)
+	_, _, err := Open([]string{sum}, "", nil)
+	var ie *native.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "a summary table (one row per metric: metric,score)") {
+		t.Errorf("%v", err)
+	}
+}
