@@ -146,3 +146,37 @@ func TestPromptfooUnreadOutputs(t *testing.T) {
 		}
 	}
 }
+
+// Bad promptfoo CSV input is an error naming the line and what was
+// expected (never an index out of range).
+func TestPromptfooCSVHostile(t *testing.T) {
+	const head = "Description,question,[p] Q: {{question}},Status,Score,Named Scores,Metric: accuracy,Grader Reason,Comment\n"
+	for body, want := range map[string]string{
+		"a,q1,out,PASS,1.00\n":                                             "results.csv:2: not valid CSV: wrong number of fields",
+		`a,q1,out,MAYBE,1.00,"{""accuracy"":1}",1.00,,` + "\n":             `results.csv:2: column "Status": "MAYBE"; expected PASS, FAIL or ERROR`,
+		`a,[object Object],out,PASS,1.00,"{""accuracy"":1}",1.00,,` + "\n": `results.csv:2: var "question" is "[object Object]"`,
+		`a,q1,out,PASS,1.00,"{""accuracy"":""high""}",1.00,,` + "\n":       `results.csv:2: column "Named Scores"`,
+		`a,q1,out,PASS,1.00,not json,1.00,,` + "\n":                        `results.csv:2: column "Named Scores": "not json" is not a JSON object`,
+		`,,out,PASS,1.00,"{""accuracy"":1}",1.00,,` + "\n":                 "", // a vars id: read
+	} {
+		_, err := readBytes(promptfooCSV, "results.csv", []byte(head+body))
+		if want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", body, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+	}
+}
+
+// A promptfoo CSV whose vars carry ragas' names is still promptfoo's.
+func TestPromptfooCSVVarsNamedLikeRagas(t *testing.T) {
+	head := []byte(",user_input,[p] Q: {{user_input}},Status,Score,Named Scores,Grader Reason,Comment\n")
+	f, err := Detect("results.csv", head)
+	if err != nil || f.Name != "promptfoo" {
+		t.Errorf("Detect: %v, %v", f, err)
+	}
+}
