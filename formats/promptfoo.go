@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // promptfoo's results, as `promptfoo eval -o results.json` (an object whose
@@ -44,6 +45,9 @@ import (
 // assertion or the test's options. Meta: provider, provider_label, prompt,
 // test_idx, prompt_idx, pass, score (promptfoo's overall score of the row).
 //
+// A results.json whose config has a prompt without a label of its own is
+// noted (pfUnlabelled): that prompt's text is in its ids.
+//
 // One name covers all three files: the content says which one it is (a
 // first line holding a row's keys is JSON Lines; a CSV header with
 // promptfoo's Status, Score, Named Scores columns is its CSV).
@@ -53,18 +57,67 @@ var promptfoo = &Format{
 		return promptfooJSON.Detect(name, head) || promptfooJSONL.Detect(name, head) || promptfooCSV.Detect(name, head)
 	},
 	Read: func(name string, r io.Reader, fn func(*Record) error) error {
-		br, head := peekHead(r)
-		if err := pfUnread(name, head); err != nil {
-			return err
-		}
-		if promptfooCSV.Detect(name, head) || ext(name) == ".csv" {
-			return promptfooCSV.Read(name, br, fn)
-		}
-		if pfRowKeys(firstLine(head)) {
-			return promptfooJSONL.Read(name, br, fn)
-		}
-		return promptfooJSON.Read(name, br, fn)
+		return readPromptfoo(name, r, fn, func(Note) {})
 	},
+	ReadNoted: readPromptfoo,
+}
+
+func readPromptfoo(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
+	br, head := peekHead(r)
+	if err := pfUnread(name, head); err != nil {
+		return err
+	}
+	if promptfooCSV.Detect(name, head) || ext(name) == ".csv" {
+		return promptfooCSV.Read(name, br, fn)
+	}
+	if pfRowKeys(firstLine(head)) {
+		return promptfooJSONL.Read(name, br, fn)
+	}
+	return readPromptfooJSONNoted(name, br, fn, note)
+}
+
+// pfUnlabelled notes each prompt of a results.json config without a label
+// of its own: promptfoo labels it with its text (a string prompt, or
+// {raw} without label) or its path and text (file://), and the label is in
+// every id, so editing the prompt renames its items.
+func pfUnlabelled(cfg node) []Note {
+	if cfg.v == nil || cfg.v.kind != kObject {
+		return nil
+	}
+	ps := cfg.at("prompts")
+	if ps.v == nil || ps.v.kind != kArray {
+		return nil
+	}
+	var out []Note
+	for i := range ps.v.arr {
+		p := ps.index(i)
+		text := ""
+		switch p.v.kind {
+		case kString:
+			text = p.v.s
+		case kObject:
+			if l := p.at("label"); l.v != nil && l.v.kind == kString && l.v.s != "" {
+				continue
+			}
+			for _, k := range []string{"raw", "id"} {
+				if r := p.at(k); r.v != nil && r.v.kind == kString {
+					text = r.v.s
+					break
+				}
+			}
+		default:
+			continue
+		}
+		if len(text) > 60 {
+			cut := 60
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			text = text[:cut] + "..."
+		}
+		out = append(out, Note{Line: p.v.line, Msg: fmt.Sprintf("prompt %d (%q) has no label: promptfoo labels it with its text, which is part of every item id (\" # ...\"), so editing the prompt renames its items and the gate sees the baseline's as removed; give it a label (prompts: [{raw: ..., label: ...}], see docs/results.md, promptfoo ids)", i+1, text)})
+	}
+	return out
 }
 
 // pfRowKeys reports whether line starts a promptfoo row (JSON Lines).
@@ -112,10 +165,24 @@ type pfRow struct {
 }
 
 func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
+	return readPromptfooJSONNoted(name, r, fn, func(Note) {})
+}
+
+// readPromptfooJSON reads results.json; its config says which prompts have
+// no label of their own (a note for each: their text is in the ids).
+func readPromptfooJSONNoted(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
 	d := newJSONDecoder(name, r, maxFile)
 	rows := &pfRows{file: name}
 	found := false
+	var notes []Note
 	err := d.eachMember(func(key string, line int) error {
+		if key == "config" {
+			v, err := d.value()
+			if err == nil {
+				notes = pfUnlabelled(node{v: v, file: name, path: "$.config"})
+			}
+			return err
+		}
 		if key != "results" {
 			_, err := d.value()
 			return err
@@ -147,6 +214,9 @@ func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
 	}
 	if !found {
 		return &native.InputError{File: name, Line: 1, Msg: "no results.results array; expected promptfoo's results.json (promptfoo eval -o results.json)"}
+	}
+	for _, n := range notes {
+		note(n)
 	}
 	return rows.emit(fn)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // items reads a file through Records (as gate does): one entry per item.
@@ -179,4 +180,37 @@ func TestPromptfooCSVVarsNamedLikeRagas(t *testing.T) {
 	if err != nil || f.Name != "promptfoo" {
 		t.Errorf("Detect: %v, %v", f, err)
 	}
+}
+
+// A prompt without a label of its own (results.json's config says so) is
+// a warning: its text is in every id, so editing it renames its items.
+func TestPromptfooUnlabelledPromptWarns(t *testing.T) {
+	recs := NewRecords(promptfoo, "results.json", func() (io.Reader, error) { return os.Open("testdata/promptfoo/results.json") })
+	if err := recs.Each(func(*native.Record) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	ws := recs.Warnings(&rubric.Rubric{Name: "r"})
+	if len(ws) != 1 || !strings.Contains(ws[0].Text(), `prompt 1 ("Answer briefly: {{question}}") has no label`) || !strings.Contains(ws[0].Text(), "editing the prompt renames its items") {
+		t.Errorf("warnings %+v", ws)
+	}
+	labelled := bytes.Replace(mustRead(t, "testdata/promptfoo/results.json"), []byte("\"prompts\": [\n      \"Answer briefly: {{question}}\"\n    ]"), []byte(`"prompts":[{"raw":"Answer briefly: {{question}}","label":"answer"}]`), 1)
+	if bytes.Equal(labelled, mustRead(t, "testdata/promptfoo/results.json")) {
+		t.Fatal("config.prompts not found")
+	}
+	recs = NewRecords(promptfoo, "results.json", func() (io.Reader, error) { return bytes.NewReader(labelled), nil })
+	if err := recs.Each(func(*native.Record) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if ws := recs.Warnings(&rubric.Rubric{Name: "r"}); len(ws) != 0 {
+		t.Errorf("labelled: warnings %+v", ws)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
