@@ -214,3 +214,26 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// A repeat that failed makes its item unscored, the error naming the
+// repeat (promptfoo has no epochs).
+func TestPromptfooFailedRepeat(t *testing.T) {
+	lines := bytes.Split(bytes.TrimSpace(mustRead(t, "testdata/promptfoo/repeat.jsonl")), []byte("\n"))
+	var out [][]byte
+	for _, l := range lines {
+		if bytes.Contains(l, []byte(`"testIdx":5`)) {
+			l = bytes.Replace(l, []byte(`"failureReason":1`), []byte(`"failureReason":2`), 1)
+			l = bytes.Replace(l, []byte(`"error":"Custom function returned false\noutput.includes('4') ? 1 : 0"`), []byte(`"error":"provider timeout"`), 1)
+		}
+		out = append(out, l)
+	}
+	for _, it := range items(t, promptfoo, "r.jsonl", bytes.Join(out, []byte("\n"))) {
+		if strings.HasPrefix(it.ID, "arithmetic ") {
+			if it.Error != "repeat 2 of 2: provider timeout" {
+				t.Errorf("arithmetic: error %q", it.Error)
+			}
+			return
+		}
+	}
+	t.Fatal("no arithmetic item")
+}

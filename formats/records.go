@@ -19,12 +19,12 @@ import (
 // the whole content afresh), so gate may read it twice.
 //
 // How records become gate records:
-//   - records sharing an id (Inspect's epochs) are one item with one sample
-//     per record, ordered by Meta["epoch"]; the item sits where its first
-//     record does. gate sums the samples up (mean, majority for gates);
+//   - records sharing an id (Inspect's epochs, promptfoo's --repeat runs)
+//     are one item with one sample per record, ordered by Meta["epoch"];
+//     the item sits where its first record does. gate sums the samples up (mean, majority for gates);
 //   - an item with an Error is unscored with that error; when one epoch of
 //     several failed, the whole item is unscored and the error names the
-//     epoch (a mean over the epochs that happened to succeed would be
+//     epoch (or repeat: Meta["repeat"]; a mean over the epochs that happened to succeed would be
 //     another measurement). Its samples are still handed over: gate checks
 //     the values they carry for blocking criteria;
 //   - metrics keep their names and values: gate maps them to criteria with
@@ -143,7 +143,11 @@ func toGate(g []*Record) *native.Record {
 		if rec.Error != "" && out.Error == "" {
 			out.Error = rec.Error
 			if len(g) > 1 {
-				out.Error = "epoch " + rec.Meta["epoch"] + " of " + strconv.Itoa(len(g)) + ": " + rec.Error
+				if r := rec.Meta["repeat"]; r != "" {
+					out.Error = "repeat " + r + " of " + strconv.Itoa(len(g)) + ": " + rec.Error
+				} else {
+					out.Error = "epoch " + rec.Meta["epoch"] + " of " + strconv.Itoa(len(g)) + ": " + rec.Error
+				}
 			}
 			out.Reasoning = rec.Reasoning
 		}
