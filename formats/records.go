@@ -21,12 +21,14 @@ import (
 // How records become gate records:
 //   - records sharing an id (Inspect's epochs, promptfoo's --repeat runs)
 //     are one item with one sample per record, ordered by Meta["epoch"];
-//     the item sits where its first record does. gate sums the samples up (mean, majority for gates);
+//     the item sits where its first record does. gate sums the samples up
+//     (mean, majority for gates);
 //   - an item with an Error is unscored with that error; when one epoch of
 //     several failed, the whole item is unscored and the error names the
-//     epoch (or repeat: Meta["repeat"]; a mean over the epochs that happened to succeed would be
-//     another measurement). Its samples are still handed over: gate checks
-//     the values they carry for blocking criteria;
+//     epoch (or the repeat, Meta["repeat"]): a mean over the epochs that
+//     happened to succeed would be another measurement. Its samples are
+//     still handed over: gate checks the values they carry for blocking
+//     criteria;
 //   - metrics keep their names and values: gate maps them to criteria with
 //     the rubric's `from` (and its source scale); a metric marked NA is `na`
 //     where the criterion allows it, else gate makes the item unscored;
