@@ -44,11 +44,15 @@ func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
 // content), jsonl (or json), csv, or a tool's name (see Names); "-" needs
 // one.
 //
-// Without a format, .csv is a review sheet unless ragas' header says
-// otherwise, .eval is Inspect's, and .json, .jsonl and .log files are
-// another tool's when its reader recognises their first bytes (two claims
-// are an error that asks for --format), else rubricgate's JSON lines. Any
-// other name is JSON lines.
+// Without a format, .csv is a review sheet unless ragas' or promptfoo's
+// header says otherwise (a summary table of metric and score is refused),
+// .eval is Inspect's, and .json, .jsonl and .log files are another tool's
+// when its reader recognises their first bytes (two claims are an error
+// that asks for --format), else rubricgate's JSON lines; .yaml, .yml,
+// .html, .htm and .xml files that are not JSON are refused, naming what to
+// write instead (formats.Unread). Any other name is JSON lines. A
+// directory is an Inspect eval set (evalSet). When more than one Inspect
+// log is read, their ids are qualified by task.
 //
 // Every input can be read again (gate re-reads to show a duplicate id, and
 // a gate re-scores under the baseline's rubric): a tool's records re-read
