@@ -46,6 +46,10 @@ func TestGolden(t *testing.T) {
 	cases := []struct{ file, format string }{
 		{"promptfoo/results.json", "promptfoo"},
 		{"promptfoo/results.jsonl", "promptfoo"},
+		{"promptfoo/results.csv", "promptfoo"},
+		{"promptfoo/repeat.json", "promptfoo"},
+		{"promptfoo/repeat.jsonl", "promptfoo"},
+		{"promptfoo/repeat.csv", "promptfoo"},
 		{"inspect/epochs.json", "inspect"},
 		{"inspect/log_formats.json", "inspect"},
 		{"inspect/log_formats.eval", "inspect"},

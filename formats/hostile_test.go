@@ -30,7 +30,7 @@ func TestHostile(t *testing.T) {
 		want         string
 	}{
 		{"promptfoo-truncated.json", "promptfoo", 99, "$.results.prompts[1].metrics.tokenUsage.assertions.completionDetails", "unterminated string"},
-		{"promptfoo-dup.jsonl", "promptfoo", 3, "", `duplicate id "geo-001" (first at line 1)`},
+		{"promptfoo-dup.jsonl", "promptfoo", 3, "", `duplicate id "geo-001 @ table-model # Answer briefly: {{question}}" (first at line 1)`},
 		{"promptfoo-nan-index.jsonl", "promptfoo", 2, "$.promptIdx", "expected a finite number, found a non-finite number"},
 		{"promptfoo-noid.jsonl", "promptfoo", 1, "$.testCase", "no metadata.id, description or vars"},
 		{"promptfoo-broken.jsonl", "promptfoo", 2, "", "expected a string key"},

@@ -33,6 +33,12 @@ import (
 // partial, and so is one whose eval.config.epochs_reducer does not include
 // mean (see epochsReducer). Meta: epoch, task, model.
 //
+// A run that reads more than one log (an eval-set directory, see
+// InspectEvalSet, or several logs named or globbed) qualifies every id by
+// its task, "<eval.task>/<id>" (Records.QualifyByTask): each log is one
+// task's, and tasks number their samples alike. An eval-set directory is
+// always qualified, so a task added to the set renames nothing.
+//
 // One name covers both files: a zip's signature (or the name .eval) says
 // it is the .eval.
 var inspect = &Format{

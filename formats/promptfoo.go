@@ -8,24 +8,34 @@ import (
 	"fmt"
 	"github.com/rubricgate/rubricgate/results/native"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // promptfoo's results, as `promptfoo eval -o results.json` (an object whose
 // results.results array holds one EvaluateResult per test case x prompt x
 // provider) and `-o results.jsonl` (one EvaluateResult per line) write them.
 // Source: promptfoo's EvaluateResult and GradingResult types (src/types,
-// dist/src/index.d.ts of promptfoo 0.121.20 on npm).
+// dist/src/index.d.ts of promptfoo 0.121.20 on npm), and its evaluator
+// (dist/src/evaluator-*.js: appendRunEvalOptionsForTestCase, the repeat
+// and vars loops). promptfoo's -o results.csv is promptfooCSV; its .yaml,
+// .html and .xml outputs are refused by name (Unread).
 //
 // The id of a row is, in order: testCase.metadata.id, testCase.description,
 // or "vars:" and the test's vars as canonical JSON (sorted keys; over 120
-// bytes, "vars:sha256:" and 16 hex digits of its hash). The row's own "id" is
-// a random UUID per run and is never used. When the file has more than one
-// provider, " @ " and the provider (label, else id) follow; when a provider
-// ran more than one prompt, " # " and the prompt (label up to 80 bytes, else
-// the first 12 digits of promptId) follow. Rows arrive in completion order;
-// records keep that order, and only ids identify them.
+// bytes, "vars:sha256:" and 16 hex digits of its hash). Where one such base
+// is shared by rows whose vars differ (tests expanded from a vars list
+// share their description and metadata), " " and the vars in that form
+// follow. Then always " @ " and the provider (label, else id) and " # " and
+// the prompt (label up to 80 bytes, else "sha256:" and 16 hex digits of the
+// label's hash; promptId's first 12 digits in a row without a label), so
+// that adding or removing a provider or prompt renames no other item.
+// Rows of one id with different testIdx are repeats (--repeat N; promptfoo
+// marks them no other way, see emit): samples of one item. The row's own
+// "id" is a random UUID per run and is never used. Rows arrive in
+// completion order; records keep that order, and only ids identify them.
 //
 // Metrics are the row's namedScores (promptfoo's named metrics, in their
 // order), weighted by gradingResult.namedScoreWeights, each with the reasons
@@ -35,20 +45,79 @@ import (
 // assertion or the test's options. Meta: provider, provider_label, prompt,
 // test_idx, prompt_idx, pass, score (promptfoo's overall score of the row).
 //
-// One name covers both files: the content says which one it is (a first
-// line holding a row's keys is JSON Lines).
+// A results.json whose config has a prompt without a label of its own is
+// noted (pfUnlabelled): that prompt's text is in its ids.
+//
+// One name covers all three files: the content says which one it is (a
+// first line holding a row's keys is JSON Lines; a CSV header with
+// promptfoo's Status, Score, Named Scores columns is its CSV).
 var promptfoo = &Format{
 	Name: "promptfoo",
 	Detect: func(name string, head []byte) bool {
-		return promptfooJSON.Detect(name, head) || promptfooJSONL.Detect(name, head)
+		return promptfooJSON.Detect(name, head) || promptfooJSONL.Detect(name, head) || promptfooCSV.Detect(name, head)
 	},
 	Read: func(name string, r io.Reader, fn func(*Record) error) error {
-		br, head := peekHead(r)
-		if pfRowKeys(firstLine(head)) {
-			return promptfooJSONL.Read(name, br, fn)
-		}
-		return promptfooJSON.Read(name, br, fn)
+		return readPromptfoo(name, r, fn, func(Note) {})
 	},
+	ReadNoted: readPromptfoo,
+}
+
+func readPromptfoo(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
+	br, head := peekHead(r)
+	if err := pfUnread(name, head); err != nil {
+		return err
+	}
+	if promptfooCSV.Detect(name, head) || ext(name) == ".csv" {
+		return promptfooCSV.Read(name, br, fn)
+	}
+	if pfRowKeys(firstLine(head)) {
+		return promptfooJSONL.Read(name, br, fn)
+	}
+	return readPromptfooJSONNoted(name, br, fn, note)
+}
+
+// pfUnlabelled notes each prompt of a results.json config without a label
+// of its own: promptfoo labels it with its text (a string prompt, or
+// {raw} without label) or its path and text (file://), and the label is in
+// every id, so editing the prompt renames its items.
+func pfUnlabelled(cfg node) []Note {
+	if cfg.v == nil || cfg.v.kind != kObject {
+		return nil
+	}
+	ps := cfg.at("prompts")
+	if ps.v == nil || ps.v.kind != kArray {
+		return nil
+	}
+	var out []Note
+	for i := range ps.v.arr {
+		p := ps.index(i)
+		text := ""
+		switch p.v.kind {
+		case kString:
+			text = p.v.s
+		case kObject:
+			if l := p.at("label"); l.v != nil && l.v.kind == kString && l.v.s != "" {
+				continue
+			}
+			for _, k := range []string{"raw", "id"} {
+				if r := p.at(k); r.v != nil && r.v.kind == kString {
+					text = r.v.s
+					break
+				}
+			}
+		default:
+			continue
+		}
+		if len(text) > 60 {
+			cut := 60
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			text = text[:cut] + "..."
+		}
+		out = append(out, Note{Line: p.v.line, Msg: fmt.Sprintf("prompt %d (%q) has no label: promptfoo labels it with its text, which is part of every item id (\" # ...\"), so editing the prompt renames its items and the gate sees the baseline's as removed; give it a label (prompts: [{raw: ..., label: ...}], see docs/results.md, promptfoo ids)", i+1, text)})
+	}
+	return out
 }
 
 // pfRowKeys reports whether line starts a promptfoo row (JSON Lines).
@@ -89,13 +158,31 @@ type pfRow struct {
 	provider  string
 	promptIdx int
 	prompt    string
+	// vars is the row's vars as canonical JSON; testIdx its testIdx (-1
+	// when absent).
+	vars    string
+	testIdx int
 }
 
 func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
+	return readPromptfooJSONNoted(name, r, fn, func(Note) {})
+}
+
+// readPromptfooJSON reads results.json; its config says which prompts have
+// no label of their own (a note for each: their text is in the ids).
+func readPromptfooJSONNoted(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
 	d := newJSONDecoder(name, r, maxFile)
 	rows := &pfRows{file: name}
 	found := false
+	var notes []Note
 	err := d.eachMember(func(key string, line int) error {
+		if key == "config" {
+			v, err := d.value()
+			if err == nil {
+				notes = pfUnlabelled(node{v: v, file: name, path: "$.config"})
+			}
+			return err
+		}
 		if key != "results" {
 			_, err := d.value()
 			return err
@@ -127,6 +214,9 @@ func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
 	}
 	if !found {
 		return &native.InputError{File: name, Line: 1, Msg: "no results.results array; expected promptfoo's results.json (promptfoo eval -o results.json)"}
+	}
+	for _, n := range notes {
+		note(n)
 	}
 	return rows.emit(fn)
 }
@@ -227,9 +317,7 @@ func (p *pfRows) add(n node, loc Location) error {
 		if err != nil {
 			return err
 		}
-		if label != "" && len(label) <= 80 {
-			prompt = label
-		}
+		prompt = pfPromptName(label)
 	}
 	if prompt == "" {
 		pid, err := n.at("promptId").optStr()
@@ -269,7 +357,19 @@ func (p *pfRows) add(n node, loc Location) error {
 	if name == "" {
 		name = provID
 	}
-	p.rows = append(p.rows, pfRow{rec: rec, base: base, provider: name, promptIdx: int(pi), prompt: prompt})
+	vk, err := pfVars(n, tc)
+	if err != nil {
+		return err
+	}
+	ti := -1
+	if t := n.at("testIdx"); !t.null() {
+		f, err := t.num()
+		if err != nil {
+			return err
+		}
+		ti = int(f)
+	}
+	p.rows = append(p.rows, pfRow{rec: rec, base: base, provider: name, promptIdx: int(pi), prompt: prompt, vars: vk, testIdx: ti})
 	return nil
 }
 
@@ -297,23 +397,32 @@ func pfBaseID(row, tc node) (string, error) {
 	if strings.TrimSpace(desc) != "" {
 		return desc, nil
 	}
+	canon, err := pfVars(row, tc)
+	if err != nil {
+		return "", err
+	}
+	if canon == "" {
+		return "", tc.errf("the test case has no metadata.id, description or vars to identify it")
+	}
+	return pfVarsKey(canon), nil
+}
+
+// pfVars is the test's vars (testCase.vars, else the row's) as canonical
+// JSON, "" when it has none.
+func pfVars(row, tc node) (string, error) {
 	vars := tc.at("vars")
 	if vars.null() {
 		vars = row.at("vars")
 	}
 	if vars.null() {
-		return "", tc.errf("the test case has no metadata.id, description or vars to identify it")
+		return "", nil
 	}
 	if err := vars.object(); err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	canonical(vars.v, &b)
-	if b.Len() <= 120 {
-		return "vars:" + b.String(), nil
-	}
-	sum := sha256.Sum256([]byte(b.String()))
-	return "vars:sha256:" + hex.EncodeToString(sum[:8]), nil
+	return b.String(), nil
 }
 
 // pfScores fills the metrics, error, reasoning and judge of a row.
@@ -460,34 +569,51 @@ func pfScores(n, tc node, rec *Record) error {
 }
 
 // emit completes the ids, refuses duplicates and calls fn in source order.
+//
+// A base id shared by rows whose vars differ (tests expanded from a vars
+// list share their description and metadata) is qualified by the vars
+// (pfVarsKey). Every id is then qualified by its provider and prompt, so
+// that adding or removing one renames nothing. Rows left with one id and
+// different testIdx are repeats (promptfoo eval --repeat N runs every test
+// N times, each with its own testIdx, and marks them no other way): they
+// are samples of one item, numbered in testIdx order. Rows with one id and
+// one testIdx are duplicates.
 func (p *pfRows) emit(fn func(*Record) error) error {
-	providers := map[string]bool{}
-	prompts := map[string]map[int]bool{}
+	vars := map[string]map[string]bool{}
 	for _, r := range p.rows {
-		providers[r.provider] = true
-		if prompts[r.provider] == nil {
-			prompts[r.provider] = map[int]bool{}
+		if vars[r.base] == nil {
+			vars[r.base] = map[string]bool{}
 		}
-		prompts[r.provider][r.promptIdx] = true
-	}
-	manyPrompts := false
-	for _, m := range prompts {
-		if len(m) > 1 {
-			manyPrompts = true
-		}
+		vars[r.base][r.vars] = true
 	}
 	seen := newIDs(p.file)
+	repeats := map[string][]pfRow{}
 	for _, r := range p.rows {
 		id := r.base
-		if len(providers) > 1 {
+		if len(vars[r.base]) > 1 && !strings.HasPrefix(r.base, "vars:") {
+			id += " " + pfVarsKey(r.vars)
+		}
+		if r.provider != "" {
 			id += " @ " + r.provider
 		}
-		if manyPrompts {
+		if r.prompt != "" {
 			id += " # " + r.prompt
 		}
 		r.rec.ID = id
-		if err := seen.add(id, id, r.rec.Loc, "; give each test a unique metadata.id or description"); err != nil {
+		if err := seen.add(id+"\x00"+strconv.Itoa(r.testIdx), id, r.rec.Loc, "; give each test a unique metadata.id or description"); err != nil {
 			return err
+		}
+		repeats[id] = append(repeats[id], r)
+	}
+	for _, g := range repeats {
+		if len(g) < 2 {
+			continue
+		}
+		sorted := append([]pfRow(nil), g...)
+		sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].testIdx < sorted[j].testIdx })
+		for i, r := range sorted {
+			r.rec.Meta["repeat"] = strconv.Itoa(i + 1)
+			r.rec.Meta["epoch"] = strconv.Itoa(i + 1)
 		}
 	}
 	for _, r := range p.rows {
@@ -496,4 +622,25 @@ func (p *pfRows) emit(fn func(*Record) error) error {
 		}
 	}
 	return nil
+}
+
+// pfPromptName is how a prompt's label qualifies an id: the label, or over
+// 80 bytes "sha256:" and 16 hex digits of its hash ("" for no label). The
+// JSON rows and the CSV header both carry the label, so both give one id.
+func pfPromptName(label string) string {
+	if label == "" || len(label) <= 80 {
+		return label
+	}
+	sum := sha256.Sum256([]byte(label))
+	return "sha256:" + hex.EncodeToString(sum[:8])
+}
+
+// pfVarsKey is how vars (canonical JSON) qualify an id: "vars:" and the
+// JSON, or over 120 bytes "vars:sha256:" and 16 hex digits of its hash.
+func pfVarsKey(canon string) string {
+	if len(canon) <= 120 {
+		return "vars:" + canon
+	}
+	sum := sha256.Sum256([]byte(canon))
+	return "vars:sha256:" + hex.EncodeToString(sum[:8])
 }

@@ -50,8 +50,8 @@ var ragasCSV = &Format{
 		}
 		r := csv.NewReader(strings.NewReader(string(firstLine(head))))
 		h, err := r.Read()
-		if err != nil || len(h) == 0 {
-			return false
+		if err != nil || len(h) == 0 || len(pfCSVGroups(h)) > 0 {
+			return false // promptfoo's CSV, whatever its vars are named
 		}
 		text, ragasOnly := false, h[0] == ""
 		for _, c := range h {

@@ -19,14 +19,16 @@ import (
 // the whole content afresh), so gate may read it twice.
 //
 // How records become gate records:
-//   - records sharing an id (Inspect's epochs) are one item with one sample
-//     per record, ordered by Meta["epoch"]; the item sits where its first
-//     record does. gate sums the samples up (mean, majority for gates);
+//   - records sharing an id (Inspect's epochs, promptfoo's --repeat runs)
+//     are one item with one sample per record, ordered by Meta["epoch"];
+//     the item sits where its first record does. gate sums the samples up
+//     (mean, majority for gates);
 //   - an item with an Error is unscored with that error; when one epoch of
 //     several failed, the whole item is unscored and the error names the
-//     epoch (a mean over the epochs that happened to succeed would be
-//     another measurement). Its samples are still handed over: gate checks
-//     the values they carry for blocking criteria;
+//     epoch (or the repeat, Meta["repeat"]): a mean over the epochs that
+//     happened to succeed would be another measurement. Its samples are
+//     still handed over: gate checks the values they carry for blocking
+//     criteria;
 //   - metrics keep their names and values: gate maps them to criteria with
 //     the rubric's `from` (and its source scale); a metric marked NA is `na`
 //     where the criterion allows it, else gate makes the item unscored;
@@ -43,7 +45,14 @@ type Records struct {
 	// assumed are the metrics of a Directed format whose direction the
 	// reader could not tell, in order of first appearance.
 	assumed []string
+	// byTask qualifies ids by their task (QualifyByTask).
+	byTask bool
 }
+
+// QualifyByTask makes every id "<task>/<id>", task being the record's
+// Meta["task"] (Inspect's eval.task): the ids of several tasks read in one
+// run then stay apart. A record without a task keeps its id.
+func (s *Records) QualifyByTask() { s.byTask = true }
 
 // toolWeight is a metric's weight as the tool gave it.
 type toolWeight struct {
@@ -77,6 +86,9 @@ func (s *Records) Each(fn func(*native.Record) error) error {
 	s.weights, s.order, s.notes, s.assumed = map[string]*toolWeight{}, nil, nil, nil
 	assumed := map[string]bool{}
 	add := func(rec *Record) error {
+		if s.byTask && rec.Meta["task"] != "" {
+			rec.ID = rec.Meta["task"] + "/" + rec.ID
+		}
 		s.noteWeights(rec)
 		for _, m := range rec.Metrics {
 			if s.f.Directed && m.Direction == native.DirectionAssumed && !assumed[m.Name] {
@@ -133,7 +145,11 @@ func toGate(g []*Record) *native.Record {
 		if rec.Error != "" && out.Error == "" {
 			out.Error = rec.Error
 			if len(g) > 1 {
-				out.Error = "epoch " + rec.Meta["epoch"] + " of " + strconv.Itoa(len(g)) + ": " + rec.Error
+				if r := rec.Meta["repeat"]; r != "" {
+					out.Error = "repeat " + r + " of " + strconv.Itoa(len(g)) + ": " + rec.Error
+				} else {
+					out.Error = "epoch " + rec.Meta["epoch"] + " of " + strconv.Itoa(len(g)) + ": " + rec.Error
+				}
 			}
 			out.Reasoning = rec.Reasoning
 		}

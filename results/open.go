@@ -44,11 +44,15 @@ func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
 // content), jsonl (or json), csv, or a tool's name (see Names); "-" needs
 // one.
 //
-// Without a format, .csv is a review sheet unless ragas' header says
-// otherwise, .eval is Inspect's, and .json, .jsonl and .log files are
-// another tool's when its reader recognises their first bytes (two claims
-// are an error that asks for --format), else rubricgate's JSON lines. Any
-// other name is JSON lines.
+// Without a format, .csv is a review sheet unless ragas' or promptfoo's
+// header says otherwise (a summary table of metric and score is refused),
+// .eval is Inspect's, and .json, .jsonl and .log files are another tool's
+// when its reader recognises their first bytes (two claims are an error
+// that asks for --format), else rubricgate's JSON lines; .yaml, .yml,
+// .html, .htm and .xml files that are not JSON are refused, naming what to
+// write instead (formats.Unread). Any other name is JSON lines. A
+// directory is an Inspect eval set (evalSet). When more than one Inspect
+// log is read, their ids are qualified by task.
 //
 // Every input can be read again (gate re-reads to show a duplicate id, and
 // a gate re-scores under the baseline's rubric): a tool's records re-read
@@ -126,6 +130,15 @@ func Open(patterns []string, format string, stdin io.Reader) ([]native.Input, fu
 			if seen[path] {
 				continue
 			}
+			if st, err := os.Stat(path); err == nil && st.IsDir() {
+				set, err := evalSet(path, tool, &files, seen)
+				if err != nil {
+					return failed(err)
+				}
+				seen[path] = true
+				inputs = append(inputs, set...)
+				continue
+			}
 			seen[path] = true
 			fl, err := os.Open(path)
 			if err != nil {
@@ -139,7 +152,55 @@ func Open(patterns []string, format string, stdin io.Reader) ([]native.Input, fu
 			inputs = append(inputs, in)
 		}
 	}
+	// The ids of several Inspect logs (tasks) stay apart: qualified by task.
+	var logs []*formats.Records
+	for _, in := range inputs {
+		if r, ok := in.Records.(*formats.Records); ok && r.Format() == "inspect" && in.Name != "-" {
+			logs = append(logs, r)
+		}
+	}
+	if len(logs) > 1 {
+		for _, r := range logs {
+			r.QualifyByTask()
+		}
+	}
 	return inputs, closeAll, nil
+}
+
+// evalSet opens the log of each task of an Inspect eval-set directory (see
+// formats.InspectEvalSet), ids qualified by task whatever the number of
+// tasks, so adding a task to the set renames nothing.
+func evalSet(dir string, tool *formats.Format, files *[]*os.File, seen map[string]bool) ([]native.Input, error) {
+	if _, err := os.Stat(filepath.Join(dir, formats.EvalSetManifest)); err != nil {
+		return nil, fmt.Errorf("--results %s: a directory, and not an Inspect eval set (no %s): name its files or a glob", dir, formats.EvalSetManifest)
+	}
+	ins, _ := formats.Lookup("inspect")
+	if tool != nil && tool != ins {
+		return nil, usagef("--results %s: an Inspect eval-set directory, read with --format inspect, not %s", dir, tool.Name)
+	}
+	logs, err := formats.InspectEvalSet(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []native.Input
+	for _, l := range logs {
+		if seen[l.Path] {
+			continue
+		}
+		seen[l.Path] = true
+		fl, err := os.Open(l.Path)
+		if err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		*files = append(*files, fl)
+		in, err := input(fl, l.Path, native.FormatAuto, ins)
+		if err != nil {
+			return nil, err
+		}
+		in.Records.(*formats.Records).QualifyByTask()
+		out = append(out, in)
+	}
+	return out, nil
 }
 
 // input makes the gate input of one open file.
@@ -167,7 +228,7 @@ func input(fl *os.File, path string, own native.Format, tool *formats.Format) (n
 // rubricgate's own formats; fl is rewound.
 func detect(fl *os.File, path string) (*formats.Format, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json", ".jsonl", ".csv", ".eval", ".log":
+	case ".json", ".jsonl", ".csv", ".eval", ".log", ".yaml", ".yml", ".html", ".htm", ".xml":
 	default:
 		return nil, nil
 	}
@@ -178,6 +239,9 @@ func detect(fl *os.File, path string) (*formats.Format, error) {
 	}
 	if _, err := fl.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
+	}
+	if err := formats.Unread(path, head[:n]); err != nil {
+		return nil, err
 	}
 	t, err := formats.Detect(path, head[:n])
 	if errors.Is(err, formats.ErrUnknownFormat) {

@@ -48,7 +48,7 @@ func TestPromptfooEndToEnd(t *testing.T) {
 			f := f.(map[string]any)
 			blocked = append(blocked, f["item"].(string)+" "+f["criterion"].(string))
 		}
-		if got := strings.Join(blocked, "; "); !strings.Contains(got, "arithmetic @ table-model helpful") || !strings.Contains(got, "arithmetic @ echo helpful") || strings.Contains(got, "geo-001") {
+		if got := strings.Join(blocked, "; "); !strings.Contains(got, "arithmetic @ table-model # Answer briefly: {{question}} helpful") || !strings.Contains(got, "arithmetic @ echo # Answer briefly: {{question}} helpful") || strings.Contains(got, "geo-001") {
 			t.Errorf("%s: blocking failures %s", file, got)
 		}
 		ws, _ := json.Marshal(rep["warnings"])
