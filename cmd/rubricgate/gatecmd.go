@@ -6,22 +6,22 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rubricgate/rubricgate/gaterun"
 	"github.com/rubricgate/rubricgate/host"
 	ghhost "github.com/rubricgate/rubricgate/host/github"
 	glhost "github.com/rubricgate/rubricgate/host/gitlab"
 	"github.com/rubricgate/rubricgate/host/local"
 	"github.com/rubricgate/rubricgate/internal/usage"
-	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
 )
 
 // gateConfig holds the gate's flags: the names are the action inputs.
 type gateConfig struct {
-	pipeline.Settings
+	gaterun.Settings
 	rubric, format, writeBaseline, jsonOut, mdOut, junitOut string
 	results                                                 stringList
-	tier                                                    pipeline.TierSettings
+	tier                                                    gaterun.TierSettings
 	judge                                                   judgeConfig // one-step gate: --input and the judge flags
 }
 
@@ -99,7 +99,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	} else if src, err = results.NewSource(c.results, c.format, e.stdin); err != nil {
 		return exitError, err
 	}
-	tier, err := pipeline.ParseTier(c.tier, rb)
+	tier, err := gaterun.ParseTier(c.tier, rb)
 	if err != nil {
 		return exitError, err
 	}
@@ -110,7 +110,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	if c.jsonOut == "-" {
 		logw = e.stderr
 	}
-	res, err := pipeline.OnHost(ctx, h, pipeline.HostOptions{Settings: s, Rubric: rb, RubricWarnings: warns,
+	res, err := gaterun.OnHost(ctx, h, gaterun.HostOptions{Settings: s, Rubric: rb, RubricWarnings: warns,
 		Results: src, ResultNames: c.results, WriteBaseline: c.writeBaseline != "", Tier: tier,
 		Getenv: e.getenv, WorkDir: e.wd, Now: e.clock(), Warn: warnf, Log: logw})
 	if err != nil {
@@ -132,7 +132,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	if err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comment: s.CommentOptions(), ReportPath: reportPath,
+	if err := gaterun.Publish(ctx, h, res, gaterun.PublishOptions{Comment: s.CommentOptions(), ReportPath: reportPath,
 		BaselinePath: baselinePath, Log: logw, Annotate: e.inActions(), Color: colorOn(logw, e.getenv), Warn: warnf,
 		Commit: func(last func() error) error { return out.CommitThen(e.stdout, last) }}); err != nil {
 		return exitError, err

@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rubricgate/rubricgate/gaterun"
 	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/internal/usage"
-	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
 	"github.com/rubricgate/rubricgate/results/native"
@@ -62,7 +62,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	pipeline.AddRubricWarnings(rep, warns)
+	gaterun.AddRubricWarnings(rep, warns)
 	if items != nil {
 		if err := items.Flush(); err != nil {
 			return exitError, fmt.Errorf("write %s: %w", *itemsOut, err)

@@ -1,4 +1,4 @@
-// Package pipeline is the gate as a library: given a rubric, a source of
+// Package gaterun is the gate as a library: given a rubric, a source of
 // results, a baseline store and the run's build information, [Gate] scores
 // the run, finds and checks the baseline, decides, applies the judge-bias
 // and tier checks, records an accepted regression and says which baseline
@@ -12,7 +12,7 @@
 //
 // The package writes nothing: warnings and log lines go to the callbacks
 // in [Options], and everything to write is in the [Outcome].
-package pipeline
+package gaterun
 
 import (
 	"context"

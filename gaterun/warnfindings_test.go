@@ -1,4 +1,4 @@
-package pipeline
+package gaterun
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func warningFindings(g *gate.GateReport) []finding.Finding {
 	return ws
 }
 
-// Every warning the pipeline adds is a typed finding: the rubric's load
+// Every warning the gate run adds is a typed finding: the rubric's load
 // warnings (first), the judge family checks, the judges of unknown family
 // past the cap and the default-branch warning; the report's warnings are
 // their text and the comment renders them from the findings.
