@@ -78,7 +78,7 @@ func TestGateSavesOnlyOnTheBaselineBranch(t *testing.T) {
 
 	// No baseline yet: the run passes and, on main, is saved.
 	o := options(rb, exampleRun, store)
-	o.SaveDir, o.Save = store, SaveInputs{Branch: "main"}
+	o.SaveDir, o.Save = store, host.SaveInputs{Branch: "main"}
 	res, err := Gate(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestGateSavesOnlyOnTheBaselineBranch(t *testing.T) {
 
 	// On feature/x the same passing run is not saved, and says why.
 	var logged []string
-	o.Save, o.Log = SaveInputs{Branch: "feature/x"}, func(s string) { logged = append(logged, s) }
+	o.Save, o.Log = host.SaveInputs{Branch: "feature/x"}, func(s string) { logged = append(logged, s) }
 	if res, err = Gate(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}

@@ -66,14 +66,14 @@ type Options struct {
 	MaxUnscored float64
 
 	// Store is where the baseline comes from, Query which one (see
-	// [ResolveBaselineBranch]); StoreName names the store in a note.
+	// [host.ResolveBaselineBranch]); StoreName names the store in a note.
 	Store     baseline.Store
 	Query     baseline.Query
 	StoreName string
 	// BaselineRef is where Query's branch came from and the default
 	// branch, for the warning when a run on the default branch could never
 	// save a baseline (zero: no check).
-	BaselineRef BaselineRef
+	BaselineRef host.BaselineRef
 	// OnBaselineError is the store error policy.
 	OnBaselineError OnBaselineError
 	// BaselineLoaded, when set, is told how many items the baseline has
@@ -84,7 +84,7 @@ type Options struct {
 	// WriteBaseline is true when a new baseline file was asked for.
 	WriteBaseline bool
 	// Save says what decides whether the run may save its baseline.
-	Save SaveInputs
+	Save host.SaveInputs
 
 	// Build is the CI run (nil outside GitHub Actions).
 	Build *host.Build
@@ -148,12 +148,12 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	// Whether this run is the baseline branch's own (a push there): it may
 	// save a baseline, and a rubric change or removed items that were
 	// reviewed when they merged start a new baseline instead of blocking.
-	onBase, whyNotBase := MaySave(o.Save, b, q.Branch, warn)
+	onBase, whyNotBase := host.MaySave(o.Save, b, q.Branch, warn)
 	policy := o.Policy
 	policy.Accepted = b != nil && b.HasLabel(policy.AcceptLabel)
 	// Relaxing the rubric-change and removed-items blocks needs more than a
 	// local checkout's HEAD: a CI run on the branch, or a branch given.
-	policy.BaselineBranchRun = onBase && (b != nil || o.Save.Branch != "" || ciBranchKnown(o.Save.Getenv))
+	policy.BaselineBranchRun = onBase && (b != nil || o.Save.Branch != "" || host.CIBranchKnown(o.Save.Getenv))
 
 	// The baseline, under the store error policy.
 	var base *gate.Baseline
@@ -300,7 +300,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
 	}
-	if f, ok := DefaultBranchFinding(o.BaselineRef, o.Save, b); ok {
+	if f, ok := host.DefaultBranchFinding(o.BaselineRef, o.Save, b); ok {
 		g.Warn(f)
 	}
 	if fellBack != "" {
@@ -420,17 +420,4 @@ func BaselineBranch(explicit string, b *host.Build) string {
 		}
 	}
 	return "main"
-}
-
-// ciBranchKnown reports whether another CI system names the run's branch.
-func ciBranchKnown(getenv func(string) string) bool {
-	if getenv == nil {
-		return false
-	}
-	for _, v := range ciBranchVars {
-		if strings.TrimSpace(getenv(v)) != "" {
-			return true
-		}
-	}
-	return false
 }

@@ -46,7 +46,7 @@ func TestMaySaveInActions(t *testing.T) {
 		{"schedule on main", host.Build{Host: "github", Event: "schedule", Ref: "refs/heads/main", Branch: "main"}, false},
 	} {
 		var warned []string
-		ok, why := MaySave(SaveInputs{Branch: "main"}, &tt.b, "main", func(s string) { warned = append(warned, s) })
+		ok, why := host.MaySave(host.SaveInputs{Branch: "main"}, &tt.b, "main", func(s string) { warned = append(warned, s) })
 		if ok != tt.ok || (!ok && why == "") {
 			t.Errorf("%s: %v %q", tt.name, ok, why)
 		}
@@ -62,19 +62,19 @@ func TestMaySaveOutsideActions(t *testing.T) {
 	// Another host's build follows the rules outside Actions: a GitLab
 	// merge request pipeline never saves, whatever --branch says.
 	gl := &host.Build{Host: "gitlab", Event: "push", Ref: "refs/heads/main", Branch: "main"}
-	if ok, why := MaySave(SaveInputs{Branch: "main", Getenv: env(map[string]string{"CI_MERGE_REQUEST_IID": "4"})}, gl, "main", nil); ok || !strings.Contains(why, "CI_MERGE_REQUEST_IID") {
+	if ok, why := host.MaySave(host.SaveInputs{Branch: "main", Getenv: env(map[string]string{"CI_MERGE_REQUEST_IID": "4"})}, gl, "main", nil); ok || !strings.Contains(why, "CI_MERGE_REQUEST_IID") {
 		t.Errorf("a GitLab merge request's run saves: %q", why)
 	}
-	if ok, _ := MaySave(SaveInputs{Branch: "main", Getenv: env(nil)}, nil, "main", nil); !ok {
+	if ok, _ := host.MaySave(host.SaveInputs{Branch: "main", Getenv: env(nil)}, nil, "main", nil); !ok {
 		t.Error("--branch main does not save")
 	}
-	if ok, why := MaySave(SaveInputs{Branch: "main", Getenv: env(map[string]string{"CI_MERGE_REQUEST_IID": "3"})}, nil, "main", nil); ok || !strings.Contains(why, "CI_MERGE_REQUEST_IID") {
+	if ok, why := host.MaySave(host.SaveInputs{Branch: "main", Getenv: env(map[string]string{"CI_MERGE_REQUEST_IID": "3"})}, nil, "main", nil); ok || !strings.Contains(why, "CI_MERGE_REQUEST_IID") {
 		t.Errorf("a merge request's run saves: %q", why)
 	}
-	if ok, why := MaySave(SaveInputs{Getenv: env(map[string]string{"CIRCLE_BRANCH": "dev"})}, nil, "main", nil); ok || !strings.Contains(why, "CIRCLE_BRANCH") {
+	if ok, why := host.MaySave(host.SaveInputs{Getenv: env(map[string]string{"CIRCLE_BRANCH": "dev"})}, nil, "main", nil); ok || !strings.Contains(why, "CIRCLE_BRANCH") {
 		t.Errorf("a run on dev saves: %q", why)
 	}
-	if ok, why := MaySave(SaveInputs{WorkDir: t.TempDir()}, nil, "main", nil); ok || !strings.Contains(why, "not in a git checkout") {
+	if ok, why := host.MaySave(host.SaveInputs{WorkDir: t.TempDir()}, nil, "main", nil); ok || !strings.Contains(why, "not in a git checkout") {
 		t.Errorf("outside a checkout: %v %q", ok, why)
 	}
 }

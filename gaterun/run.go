@@ -59,8 +59,8 @@ type HostOptions struct {
 func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 	b, s := host.CIBuild(h), o.Settings
 	logf := func(f string, a ...any) { o.Warn(fmt.Sprintf(f, a...)) }
-	save := SaveInputs{Branch: s.Branch, Getenv: o.Getenv, WorkDir: o.WorkDir}
-	ref := ResolveBaselineBranch(s.BaselineBranch, b, save)
+	save := host.SaveInputs{Branch: s.Branch, Getenv: o.Getenv, WorkDir: o.WorkDir}
+	ref := host.ResolveBaselineBranch(s.BaselineBranch, b, save)
 	store, saveDir, err := s.Store(h, s.GitHubToken, logf)
 	if err != nil {
 		return nil, err
@@ -74,12 +74,12 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 	case baseline.FileStore:
 		// A file the user names is theirs to choose outside a change
 		// request's run: no warning there.
-		if ChangeRequestRun(b) {
+		if host.ChangeRequestRun(b) {
 			storePath = st.Path
 		}
 	}
 	if storePath != "" {
-		w, err := CheckTrackedStore(storePath, b, exec.LookPath)
+		w, err := host.CheckTrackedStore(storePath, b, exec.LookPath)
 		if err != nil {
 			return nil, err
 		}

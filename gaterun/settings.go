@@ -34,7 +34,7 @@ type Settings struct {
 	// the baseline store (see [Checked.Store]).
 	BaselineFile, BaselineDir, BaselineArtifact, BaselineKey string
 	// BaselineBranch and Branch are the baseline's branch and the run's
-	// ("" to find them: see [ResolveBaselineBranch] and [MaySave]).
+	// ("" to find them: see [host.ResolveBaselineBranch] and [host.MaySave]).
 	BaselineBranch, Branch string
 	// CommentKey is the sticky comment key, GitHubToken the token for the
 	// GitHub API, Title the report's heading ("" for the defaults).

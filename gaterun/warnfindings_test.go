@@ -3,6 +3,7 @@ package gaterun
 import (
 	"context"
 	"fmt"
+	"github.com/rubricgate/rubricgate/host"
 	"slices"
 	"strings"
 	"testing"
@@ -39,8 +40,8 @@ func TestPipelineWarningsAreFindings(t *testing.T) {
 	o.Tier = &Tier{ProductionModel: "gpt-4o"}
 	o.RubricWarnings = []rubric.Warning{{File: "r.yaml", Line: 3, Col: 5, Criterion: "tone", Msg: "weight 0 makes tone count for nothing"}}
 	vars := map[string]string{"CI_DEFAULT_BRANCH": "main", "CI_COMMIT_BRANCH": "main"}
-	o.Save = SaveInputs{Getenv: func(k string) string { return vars[k] }, WorkDir: t.TempDir()}
-	o.BaselineRef = ResolveBaselineBranch("release", nil, o.Save)
+	o.Save = host.SaveInputs{Getenv: func(k string) string { return vars[k] }, WorkDir: t.TempDir()}
+	o.BaselineRef = host.ResolveBaselineBranch("release", nil, o.Save)
 	res, err := Gate(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -109,17 +110,17 @@ func TestTierLengthBiasFinding(t *testing.T) {
 	}
 }
 
-// DefaultBranchFinding carries the branches; DefaultBranchWarning is its text.
+// host.DefaultBranchFinding carries the branches; host.DefaultBranchWarning is its text.
 func TestDefaultBranchFinding(t *testing.T) {
 	vars := map[string]string{"CI_DEFAULT_BRANCH": "main", "CI_COMMIT_BRANCH": "main"}
-	in := SaveInputs{Getenv: func(k string) string { return vars[k] }, WorkDir: t.TempDir()}
-	ref := ResolveBaselineBranch("release", nil, in)
-	f, ok := DefaultBranchFinding(ref, in, nil)
+	in := host.SaveInputs{Getenv: func(k string) string { return vars[k] }, WorkDir: t.TempDir()}
+	ref := host.ResolveBaselineBranch("release", nil, in)
+	f, ok := host.DefaultBranchFinding(ref, in, nil)
 	if !ok || f.Kind != finding.DefaultBranchNotBaseline || f.Severity != finding.Warning || f.Branch != "main" || f.BaselineBranch != "release" || f.Source != ref.From {
 		t.Fatalf("finding %+v", f)
 	}
 	want := fmt.Sprintf(`this run is on the default branch "main" but the baseline branch is "release" (from %s): no run on "main" ever saves a baseline, and runs compared with "release" find none unless one is saved there; set --baseline-branch main or run the gate on "release"`, ref.From)
-	if w := DefaultBranchWarning(ref, in, nil); w != want || f.Text() != want {
+	if w := host.DefaultBranchWarning(ref, in, nil); w != want || f.Text() != want {
 		t.Errorf("warning %q, want %q", w, want)
 	}
 }

@@ -1,10 +1,9 @@
-package gaterun
+package host
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/gitmeta"
 )
 
@@ -49,7 +48,7 @@ var ciBranchVars = []string{
 // --branch, else the
 // variables of other CI systems, else the git checkout's HEAD (a detached
 // HEAD is unknown); a merge or pull request's run never saves.
-func MaySave(in SaveInputs, b *host.Build, base string, warn func(string)) (bool, string) {
+func MaySave(in SaveInputs, b *Build, base string, warn func(string)) (bool, string) {
 	if b != nil && b.Host == "github" {
 		if in.Branch != "" && in.Branch != b.Branch && warn != nil {
 			warn(fmt.Sprintf("branch %q is ignored inside GitHub Actions: the run's branch comes from GITHUB_REF (%q)", in.Branch, b.Ref))
@@ -128,4 +127,18 @@ func GitBranch(dir string) (branch, head string, err error) {
 		return "", "", err
 	}
 	return g.Branch, g.Head, nil
+}
+
+// CIBranchKnown reports whether another CI system names the run's branch
+// (one of the branch variables [MaySave] reads is set).
+func CIBranchKnown(getenv func(string) string) bool {
+	if getenv == nil {
+		return false
+	}
+	for _, v := range ciBranchVars {
+		if strings.TrimSpace(getenv(v)) != "" {
+			return true
+		}
+	}
+	return false
 }

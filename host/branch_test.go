@@ -1,12 +1,10 @@
-package gaterun
+package host
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rubricgate/rubricgate/host"
 )
 
 // gitCheckout makes a checkout whose HEAD is branch and whose origin's
@@ -37,7 +35,7 @@ func TestResolveBaselineBranch(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		explicit string
-		b        *host.Build
+		b        *Build
 		vars     map[string]string
 		dir      string
 		want     string
@@ -50,9 +48,9 @@ func TestResolveBaselineBranch(t *testing.T) {
 		{"buildkite default", "", nil, map[string]string{"BUILDKITE_PIPELINE_DEFAULT_BRANCH": "master"}, plain, "master"},
 		{"git origin default", "", nil, nil, trunk, "trunk"},
 		{"nothing known", "", nil, nil, plain, "main"},
-		{"github pull request", "", &host.Build{Host: "github", BaseBranch: "develop", DefaultBranch: "main"}, nil, trunk, "develop"},
-		{"github push", "", &host.Build{Host: "github", DefaultBranch: "main", Branch: "feature/x"}, nil, trunk, "main"},
-		{"gitlab build", "", &host.Build{Host: "gitlab", BaseBranch: "develop"}, map[string]string{"CI_DEFAULT_BRANCH": "trunk"}, plain, "develop"},
+		{"github pull request", "", &Build{Host: "github", BaseBranch: "develop", DefaultBranch: "main"}, nil, trunk, "develop"},
+		{"github push", "", &Build{Host: "github", DefaultBranch: "main", Branch: "feature/x"}, nil, trunk, "main"},
+		{"gitlab build", "", &Build{Host: "gitlab", BaseBranch: "develop"}, map[string]string{"CI_DEFAULT_BRANCH": "trunk"}, plain, "develop"},
 	} {
 		in := SaveInputs{Getenv: func(k string) string { return tt.vars[k] }, WorkDir: tt.dir}
 		if got := ResolveBaselineBranch(tt.explicit, tt.b, in); got.Branch != tt.want || got.From == "" {
@@ -80,7 +78,7 @@ func TestDefaultBranchWarning(t *testing.T) {
 		t.Errorf("unexpected warning %q", w)
 	}
 	// In Actions: a push to the default branch with another baseline branch.
-	b := &host.Build{Host: "github", Event: "push", Branch: "main", DefaultBranch: "main", BaselineEvent: true}
+	b := &Build{Host: "github", Event: "push", Branch: "main", DefaultBranch: "main", BaselineEvent: true}
 	if w := DefaultBranchWarning(ResolveBaselineBranch("release", b, SaveInputs{}), SaveInputs{}, b); w == "" {
 		t.Error("no warning for a push to the default branch")
 	}
@@ -90,14 +88,14 @@ func TestDefaultBranchWarning(t *testing.T) {
 // branch given with --baseline-branch, nor the default branch itself.
 func TestFallbackBranch(t *testing.T) {
 	noEnv := SaveInputs{Getenv: func(string) string { return "" }, WorkDir: t.TempDir()}
-	pr := &host.Build{Host: "github", BaseBranch: "release", DefaultBranch: "main", ChangeRequest: 3}
+	pr := &Build{Host: "github", BaseBranch: "release", DefaultBranch: "main", ChangeRequest: 3}
 	if got := FallbackBranch(ResolveBaselineBranch("", pr, noEnv)); got != "main" {
 		t.Errorf("pull request into release: %q, want main", got)
 	}
 	if got := FallbackBranch(ResolveBaselineBranch("release", pr, noEnv)); got != "" {
 		t.Errorf("--baseline-branch release: %q, want none", got)
 	}
-	intoMain := &host.Build{Host: "github", BaseBranch: "main", DefaultBranch: "main", ChangeRequest: 3}
+	intoMain := &Build{Host: "github", BaseBranch: "main", DefaultBranch: "main", ChangeRequest: 3}
 	if got := FallbackBranch(ResolveBaselineBranch("", intoMain, noEnv)); got != "" {
 		t.Errorf("pull request into main: %q, want none", got)
 	}

@@ -1,16 +1,10 @@
-package gaterun
+package host
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/baseline"
-	"github.com/rubricgate/rubricgate/gate"
-
 	"github.com/rubricgate/rubricgate/finding"
-	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/gitmeta"
 )
 
@@ -53,7 +47,7 @@ type BaselineRef struct {
 // origin default (refs/remotes/origin/HEAD), else "main". The branch the
 // run is on never chooses it: a run on feature/x would otherwise find no
 // baseline, pass, and start its own.
-func ResolveBaselineBranch(explicit string, b *host.Build, in SaveInputs) BaselineRef {
+func ResolveBaselineBranch(explicit string, b *Build, in SaveInputs) BaselineRef {
 	getenv := in.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -114,7 +108,7 @@ func ResolveBaselineBranch(explicit string, b *host.Build, in SaveInputs) Baseli
 
 // DefaultBranchWarning is the text of DefaultBranchFinding, "" when there
 // is none.
-func DefaultBranchWarning(ref BaselineRef, in SaveInputs, b *host.Build) string {
+func DefaultBranchWarning(ref BaselineRef, in SaveInputs, b *Build) string {
 	if f, ok := DefaultBranchFinding(ref, in, b); ok {
 		return f.Text()
 	}
@@ -125,7 +119,7 @@ func DefaultBranchWarning(ref BaselineRef, in SaveInputs, b *host.Build) string 
 // when the run is on the repository's default branch, could save a baseline
 // there, and the baseline branch is another: no run would then ever save
 // one. ok is false else.
-func DefaultBranchFinding(ref BaselineRef, in SaveInputs, b *host.Build) (f finding.Finding, ok bool) {
+func DefaultBranchFinding(ref BaselineRef, in SaveInputs, b *Build) (f finding.Finding, ok bool) {
 	if ref.Default == "" || ref.Branch == ref.Default {
 		return finding.Finding{}, false
 	}
@@ -158,32 +152,4 @@ func FallbackBranch(ref BaselineRef) string {
 		return ""
 	}
 	return ref.Default
-}
-
-// latestOrDefault reads q's baseline from store and, when the branch has
-// none at all (not a renamed rubric: see baseline.OtherRubricsError), the
-// [FallbackBranch]'s; from is the branch the baseline came from when it is
-// the fallback ("" else). The fallback's answer, found or not, is the
-// result.
-func latestOrDefault(ctx context.Context, store baseline.Store, q baseline.Query, ref BaselineRef) (f *baseline.File, src gate.BaselineSource, from string, err error) {
-	f, src, err = store.Latest(ctx, q)
-	var renamed *baseline.OtherRubricsError
-	fb := FallbackBranch(ref)
-	if fb == "" || fb == q.Branch || !errors.Is(err, baseline.ErrNotFound) || errors.As(err, &renamed) {
-		return f, src, "", err
-	}
-	dq := q
-	dq.Branch = fb
-	f, src, err = store.Latest(ctx, dq)
-	if err != nil {
-		return f, src, "", err
-	}
-	return f, src, fb, nil
-}
-
-// fallbackFinding is the warning of a run compared with the default
-// branch's baseline (finding.BaselineFromDefaultBranch).
-func fallbackFinding(target, from string) finding.Finding {
-	return finding.Finding{Kind: finding.BaselineFromDefaultBranch, Severity: finding.Warning,
-		Params: finding.Params{Branch: target, BaselineBranch: from}}
 }

@@ -1,4 +1,4 @@
-package gaterun
+package host
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"github.com/rubricgate/rubricgate/host"
 )
 
 // storeRisk is what a committed store lets a pull request do, and the fix.
@@ -92,7 +90,7 @@ func (t TrackedStore) warning(dir string) string {
 // (GitHub's pull_request* events, GitLab's merge_request_event, or any run
 // that names a change request): a run whose checkout the change request
 // wrote.
-func ChangeRequestRun(b *host.Build) bool {
+func ChangeRequestRun(b *Build) bool {
 	if b == nil {
 		return false
 	}
@@ -105,7 +103,7 @@ func ChangeRequestRun(b *host.Build) bool {
 // could not check: the change request wrote it, and a baseline it can write
 // is no baseline. Elsewhere it returns the warning of
 // [TrackedStoreWarning] ("" for none) and no error.
-func CheckTrackedStore(path string, b *host.Build, lookPath func(string) (string, error)) (warning string, err error) {
+func CheckTrackedStore(path string, b *Build, lookPath func(string) (string, error)) (warning string, err error) {
 	t := CheckTracked(path, lookPath)
 	w := t.warning(path)
 	if w == "" || !ChangeRequestRun(b) {
