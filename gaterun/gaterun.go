@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/tier"
 	"strings"
 	"time"
 
@@ -92,8 +93,8 @@ type Options struct {
 	CommentKey string
 	// Title heads the markdown report ("" for "rubricgate: <rubric>").
 	Title string
-	// Tier is the judge-bias and tier state (see [Tier]).
-	Tier *Tier
+	// Tier is the judge-bias and tier state (see [tier.State]).
+	Tier *tier.State
 	// Accept reads back the gate's previous sticky comment to find when a
 	// regression was accepted; nil when it cannot be read.
 	Accept func(ctx context.Context, key string) (body string, ok bool, err error)
@@ -139,11 +140,11 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		}
 	}
 	rb, q, b := o.Rubric, o.Query, o.Build
-	tier := o.Tier
-	if tier == nil {
-		tier = &Tier{}
+	ts := o.Tier
+	if ts == nil {
+		ts = &tier.State{}
 	}
-	tier.extra = o.Rubric.ModelFamilies
+	ts.ForRubric(o.Rubric)
 
 	// Whether this run is the baseline branch's own (a push there): it may
 	// save a baseline, and a rubric change or removed items that were
@@ -225,7 +226,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		if sameRubric {
 			pairer.Add(it)
 		}
-		tier.observe(it)
+		ts.Observe(it)
 		return nil
 	}})
 	if err != nil {
@@ -297,7 +298,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		Now: o.Now, Thresholds: th, Policy: policy, Renamed: renamedIn, Acceptance: acc,
 	})
 	accField, accNote := acceptanceNote(policy.AcceptLabel, g)
-	if err := tier.apply(g, rb); err != nil {
+	if err := ts.Apply(g, rb); err != nil {
 		return nil, err
 	}
 	if f, ok := host.DefaultBranchFinding(o.BaselineRef, o.Save, b); ok {

@@ -3,6 +3,7 @@ package gaterun
 import (
 	"context"
 	"fmt"
+	"github.com/rubricgate/rubricgate/tier"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -38,8 +39,8 @@ type HostOptions struct {
 	ResultNames    []string
 	// WriteBaseline is true when a new baseline file was asked for.
 	WriteBaseline bool
-	// Tier is the judge-bias and tier state (see [Tier]).
-	Tier *Tier
+	// Tier is the judge-bias and tier state (see [tier.State]).
+	Tier *tier.State
 	// Getenv reads the process's environment (the variables of other CI
 	// systems, GOGC); WorkDir is where the git checkout is looked up from.
 	Getenv  func(string) string

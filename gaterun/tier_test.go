@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/tier"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestEveryJudgeModelChecked(t *testing.T) {
 		models = append(models, fmt.Sprintf("claude-x-%d", i))
 	}
 	o := options(rb, judgedRun(t, append(models, "gpt-4o-mini")), &baseline.Dir{Root: t.TempDir()})
-	o.Tier = &Tier{ProductionModel: "gpt-4o"}
+	o.Tier = &tier.State{ProductionModel: "gpt-4o"}
 	_, err := Gate(context.Background(), o)
 	var sf *family.SameFamilyError
 	if !errors.As(err, &sf) || sf.Judge != "gpt-4o-mini" {
@@ -52,7 +53,7 @@ func TestEveryJudgeModelChecked(t *testing.T) {
 		models = append(models, fmt.Sprintf("house-model-%d", i))
 	}
 	o = options(rb, judgedRun(t, models), &baseline.Dir{Root: t.TempDir()})
-	o.Tier = &Tier{ProductionModel: "gpt-4o"}
+	o.Tier = &tier.State{ProductionModel: "gpt-4o"}
 	res, err := Gate(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func TestEveryJudgeModelChecked(t *testing.T) {
 		t.Errorf("warnings:\n%s", ws)
 	}
 	// Memory stays bounded: one kept model per family past the cap.
-	if n := len(o.Tier.judges); n != maxJudgeModels+1 {
-		t.Errorf("%d judge models kept, want %d", n, maxJudgeModels+1)
+	if n := o.Tier.KeptJudges(); n != tier.MaxJudgeModels+1 {
+		t.Errorf("%d judge models kept, want %d", n, tier.MaxJudgeModels+1)
 	}
 }

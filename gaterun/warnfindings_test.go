@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/tier"
 	"slices"
 	"strings"
 	"testing"
@@ -33,11 +34,11 @@ func warningFindings(g *gate.GateReport) []finding.Finding {
 func TestPipelineWarningsAreFindings(t *testing.T) {
 	rb := loadExample(t)
 	var models []string
-	for i := range maxJudgeModels + 5 {
+	for i := range tier.MaxJudgeModels + 5 {
 		models = append(models, fmt.Sprintf("house-model-%d", i))
 	}
 	o := options(rb, judgedRun(t, models), &baseline.Dir{Root: t.TempDir()})
-	o.Tier = &Tier{ProductionModel: "gpt-4o"}
+	o.Tier = &tier.State{ProductionModel: "gpt-4o"}
 	o.RubricWarnings = []rubric.Warning{{File: "r.yaml", Line: 3, Col: 5, Criterion: "tone", Msg: "weight 0 makes tone count for nothing"}}
 	vars := map[string]string{"CI_DEFAULT_BRANCH": "main", "CI_COMMIT_BRANCH": "main"}
 	o.Save = host.SaveInputs{Getenv: func(k string) string { return vars[k] }, WorkDir: t.TempDir()}
@@ -61,13 +62,13 @@ func TestPipelineWarningsAreFindings(t *testing.T) {
 	if g.Warnings[0] != "r.yaml:3:5: weight 0 makes tone count for nothing" {
 		t.Errorf("rubric warning %q", g.Warnings[0])
 	}
-	if count[finding.JudgeFamilyUnknown] != maxJudgeModels || count[finding.JudgesUnknownPast] != 1 || count[finding.DefaultBranchNotBaseline] != 1 {
+	if count[finding.JudgeFamilyUnknown] != tier.MaxJudgeModels || count[finding.JudgesUnknownPast] != 1 || count[finding.DefaultBranchNotBaseline] != 1 {
 		t.Errorf("warning kinds %v", count)
 	}
 	for _, f := range ws {
 		switch f.Kind {
 		case finding.JudgesUnknownPast:
-			if f.Count != 5 || f.Limit != maxJudgeModels {
+			if f.Count != 5 || f.Limit != tier.MaxJudgeModels {
 				t.Errorf("past the cap: %+v", f)
 			}
 		case finding.DefaultBranchNotBaseline:
@@ -92,13 +93,13 @@ func TestPipelineWarningsAreFindings(t *testing.T) {
 // A judge that favours longer answers is a typed length-bias warning.
 func TestTierLengthBiasFinding(t *testing.T) {
 	rb := loadExample(t)
-	tier := &Tier{}
+	ts := &tier.State{}
 	for i := range 30 {
-		tier.observe(&gate.ItemResult{ID: fmt.Sprint(i), Score: float64(50 + i), Length: 100 + 10*i})
+		ts.Observe(&gate.ItemResult{ID: fmt.Sprint(i), Score: float64(50 + i), Length: 100 + 10*i})
 	}
 	score := 70.0
 	g := gate.Decide(gate.DecideInput{Current: &gate.Report{Items: 30, Scored: 30, Score: &score}, Rubric: rb, Thresholds: gate.DefaultThresholds, Policy: gate.DefaultPolicy})
-	if err := tier.apply(g, rb); err != nil {
+	if err := ts.Apply(g, rb); err != nil {
 		t.Fatal(err)
 	}
 	ws := warningFindings(g)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/rubricgate/rubricgate/tier"
 	"io"
 
 	"github.com/rubricgate/rubricgate/gaterun"
@@ -21,7 +22,7 @@ type gateConfig struct {
 	gaterun.Settings
 	rubric, format, writeBaseline, jsonOut, mdOut, junitOut string
 	results                                                 stringList
-	tier                                                    gaterun.TierSettings
+	tier                                                    tier.Settings
 	judge                                                   judgeConfig // one-step gate: --input and the judge flags
 }
 
@@ -99,7 +100,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	} else if src, err = results.NewSource(c.results, c.format, e.stdin); err != nil {
 		return exitError, err
 	}
-	tier, err := gaterun.ParseTier(c.tier, rb)
+	tier, err := tier.Parse(c.tier, rb)
 	if err != nil {
 		return exitError, err
 	}

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/rubricgate/rubricgate/tier"
 	"io"
 	"path/filepath"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/gaterun"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/judge"
 	"github.com/rubricgate/rubricgate/rubric"
@@ -81,7 +81,7 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) ([
 // gate's judge model, production model and family policy. It returns the
 // results file to write, <answers>.judged.jsonl, and its content: the gate
 // writes it with its other outputs, all or nothing.
-func judgeForGate(ctx context.Context, c *judgeConfig, t *gaterun.TierSettings, rb *rubric.Rubric, e *env) (string, []byte, error) {
+func judgeForGate(ctx context.Context, c *judgeConfig, t *tier.Settings, rb *rubric.Rubric, e *env) (string, []byte, error) {
 	jc := *c
 	jc.Model, jc.ProductionModel, jc.SameFamily = t.JudgeModel, t.ProductionModel, t.SameFamily
 	if strings.TrimSpace(jc.Model) == "" {

@@ -1,4 +1,8 @@
-package gaterun
+// Package tier holds the judge-bias checks and the staged-rollout (tier)
+// decision of a gate run: the settings as given, checked by [Parse] (which
+// reads the calibration report), and the [State] that observes the run's
+// items and adds its findings and tier decision to the report.
+package tier
 
 import (
 	"fmt"
@@ -11,9 +15,9 @@ import (
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-// Tier holds the judge-bias and staged-rollout settings, checked by the
+// State holds the judge-bias and staged-rollout settings, checked by the
 // caller, and what the gate collects from the run for them.
-type Tier struct {
+type State struct {
 	// Enabled is true when a current tier was given: the report then says
 	// whether the rollout may advance from Current to the next of Tiers.
 	Enabled bool
@@ -29,7 +33,7 @@ type Tier struct {
 	Family                      family.FamilyPolicy
 
 	// judges are the distinct per-item judge models kept and checked: the
-	// first maxJudgeModels, then one model of each family not seen yet;
+	// first MaxJudgeModels, then one model of each family not seen yet;
 	// families holds the family of every judge model seen, so each family
 	// is checked with memory bounded by the families known (built-in and
 	// the rubric's model_families, plus "" for unknown). extra is the
@@ -42,12 +46,16 @@ type Tier struct {
 	lengths     []calibrate.LengthPoint
 }
 
-// maxJudgeModels is how many distinct per-item judge models are kept by
+// MaxJudgeModels is how many distinct per-item judge models are kept by
 // name; past it a model is kept only when its family is new.
-const maxJudgeModels = 100
+const MaxJudgeModels = 100
 
-// observe collects per-item judge models and answer lengths.
-func (t *Tier) observe(it *gate.ItemResult) {
+// ForRubric sets the rubric whose model_families the family checks use;
+// call it before the first [State.Observe].
+func (t *State) ForRubric(rb *rubric.Rubric) { t.extra = rb.ModelFamilies }
+
+// Observe collects per-item judge models and answer lengths.
+func (t *State) Observe(it *gate.ItemResult) {
 	if it.Unscored {
 		return
 	}
@@ -61,7 +69,7 @@ func (t *Tier) observe(it *gate.ItemResult) {
 		switch _, kept := t.judges[m]; {
 		case kept:
 			t.judges[m]++
-		case len(t.judges) < maxJudgeModels:
+		case len(t.judges) < MaxJudgeModels:
 			t.judges[m] = 1
 			t.families[family.Family(m, t.extra)] = true
 		default:
@@ -80,9 +88,9 @@ func (t *Tier) observe(it *gate.ItemResult) {
 	}
 }
 
-// apply adds the judge-bias checks and the tier decision to the report. A
+// Apply adds the judge-bias checks and the tier decision to the report. A
 // judge of the production model's family is an error under same-family: fail.
-func (t *Tier) apply(g *gate.GateReport, rb *rubric.Rubric) error {
+func (t *State) Apply(g *gate.GateReport, rb *rubric.Rubric) error {
 	judges := []string{}
 	if t.JudgeModel != "" {
 		judges = append(judges, t.JudgeModel)
@@ -105,7 +113,7 @@ func (t *Tier) apply(g *gate.GateReport, rb *rubric.Rubric) error {
 			g.Warn(fc.Findings...)
 		}
 		if t.unknownPast > 0 {
-			g.Warn(finding.Finding{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: t.unknownPast, Limit: maxJudgeModels}})
+			g.Warn(finding.Finding{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: t.unknownPast, Limit: MaxJudgeModels}})
 		}
 	}
 	if lb := calibrate.CheckLengthBias("", t.lengths, calibrate.DefaultThresholds); lb.Warn {
@@ -118,3 +126,7 @@ func (t *Tier) apply(g *gate.GateReport, rb *rubric.Rubric) error {
 	g.Tier = &gate.TierInfo{Current: d.Current, Next: d.Next, MayAdvance: d.MayAdvance, HeldBy: d.HeldBy}
 	return nil
 }
+
+// KeptJudges is how many per-item judge models are kept by name: at most
+// [MaxJudgeModels], plus one model of each family first seen past it.
+func (t *State) KeptJudges() int { return len(t.judges) }

@@ -1,4 +1,4 @@
-package gaterun
+package tier
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ import (
 // maxCalibrationBytes caps the calibration report read for the tier check.
 const maxCalibrationBytes = 32 << 20
 
-// TierSettings are the staged-rollout and judge-bias settings as the user
-// gives them (flags or action inputs), before [ParseTier] checks them.
-type TierSettings struct {
+// Settings are the staged-rollout and judge-bias settings as the user
+// gives them (flags or action inputs), before [Parse] checks them.
+type Settings struct {
 	// Tiers lists the rollout tiers in percent ("10,25,50,75,90"); Tier is
 	// the current one ("" leaves the tier decision off).
 	Tiers, Tier string
@@ -34,7 +34,7 @@ type TierSettings struct {
 
 // Flags declares the settings on fs under their names (the gate's flags
 // and action inputs), with their defaults and help.
-func (s *TierSettings) Flags(fs *flag.FlagSet) {
+func (s *Settings) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.Tiers, "tiers", "10,25,50,75,90", "staged-rollout traffic tiers, in percent")
 	fs.StringVar(&s.Tier, "tier", "", "the current rollout tier (enables the tier decision)")
 	fs.StringVar(&s.Calibration, "calibration", "", "a calibration report (rubricgate calibrate --json); refused when made with another rubric")
@@ -44,12 +44,12 @@ func (s *TierSettings) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.SameFamily, "same-family", "fail", "judge and production model of one family: fail or warn")
 }
 
-// ParseTier checks the settings and reads the calibration report. A report
+// Parse checks the settings and reads the calibration report. A report
 // made with another rubric than rb is stale and refused. A setting that is
 // not valid is a *usage.Error; a report that cannot be read or is stale is
 // another error naming the file.
-func ParseTier(s TierSettings, rb *rubric.Rubric) (*Tier, error) {
-	t := &Tier{JudgeModel: strings.TrimSpace(s.JudgeModel), ProductionModel: strings.TrimSpace(s.ProductionModel)}
+func Parse(s Settings, rb *rubric.Rubric) (*State, error) {
+	t := &State{JudgeModel: strings.TrimSpace(s.JudgeModel), ProductionModel: strings.TrimSpace(s.ProductionModel)}
 	var err error
 	if t.Family, err = family.ParseFamilyPolicy(s.SameFamily); err != nil {
 		return nil, usage.Errorf("same-family: %w", err)
