@@ -6,10 +6,6 @@
 // flags and inputs, picks the host, writes the outputs and chooses the exit
 // code.
 //
-// [CheckReport], beside it, checks a report a later (trusted) workflow is
-// asked to post; host/github.CheckProvenance checks it belongs to the run
-// that triggered that workflow.
-//
 // The package writes nothing: warnings and log lines go to the callbacks
 // in [Options], and everything to write is in the [Outcome].
 package gaterun
@@ -18,19 +14,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rubricgate/rubricgate/finding"
-	"github.com/rubricgate/rubricgate/tier"
 	"strings"
 	"time"
 
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/usage"
+	"github.com/rubricgate/rubricgate/publish"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
+	"github.com/rubricgate/rubricgate/tier"
 )
 
 // Results reads the run's results, as often as the gate needs them (once
@@ -108,27 +105,15 @@ type Options struct {
 
 // Outcome is what the gate decided and what to write.
 type Outcome struct {
-	// Report is the report value; Markdown its comment and summary body.
-	Report   *gate.GateReport
-	Markdown string
-	// CommentKey is the sticky comment key used.
-	CommentKey string
+	// Result is what publish.Publish shows: the report, its markdown, the
+	// comment key, why no baseline was saved.
+	publish.Result
 	// NewBaseline is the baseline a passing run may write (nil otherwise):
 	// to the file asked for and, when SaveTo is set, into the local store at
 	// SaveTo (written last, with the other outputs).
 	NewBaseline *baseline.File
 	SaveTo      string
-	// NotSaved says why a passing run's baseline was not saved into the
-	// local store ("" when it was, or there is none): told after the
-	// decision, as the saved path is.
-	NotSaved string
-	// RubricWarnings is how many of the report's warnings lead it from the
-	// rubric (already shown with their file and line).
-	RubricWarnings int
 }
-
-// Blocked reports whether the run is blocked (exit 1).
-func (o *Outcome) Blocked() bool { return o.Report.Decision == gate.Block }
 
 // Gate runs the gate. An error is exit 2: bad input, a baseline store that
 // cannot be read under on-baseline-error fail, a judge of the production
@@ -307,7 +292,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	if fellBack != "" {
 		g.Warn(fallbackFinding(q.Branch, fellBack))
 	}
-	out := &Outcome{Report: g, CommentKey: commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}
+	out := &Outcome{Result: publish.Result{Report: g, CommentKey: commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}}
 	if b != nil {
 		g.Context = b.RunContext(out.CommentKey)
 	}

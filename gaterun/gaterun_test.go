@@ -79,22 +79,6 @@ func TestMaySaveOutsideActions(t *testing.T) {
 	}
 }
 
-func TestCheckReport(t *testing.T) {
-	g := &gate.GateReport{Decision: gate.Pass, Report: &gate.Report{}, Context: &gate.RunContext{Repository: "o/r", RunID: 7, HeadSHA: "abc"}}
-	if err := CheckReport(g, "r.json"); err != nil {
-		t.Fatal(err)
-	}
-	for _, bad := range []*gate.GateReport{
-		{Decision: "maybe", Report: &gate.Report{}, Context: g.Context},
-		{Decision: gate.Block, Context: g.Context},
-		{Decision: gate.Block, Report: &gate.Report{}},
-	} {
-		if err := CheckReport(bad, "r.json"); err == nil || !strings.Contains(err.Error(), "r.json") {
-			t.Errorf("%+v: %v", bad, err)
-		}
-	}
-}
-
 // failingStore is a baseline store that cannot be reached.
 type failingStore struct{}
 

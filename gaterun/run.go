@@ -3,7 +3,6 @@ package gaterun
 import (
 	"context"
 	"fmt"
-	"github.com/rubricgate/rubricgate/tier"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/rubric"
+	"github.com/rubricgate/rubricgate/tier"
 )
 
 // ReadRubric reads and validates a rubric file (at most 8 MiB).

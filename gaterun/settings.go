@@ -3,13 +3,12 @@ package gaterun
 import (
 	"errors"
 	"flag"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/internal/usage"
 )
@@ -41,11 +40,6 @@ type Settings struct {
 	CommentKey, GitHubToken, Title string
 }
 
-// DefaultCommentAuthor is the login of the workflow's GITHUB_TOKEN: only
-// its marker comments are adopted, so nobody can plant a comment with the
-// marker and have the gate edit (and so vouch for) it.
-const DefaultCommentAuthor = "github-actions[bot]"
-
 // Flags declares the settings on fs under their names, with their
 // defaults and help.
 func (s *Settings) Flags(fs *flag.FlagSet) {
@@ -66,7 +60,7 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.AcceptLabel, "accept-label", pol.AcceptLabel, "pull request label that accepts a relative-drop regression or a rubric change the gate cannot follow")
 	fs.StringVar(&s.Accept, "accept", "", "accept this run's relative-drop regression or rubric change the gate cannot follow, with the reason recorded in the report (CLI and other CI systems; refused on a GitHub pull request, where the accept label is the way)")
 	fs.StringVar(&s.Comment, "comment", "auto", "PR comment: auto (on pull request events), always, never")
-	fs.StringVar(&s.CommentAuthor, "comment-author", DefaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
+	fs.StringVar(&s.CommentAuthor, "comment-author", host.DefaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
 	fs.StringVar(&s.BaselineBranch, "baseline-branch", "", "branch whose last passing run is the baseline (default: the PR's or merge request's target branch, else the default branch (GitHub's payload, CI_DEFAULT_BRANCH, refs/remotes/origin/HEAD), else main)")
 	fs.StringVar(&s.Branch, "branch", "", "branch this run is on, for the local store: a passing run saves only when it is the baseline branch (default: GITHUB_REF inside Actions, else CI variables, else .git/HEAD)")
 	fs.StringVar(&s.CommentKey, "comment-key", "", "sticky comment key (default: workflow, job and results)")
@@ -118,10 +112,10 @@ func (s *Settings) Parse() (*Checked, error) {
 	if c.MaxUnscored, err = fraction.Parse("max-unscored", s.MaxUnscored); err != nil {
 		return nil, usage.Wrap(err)
 	}
-	if th.MaxBaselineAge, err = ParseAge("max-baseline-age", s.MaxBaselineAge); err != nil {
+	if th.MaxBaselineAge, err = cliflag.ParseAge("max-baseline-age", s.MaxBaselineAge); err != nil {
 		return nil, err
 	}
-	if c.MaxArchive, err = ParseSize("max-archive", s.MaxArchive); err != nil {
+	if c.MaxArchive, err = cliflag.ParseSize("max-archive", s.MaxArchive); err != nil {
 		return nil, err
 	}
 	p.IfNoBaseline, p.OnRubricChange, p.AcceptLabel = s.IfNoBaseline, s.OnRubricChange, s.AcceptLabel
@@ -161,46 +155,4 @@ func (c *Checked) Store(h host.Stores, token string, logf func(string, ...any)) 
 		return d, d, nil
 	}
 	return h.DefaultStore(host.StoreOptions{Token: token, ArtifactName: c.BaselineArtifact, MaxArchive: c.MaxArchive, LocalDir: host.DefaultLocalDir, Logf: logf})
-}
-
-// ParseAge reads a duration setting written "30d", "72h" or "0" (never).
-func ParseAge(name, s string) (time.Duration, error) {
-	t := strings.TrimSpace(s)
-	if t == "0" || t == "" {
-		return 0, nil
-	}
-	bad := usage.Errorf("%s %q: expected days like 30d or a duration like 72h", name, s)
-	if d, ok := strings.CutSuffix(t, "d"); ok {
-		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
-			return 0, bad
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(t)
-	if err != nil || d < 0 {
-		return 0, bad
-	}
-	return d, nil
-}
-
-// ParseSize reads a size setting written "100MiB", "50MB" or "1048576":
-// positive, at most 1 TiB.
-func ParseSize(name, s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suf string
-		m   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}} {
-		if v, ok := strings.CutSuffix(t, u.suf); ok {
-			t, mult = strings.TrimSpace(v), u.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > (1<<40)/mult {
-		return 0, usage.Errorf("%s %q: expected a size like 100MiB", name, s)
-	}
-	return n * mult, nil
 }

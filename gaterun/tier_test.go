@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rubricgate/rubricgate/tier"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/family"
+	"github.com/rubricgate/rubricgate/tier"
 )
 
 // judgedRun writes a run whose items name the given judge models.

@@ -3,8 +3,6 @@ package gaterun
 import (
 	"context"
 	"fmt"
-	"github.com/rubricgate/rubricgate/host"
-	"github.com/rubricgate/rubricgate/tier"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +11,9 @@ import (
 	"github.com/rubricgate/rubricgate/calibrate"
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/rubric"
+	"github.com/rubricgate/rubricgate/tier"
 )
 
 // warningFindings returns the warning findings of g.

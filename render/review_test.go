@@ -10,7 +10,7 @@ import (
 	"github.com/rubricgate/rubricgate/gate"
 )
 
-// REVIEW: a report posted by `rubricgate comment` (gaterun.PostReport) is
+// REVIEW: a report posted by `rubricgate comment` (publish.PostReport) is
 // the pull request's own data. Its findings are rendered when their texts
 // equal its reasons/warnings, which the forger controls too, so every
 // parameter a finding renders must be escaped. Role and the rubric hashes

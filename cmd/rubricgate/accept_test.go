@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/gaterun"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
 )
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/rubricgate/rubricgate/host"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/host"
 )
 
 // runIn runs a command outside Actions with the given environment and the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/rubricgate/rubricgate/tier"
 	"io"
 
 	"github.com/rubricgate/rubricgate/gaterun"
@@ -13,8 +12,10 @@ import (
 	glhost "github.com/rubricgate/rubricgate/host/gitlab"
 	"github.com/rubricgate/rubricgate/host/local"
 	"github.com/rubricgate/rubricgate/internal/usage"
+	"github.com/rubricgate/rubricgate/publish"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
+	"github.com/rubricgate/rubricgate/tier"
 )
 
 // gateConfig holds the gate's flags: the names are the action inputs.
@@ -133,7 +134,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	if err := gaterun.Publish(ctx, h, res, gaterun.PublishOptions{Comment: s.CommentOptions(), ReportPath: reportPath,
+	if err := publish.Publish(ctx, h, &res.Result, publish.Options{Comment: s.CommentOptions(), ReportPath: reportPath,
 		BaselinePath: baselinePath, Log: logw, Annotate: e.inActions(), Color: colorOn(logw, e.getenv), Warn: warnf,
 		Commit: func(last func() error) error { return out.CommitThen(e.stdout, last) }}); err != nil {
 		return exitError, err

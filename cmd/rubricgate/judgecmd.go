@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/rubricgate/rubricgate/tier"
 	"io"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/judge"
 	"github.com/rubricgate/rubricgate/rubric"
+	"github.com/rubricgate/rubricgate/tier"
 )
 
 // judgeConfig holds the judge flags: the answers file (input), the results

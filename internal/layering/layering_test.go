@@ -46,6 +46,10 @@ func TestNothingImportsUpward(t *testing.T) {
 		{"formats", []string{"results", "gaterun"}},
 		// The orchestration depends on host's interfaces; cmd picks the host.
 		{"gaterun", []string{"host/github", "host/gitlab", "host/local", "cmd/rubricgate"}},
+		// The rules the gate run follows live below it.
+		{"host", []string{"gaterun", "publish", "tier", "render", "host/github", "host/gitlab", "host/local"}},
+		{"tier", []string{"gaterun", "publish", "host", "render"}},
+		{"publish", []string{"gaterun", "tier", "host/github", "host/gitlab", "host/local", "cmd/rubricgate"}},
 		// The family check is not calibration's.
 		{"judge", []string{"calibrate", "gaterun"}},
 		// calibrate owns its renderers.

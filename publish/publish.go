@@ -1,4 +1,7 @@
-package gaterun
+// Package publish shows a gate run's outcome on a CI host (the sticky
+// comment, the step outputs, the job summary, the decision log) and posts a
+// report another run made (`rubricgate comment`, the fork-safe pattern).
+package publish
 
 import (
 	"context"
@@ -7,13 +10,33 @@ import (
 	"io"
 
 	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/render"
 )
 
-// PublishOptions say how [Publish] shows an outcome.
-type PublishOptions struct {
+// Result is what a gate run decided and shows.
+type Result struct {
+	// Report is the report value; Markdown its comment and summary body.
+	Report   *gate.GateReport
+	Markdown string
+	// CommentKey is the sticky comment key used.
+	CommentKey string
+	// NotSaved says why a passing run's baseline was not saved into the
+	// local store ("" when it was, or there is none): told after the
+	// decision, as the saved path is.
+	NotSaved string
+	// RubricWarnings is how many of the report's warnings lead it from the
+	// rubric (already shown with their file and line).
+	RubricWarnings int
+}
+
+// Blocked reports whether the run is blocked (exit 1).
+func (r *Result) Blocked() bool { return r.Report.Decision == gate.Block }
+
+// Options say how [Publish] shows a result.
+type Options struct {
 	// Comment are the comment settings (see host.Host.Commenting); the
 	// comment service's warnings go to Warn unless Comment.Logf is set.
 	Comment host.CommentOptions
@@ -45,7 +68,7 @@ type PublishOptions struct {
 // 2), since later steps (the baseline upload) rely on them. The job summary
 // is for people: a failure to write it is a warning. Last the decision is
 // logged (render.DecisionLog), with what the comment did.
-func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) error {
+func Publish(ctx context.Context, h host.Host, out *Result, o Options) error {
 	warn := func(s string) {
 		if o.Warn != nil {
 			o.Warn(s)
@@ -107,7 +130,7 @@ func Publish(ctx context.Context, h host.Host, out *Outcome, o PublishOptions) e
 
 // postComment posts or updates the sticky comment and returns its address
 // and the log line saying what it did.
-func postComment(ctx context.Context, h host.Host, out *Outcome, o host.CommentOptions, warn func(string)) (url, logLine string) {
+func postComment(ctx context.Context, h host.Host, out *Result, o host.CommentOptions, warn func(string)) (url, logLine string) {
 	c := h.Commenting(o)
 	if c.Noun == "" {
 		return "", "" // a host without comments

@@ -1,13 +1,10 @@
-package gaterun
+package publish
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,7 +12,6 @@ import (
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
-	"github.com/rubricgate/rubricgate/internal/stage"
 )
 
 // fakeHost records what Publish does on a host.
@@ -58,9 +54,9 @@ func (c *fakeCommenter) Comment(_ context.Context, _, body string) (host.Comment
 }
 func (c *fakeCommenter) BodyLimit(string) int { return 65536 }
 
-func blocked() *Outcome {
+func blocked() *Result {
 	score := 70.0
-	return &Outcome{
+	return &Result{
 		Report: &gate.GateReport{Report: &gate.Report{Score: &score, Warnings: []string{"rubric warning", "run warning"}},
 			Decision: gate.Block, Reasons: []string{"score dropped"}},
 		Markdown: "## report", CommentKey: "k", RubricWarnings: 1,
@@ -85,7 +81,7 @@ func TestPublishOnPullRequest(t *testing.T) {
 		commenting: host.Commenting{Noun: "comment", Commenter: cm}}
 	var log bytes.Buffer
 	committed := false
-	err := Publish(context.Background(), h, blocked(), PublishOptions{
+	err := Publish(context.Background(), h, blocked(), Options{
 		Comment: host.CommentOptions{Mode: host.CommentAuto}, ReportPath: "r.json", Log: &log, Annotate: true,
 		Commit: func(last func() error) error {
 			if cm.body != "## report" {
@@ -119,7 +115,7 @@ func TestPublishFailures(t *testing.T) {
 		summaryErr: fmt.Errorf("job summary: %w", errors.New("disk full"))}
 	var warns []string
 	var log bytes.Buffer
-	o := PublishOptions{Comment: host.CommentOptions{Mode: host.CommentAlways}, Log: &log,
+	o := Options{Comment: host.CommentOptions{Mode: host.CommentAlways}, Log: &log,
 		Warn:   func(s string) { warns = append(warns, s) },
 		Commit: func(last func() error) error { return last() }}
 	if err := Publish(context.Background(), h, blocked(), o); err != nil {
@@ -153,7 +149,7 @@ func TestPublishCommentRules(t *testing.T) {
 	} {
 		h := &fakeHost{build: tc.b, commenting: tc.c}
 		var warns []string
-		err := Publish(context.Background(), h, blocked(), PublishOptions{Comment: host.CommentOptions{Mode: tc.mode},
+		err := Publish(context.Background(), h, blocked(), Options{Comment: host.CommentOptions{Mode: tc.mode},
 			Warn: func(s string) { warns = append(warns, s) }, Commit: func(last func() error) error { return last() }})
 		if err != nil || strings.Join(warns, "|") != tc.warn {
 			t.Errorf("%+v %s: warnings %q, %v", tc.b, tc.mode, warns, err)
@@ -162,40 +158,8 @@ func TestPublishCommentRules(t *testing.T) {
 	cm := &fakeCommenter{res: host.CommentResult{Action: "skipped-stale"}}
 	h := &fakeHost{build: host.Build{ChangeRequest: 7, ChangeRequestEvent: true}, commenting: host.Commenting{Noun: "comment", Commenter: cm}}
 	var log bytes.Buffer
-	if err := Publish(context.Background(), h, blocked(), PublishOptions{Log: &log, Commit: func(last func() error) error { return last() }}); err != nil ||
+	if err := Publish(context.Background(), h, blocked(), Options{Log: &log, Commit: func(last func() error) error { return last() }}); err != nil ||
 		!strings.Contains(log.String(), "comment not updated: this run's commit is no longer the pull request's head") {
 		t.Errorf("stale: %v\n%s", err, log.String())
-	}
-}
-
-// Stage adds the baseline file first and the local store's baseline last;
-// a blocked run asked for a baseline file gets a note instead.
-func TestStage(t *testing.T) {
-	dir := t.TempDir()
-	bf, _, err := baseline.FileStore{Path: "../examples/support/baseline.json"}.Latest(context.Background(), baseline.Query{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := &Outcome{Report: &gate.GateReport{Report: &gate.Report{}, Decision: gate.Pass}, NewBaseline: bf,
-		SaveTo: filepath.Join(dir, "store", "r", "main.json")}
-	var set stage.Set
-	defer set.Abort()
-	path, note, err := o.Stage(&set, filepath.Join(dir, "b.json"), stage.Output{Path: filepath.Join(dir, "r.json"), Write: func(w io.Writer) error { return nil }})
-	if err != nil || note != "" || path != filepath.Join(dir, "b.json") {
-		t.Fatalf("path %q note %q err %v", path, note, err)
-	}
-	if err := set.Commit(io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{"b.json", "r.json", "store/r/main.json"} {
-		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
-			t.Error(err)
-		}
-	}
-	o = &Outcome{Report: &gate.GateReport{Report: &gate.Report{}, Decision: gate.Block}}
-	var set2 stage.Set
-	defer set2.Abort()
-	if path, note, err := o.Stage(&set2, "b.json"); path != "" || err != nil || note != "no baseline written to b.json: the run was blocked" {
-		t.Errorf("blocked: %q %q %v", path, note, err)
 	}
 }

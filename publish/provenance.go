@@ -1,4 +1,4 @@
-package gaterun
+package publish
 
 import (
 	"fmt"

@@ -1,10 +1,12 @@
-package gaterun
+package publish
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rubricgate/rubricgate/gate"
 )
 
 // A report is read with a cap and must be a gate report made inside
@@ -31,6 +33,22 @@ func TestReadReport(t *testing.T) {
 	} {
 		if _, err := ReadReport(tc.path, tc.max); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: %v", tc.path, tc.max, err)
+		}
+	}
+}
+
+func TestCheckReport(t *testing.T) {
+	g := &gate.GateReport{Decision: gate.Pass, Report: &gate.Report{}, Context: &gate.RunContext{Repository: "o/r", RunID: 7, HeadSHA: "abc"}}
+	if err := CheckReport(g, "r.json"); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []*gate.GateReport{
+		{Decision: "maybe", Report: &gate.Report{}, Context: g.Context},
+		{Decision: gate.Block, Context: g.Context},
+		{Decision: gate.Block, Report: &gate.Report{}},
+	} {
+		if err := CheckReport(bad, "r.json"); err == nil || !strings.Contains(err.Error(), "r.json") {
+			t.Errorf("%+v: %v", bad, err)
 		}
 	}
 }

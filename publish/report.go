@@ -1,4 +1,4 @@
-package gaterun
+package publish
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/boundedio"
+	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/render"
 )
@@ -20,7 +21,7 @@ import (
 // a size cap of maxReport, a size like 10MiB, never executed or unpacked)
 // and checks it with [CheckReport].
 func ReadReport(path, maxReport string) (*gate.GateReport, error) {
-	limit, err := ParseSize("max-report", maxReport)
+	limit, err := cliflag.ParseSize("max-report", maxReport)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func (o *PostReportOptions) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Token, "github-token", "", "token with pull-requests: write; never printed")
 	fs.StringVar(&o.Title, "title", "", "heading of the comment (default: rubricgate: <rubric name>)")
 	fs.StringVar(&o.MaxReport, "max-report", "10MiB", "largest report accepted")
-	fs.StringVar(&o.Author, "comment-author", DefaultCommentAuthor, "login whose marker comment is adopted and edited; * for any author")
+	fs.StringVar(&o.Author, "comment-author", host.DefaultCommentAuthor, "login whose marker comment is adopted and edited; * for any author")
 	fs.StringVar(&o.Key, "comment-key", "", "sticky comment key (default: report: plus the report's own key)")
 }
 
