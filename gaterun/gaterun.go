@@ -118,53 +118,116 @@ type Outcome struct {
 // Gate runs the gate. An error is exit 2: bad input, a baseline store that
 // cannot be read under on-baseline-error fail, a judge of the production
 // model's family under same-family fail.
+//
+// The run is a list of named steps over one state (see [gateRun]): each
+// step reads what the earlier ones found and adds its own.
 func Gate(ctx context.Context, o Options) (*Outcome, error) {
-	warn := func(s string) {
+	r := newGateRun(o)
+	for _, st := range []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"branch", r.branch},            // may this run save; is it the baseline branch's own
+		{"baseline", r.readBaseline},    // the baseline, under the store error policy
+		{"score", r.score},              // score under the current rubric, paired with the baseline
+		{"rescore", r.rescore},          // a changed rubric: re-score under the baseline's
+		{"acceptance", r.acceptance},    // the accept label's record, or --accept
+		{"decide", r.decide},            // gate.Decide, then the judge-bias, tier and branch checks
+		{"markdown", r.markdown},        // the comment and summary body
+		{"new baseline", r.newBaseline}, // what a passing run may save
+	} {
+		if err := st.run(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return r.out, nil
+}
+
+// gateRun is one run of [Gate]: its options and what the steps found.
+type gateRun struct {
+	o      Options
+	warn   func(string)
+	tier   *tier.State
+	policy gate.Policy
+	// onBase is whether the run is on the baseline branch (a push there);
+	// whyNotBase why not.
+	onBase     bool
+	whyNotBase string
+
+	base       *gate.Baseline
+	noBaseNote string
+	renamed    *gate.RenamedRubric
+	fellBack   string // the branch the baseline came from when it is the fallback
+
+	items      *gate.ItemColumns
+	wantItems  bool
+	sameRubric bool
+	pairer     *gate.Pairer
+	cur        *gate.Report
+
+	compared   *gate.Report
+	rescoreErr error
+	baseGates  *gate.GateCheck
+
+	commentKey        string
+	acc               gate.Acceptance
+	accField, accNote string // the accept record's hidden line and note
+
+	out *Outcome
+}
+
+func newGateRun(o Options) *gateRun {
+	r := &gateRun{o: o, tier: o.Tier, warn: func(s string) {
 		if o.Warn != nil {
 			o.Warn(s)
 		}
+	}}
+	if r.tier == nil {
+		r.tier = &tier.State{}
 	}
-	rb, q, b := o.Rubric, o.Query, o.Build
-	ts := o.Tier
-	if ts == nil {
-		ts = &tier.State{}
-	}
-	ts.ForRubric(o.Rubric)
+	r.tier.ForRubric(o.Rubric)
+	return r
+}
 
-	// Whether this run is the baseline branch's own (a push there): it may
-	// save a baseline, and a rubric change or removed items that were
-	// reviewed when they merged start a new baseline instead of blocking.
-	onBase, whyNotBase := host.MaySave(o.Save, b, q.Branch, warn)
-	policy := o.Policy
-	policy.Accepted = b != nil && b.HasLabel(policy.AcceptLabel)
+// branch finds whether this run is the baseline branch's own (a push
+// there): it may save a baseline, and a rubric change or removed items
+// that were reviewed when they merged start a new baseline instead of
+// blocking.
+func (r *gateRun) branch(context.Context) error {
+	o, b := r.o, r.o.Build
+	r.onBase, r.whyNotBase = host.MaySave(o.Save, b, o.Query.Branch, r.warn)
+	r.policy = o.Policy
+	r.policy.Accepted = b != nil && b.HasLabel(r.policy.AcceptLabel)
 	// Relaxing the rubric-change and removed-items blocks needs more than a
 	// local checkout's HEAD: a CI run on the branch, or a branch given.
-	policy.BaselineBranchRun = onBase && (b != nil || o.Save.Branch != "" || host.CIBranchKnown(o.Save.Getenv))
+	r.policy.BaselineBranchRun = r.onBase && (b != nil || o.Save.Branch != "" || host.CIBranchKnown(o.Save.Getenv))
+	return nil
+}
 
-	// The baseline, under the store error policy.
-	var base *gate.Baseline
-	noBaseNote := ""
+// readBaseline reads the baseline under the store error policy.
+func (r *gateRun) readBaseline(ctx context.Context) error {
+	o, rb, q := r.o, r.o.Rubric, r.o.Query
 	var renamed *baseline.OtherRubricsError
-	var renamedIn *gate.RenamedRubric
 	file, bsrc, fellBack, err := latestOrDefault(ctx, o.Store, q, o.BaselineRef)
+	r.fellBack = fellBack
 	switch {
 	case errors.As(err, &renamed):
 		// Not "no baseline": the rubric's name is the pull request's to
 		// change, and a new name must not buy a fresh, empty baseline. It
 		// is a rubric change the gate cannot follow (never a store error
 		// that on-baseline-error: pass would wave through).
-		noBaseNote = fmt.Sprintf("no baseline for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
-		renamedIn = &gate.RenamedRubric{Rubric: renamed.Rubric, Branch: renamed.Branch, Others: renamed.Found}
+		r.noBaseNote = fmt.Sprintf("no baseline for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
+		r.renamed = &gate.RenamedRubric{Rubric: renamed.Rubric, Branch: renamed.Branch, Others: renamed.Found}
 	case errors.Is(err, baseline.ErrNotFound):
-		noBaseNote = fmt.Sprintf("no baseline found for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
+		r.noBaseNote = fmt.Sprintf("no baseline found for rubric %q on branch %q (%s)", rb.Name, q.Branch, o.StoreName)
 	case err != nil && o.OnBaselineError == BaselineErrorPass:
-		noBaseNote = "the baseline could not be read (on-baseline-error is pass)"
-		warn("baseline: " + err.Error())
+		r.noBaseNote = "the baseline could not be read (on-baseline-error is pass)"
+		r.warn("baseline: " + err.Error())
 	case err != nil:
-		return nil, fmt.Errorf("baseline: %w", err)
+		return fmt.Errorf("baseline: %w", err)
 	default:
-		if base, err = file.Gate(bsrc); err != nil {
-			return nil, fmt.Errorf("baseline %s: %w", bsrc.Location, err)
+		if r.base, err = file.Gate(bsrc); err != nil {
+			return fmt.Errorf("baseline %s: %w", bsrc.Location, err)
 		}
 		// The rubric's name picks the slot, and a pull request edits it:
 		// the slot under the new name holding a baseline (one the pull
@@ -177,167 +240,195 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 			}
 			from, err := rf.RenamedFrom(rq, rb)
 			if err != nil {
-				return nil, fmt.Errorf("baseline: %w", err)
+				return fmt.Errorf("baseline: %w", err)
 			}
 			if len(from) > 0 {
-				renamedIn = &gate.RenamedRubric{Rubric: rb.Name, Branch: q.Branch, Others: from, Same: true}
+				r.renamed = &gate.RenamedRubric{Rubric: rb.Name, Branch: q.Branch, Others: from, Same: true}
 			}
 		}
 		if o.BaselineLoaded != nil {
-			o.BaselineLoaded(base.Items.Len())
+			o.BaselineLoaded(r.base.Items.Len())
 		}
 	}
+	return nil
+}
 
-	// Score under the current rubric; pair with the baseline when the rubric is the same.
-	// The items are kept only for a new baseline (a million of them take
-	// tens of megabytes).
-	// In pointer-free columns: a million id strings kept live would be
-	// rescanned by every collection while the run is scored.
-	var items *gate.ItemColumns
-	wantItems := o.WriteBaseline || o.SaveDir != nil
-	var pairer *gate.Pairer
-	th := o.Thresholds
-	sameRubric := base != nil && base.RubricHash == rb.Hash()
-	if wantItems {
-		items = &gate.ItemColumns{}
+// score scores the run under the current rubric, pairing it with the
+// baseline when the rubric is the same. The items are kept only for a new
+// baseline, in pointer-free columns: a million id strings kept live would
+// be rescanned by every collection while the run is scored.
+func (r *gateRun) score(context.Context) error {
+	o, rb := r.o, r.o.Rubric
+	r.wantItems = o.WriteBaseline || o.SaveDir != nil
+	r.sameRubric = r.base != nil && r.base.RubricHash == rb.Hash()
+	if r.wantItems {
+		r.items = &gate.ItemColumns{}
 	}
-	if sameRubric {
-		pairer = gate.NewPairerColumns(base.Items, th.WorstItems)
+	if r.sameRubric {
+		r.pairer = gate.NewPairerColumns(r.base.Items, o.Thresholds.WorstItems)
 	}
 	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
-		if !it.Unscored && wantItems {
-			items.Append(it.ID, it.Score)
+		if !it.Unscored && r.wantItems {
+			r.items.Append(it.ID, it.Score)
 		}
-		if sameRubric {
-			pairer.Add(it)
+		if r.sameRubric {
+			r.pairer.Add(it)
 		}
-		ts.Observe(it)
+		r.tier.Observe(it)
 		return nil
 	}})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	AddRubricWarnings(cur, o.RubricWarnings)
+	r.cur = cur
+	return nil
+}
 
-	// A changed rubric: re-score under the baseline's, where the results carry its criteria.
-	var compared *gate.Report
-	var rescoreErr error
-	if base != nil && !sameRubric {
-		rescorePairer := gate.NewPairerColumns(base.Items, th.WorstItems)
-		compared, rescoreErr = o.Results.Score(base.Rubric, native.ScoreOptions{
-			MaxUnscored: o.MaxUnscored,
-			Read:        native.ReadOptions{IgnoreUnknown: true},
-			OnItem:      func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
-		})
-		var ie *native.InputError
-		switch {
-		case rescoreErr == nil:
-			pairer = rescorePairer
-		case errors.As(rescoreErr, &ie):
-			compared = nil
-			pairer = nil
-		default:
-			return nil, fmt.Errorf("re-score under the baseline's rubric: %w", rescoreErr)
-		}
+// rescore re-scores a run whose rubric changed under the baseline's, where
+// the results carry its criteria, and checks the baseline rubric's
+// blocking gates, which apply whatever the current rubric says and
+// whether or not the run could be re-scored.
+func (r *gateRun) rescore(context.Context) error {
+	if r.base == nil || r.sameRubric {
+		return nil
 	}
-	// The baseline rubric's blocking gates apply whatever the current rubric
-	// says, and whether or not the run could be re-scored.
-	var baseGates *gate.GateCheck
-	if base != nil && !sameRubric {
-		if baseGates, err = o.Results.CheckBlocking(base.Rubric); err != nil {
-			return nil, err
-		}
-	}
-	var paired *gate.Paired
-	if pairer != nil {
-		paired = pairer.Result()
-	}
-
-	// The sticky comment, keyed by what the workflow sets (never by the
-	// rubric's name, which the pull request edits), carries the record of
-	// what the accept label was applied for.
-	commentKey := o.CommentKey
-	if b != nil && commentKey == "" {
-		commentKey = DefaultCommentKey(b.Workflow, b.Job, o.ResultNames)
-	}
-	var acc gate.Acceptance
+	o := r.o
+	rescorePairer := gate.NewPairerColumns(r.base.Items, o.Thresholds.WorstItems)
+	r.compared, r.rescoreErr = o.Results.Score(r.base.Rubric, native.ScoreOptions{
+		MaxUnscored: o.MaxUnscored,
+		Read:        native.ReadOptions{IgnoreUnknown: true},
+		OnItem:      func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
+	})
+	var ie *native.InputError
 	switch {
-	case policy.AcceptReason != "":
-		// --accept: this run, with its reason. On a GitHub pull request
-		// the label (a reviewer's act, recorded in the comment) is the way.
+	case r.rescoreErr == nil:
+		r.pairer = rescorePairer
+	case errors.As(r.rescoreErr, &ie):
+		r.compared = nil
+		r.pairer = nil
+	default:
+		return fmt.Errorf("re-score under the baseline's rubric: %w", r.rescoreErr)
+	}
+	var err error
+	if r.baseGates, err = o.Results.CheckBlocking(r.base.Rubric); err != nil {
+		return err
+	}
+	return nil
+}
+
+// acceptance finds what accepts a regression: --accept (this run, with
+// its reason), or the accept label with the record of what it was applied
+// for, kept in the sticky comment. The comment is keyed by what the
+// workflow sets, never by the rubric's name, which the pull request edits.
+func (r *gateRun) acceptance(ctx context.Context) error {
+	o, b := r.o, r.o.Build
+	r.commentKey = o.CommentKey
+	if b != nil && r.commentKey == "" {
+		r.commentKey = DefaultCommentKey(b.Workflow, b.Job, o.ResultNames)
+	}
+	switch {
+	case r.policy.AcceptReason != "":
+		// On a GitHub pull request the label (a reviewer's act, recorded
+		// in the comment) is the way.
 		if b != nil && b.Host == "github" && b.ChangeRequest > 0 {
-			return nil, usage.Errorf("accept: on a GitHub pull request a reviewer accepts a regression with the %q label, not --accept", policy.AcceptLabel)
+			return usage.Errorf("accept: on a GitHub pull request a reviewer accepts a regression with the %q label, not --accept", r.policy.AcceptLabel)
 		}
-		policy.Accepted = true
-		acc = gate.Acceptance{State: gate.AcceptFresh}
+		r.policy.Accepted = true
+		r.acc = gate.Acceptance{State: gate.AcceptFresh}
 		if b != nil {
-			acc.HeadSHA = b.HeadSHA
+			r.acc.HeadSHA = b.HeadSHA
 		}
-	case policy.Accepted:
+	case r.policy.Accepted:
 		// The label is on a change request (no build, no label).
-		acc = readAcceptance(ctx, b, o.Accept, policy.AcceptLabel, commentKey, warn)
+		r.acc = readAcceptance(ctx, b, o.Accept, r.policy.AcceptLabel, r.commentKey, r.warn)
+	}
+	return nil
+}
+
+// decide makes the decision (gate.Decide), then adds the judge-bias and
+// tier checks and the baseline-branch warnings.
+func (r *gateRun) decide(context.Context) error {
+	o, rb, b := r.o, r.o.Rubric, r.o.Build
+	var paired *gate.Paired
+	if r.pairer != nil {
+		paired = r.pairer.Result()
 	}
 	g := gate.Decide(gate.DecideInput{
-		Current: cur, Rubric: rb, Baseline: base, NoBaselineNote: noBaseNote,
-		Compared: compared, RescoreErr: rescoreErr, BaselineGates: baseGates, Paired: paired,
-		Now: o.Now, Thresholds: th, Policy: policy, Renamed: renamedIn, Acceptance: acc,
+		Current: r.cur, Rubric: rb, Baseline: r.base, NoBaselineNote: r.noBaseNote,
+		Compared: r.compared, RescoreErr: r.rescoreErr, BaselineGates: r.baseGates, Paired: paired,
+		Now: o.Now, Thresholds: o.Thresholds, Policy: r.policy, Renamed: r.renamed, Acceptance: r.acc,
 	})
-	accField, accNote := acceptanceNote(policy.AcceptLabel, g)
-	if err := ts.Apply(g, rb); err != nil {
-		return nil, err
+	// The acceptance's note reads the decision's own findings, before the
+	// checks below add theirs.
+	r.accField, r.accNote = acceptanceNote(r.policy.AcceptLabel, g)
+	if err := r.tier.Apply(g, rb); err != nil {
+		return err
 	}
 	if f, ok := host.DefaultBranchFinding(o.BaselineRef, o.Save, b); ok {
 		g.Warn(f)
 	}
-	if fellBack != "" {
-		g.Warn(fallbackFinding(q.Branch, fellBack))
+	if r.fellBack != "" {
+		g.Warn(fallbackFinding(o.Query.Branch, r.fellBack))
 	}
-	out := &Outcome{Result: publish.Result{Report: g, CommentKey: commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}}
+	r.out = &Outcome{Result: publish.Result{Report: g, CommentKey: r.commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}}
 	if b != nil {
-		g.Context = b.RunContext(out.CommentKey)
+		g.Context = b.RunContext(r.commentKey)
 	}
+	return nil
+}
 
-	// The markdown, with the record of an accepted regression.
+// markdown renders the comment and summary body, with the record of an
+// accepted regression.
+func (r *gateRun) markdown(context.Context) error {
+	o, g := r.o, r.out.Report
+	accField, accNote := r.accField, r.accNote
 	title := o.Title
 	if title == "" {
-		title = "rubricgate: " + rb.Name
+		title = "rubricgate: " + o.Rubric.Name
 	}
 	runs := ""
-	if b != nil {
-		runs = b.RunsURL
+	if o.Build != nil {
+		runs = o.Build.RunsURL
 	}
-	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(out.CommentKey) - len(accField) - 1 - len(accNote), RunsURL: runs})
-	out.Markdown = withAcceptance(md, accField, accNote)
+	md := render.Markdown(g, render.MarkdownOptions{Title: title, Now: o.Now, Budget: comment.BodyLimit(r.commentKey) - len(accField) - 1 - len(accNote), RunsURL: runs})
+	r.out.Markdown = withAcceptance(md, accField, accNote)
+	return nil
+}
 
-	// The new baseline: only a passing run makes one, and only a run on the
-	// baseline branch saves it into the local store.
-	if g.Decision == gate.Pass && (o.WriteBaseline || o.SaveDir != nil) {
-		meta := baseline.Meta{CreatedAt: o.Now.UTC(), Branch: q.Branch}
-		if b != nil {
-			meta.SHA, meta.Ref, meta.Repository, meta.RunID, meta.RunURL = b.SHA, b.Ref, b.Repository, b.RunID, b.RunURL
-			meta.Branch = b.Branch
-		}
-		bf, err := baseline.NewColumns(rb, cur, items, meta)
-		if err != nil {
-			return nil, fmt.Errorf("new baseline: %w", err)
-		}
-		out.NewBaseline = bf
-		if o.WriteBaseline && b != nil && !onBase {
-			// The artifact store reads only baselines uploaded by successful
-			// push runs on the baseline branch: one uploaded here is never used.
-			warn("write-baseline: the gate uses only baselines uploaded by push runs on the baseline branch; " + whyNotBase)
-		}
-		if o.SaveDir != nil && !onBase {
-			out.NotSaved = whyNotBase
-		} else if o.SaveDir != nil {
-			p, err := o.SaveDir.Path(baseline.Query{Rubric: rb.Name, Branch: q.Branch, Key: q.Key})
-			if err != nil {
-				return nil, fmt.Errorf("save baseline: %w", err)
-			}
-			out.SaveTo = p
-		}
+// newBaseline makes the new baseline: only a passing run makes one, and
+// only a run on the baseline branch saves it into the local store.
+func (r *gateRun) newBaseline(context.Context) error {
+	o, b, q := r.o, r.o.Build, r.o.Query
+	if r.out.Report.Decision != gate.Pass || !r.wantItems {
+		return nil
 	}
-	return out, nil
+	meta := baseline.Meta{CreatedAt: o.Now.UTC(), Branch: q.Branch}
+	if b != nil {
+		meta.SHA, meta.Ref, meta.Repository, meta.RunID, meta.RunURL = b.SHA, b.Ref, b.Repository, b.RunID, b.RunURL
+		meta.Branch = b.Branch
+	}
+	bf, err := baseline.NewColumns(o.Rubric, r.cur, r.items, meta)
+	if err != nil {
+		return fmt.Errorf("new baseline: %w", err)
+	}
+	r.out.NewBaseline = bf
+	if o.WriteBaseline && b != nil && !r.onBase {
+		// The artifact store reads only baselines uploaded by successful
+		// push runs on the baseline branch: one uploaded here is never used.
+		r.warn("write-baseline: the gate uses only baselines uploaded by push runs on the baseline branch; " + r.whyNotBase)
+	}
+	switch {
+	case o.SaveDir != nil && !r.onBase:
+		r.out.NotSaved = r.whyNotBase
+	case o.SaveDir != nil:
+		p, err := o.SaveDir.Path(baseline.Query{Rubric: o.Rubric.Name, Branch: q.Branch, Key: q.Key})
+		if err != nil {
+			return fmt.Errorf("save baseline: %w", err)
+		}
+		r.out.SaveTo = p
+	}
+	return nil
 }
 
 // renamedFrom is a store that can tell a renamed rubric whatever the slot
