@@ -9,12 +9,15 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"github.com/rubricgate/rubricgate/internal/gctune"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
+	"github.com/rubricgate/rubricgate/publish"
+	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/rubric"
 	"github.com/rubricgate/rubricgate/tier"
 )
@@ -130,4 +133,93 @@ func (o *Outcome) Stage(set *stage.Set, writeBaseline string, outs ...stage.Outp
 		}
 	}
 	return baselinePath, note, nil
+}
+
+// Input is one gate run as the command line or the action gives it,
+// parsed and checked by the caller.
+type Input struct {
+	// Settings are the checked settings; Tier the judge-bias and rollout
+	// settings as given (parsed by [Run], which reads the calibration).
+	Settings *Checked
+	Tier     tier.Settings
+	// Rubric and its load warnings (already shown); Results and the names
+	// given.
+	Rubric         *rubric.Rubric
+	RubricWarnings []rubric.Warning
+	Results        Results
+	ResultNames    []string
+	// Outputs are the files the run writes.
+	Outputs Outputs
+	// Getenv reads the process's environment, WorkDir is where the git
+	// checkout is looked up from, Now is the clock.
+	Getenv  func(string) string
+	WorkDir string
+	Now     time.Time
+	// Stdout takes the outputs written to "-"; Stderr the warnings (on a
+	// host that does not annotate) and notes; Log the decision's log
+	// lines, in colour with Color. Annotate: warnings and blocking reasons
+	// are annotations through the host (GitHub Actions).
+	Stdout, Stderr, Log io.Writer
+	Color, Annotate     bool
+}
+
+// Outputs are the files a gate run writes, "" for none ("-" for stdout).
+type Outputs struct {
+	// WriteBaseline is where a passing run writes its new baseline file.
+	WriteBaseline string
+	// JSON, Markdown and JUnit are the reports.
+	JSON, Markdown, JUnit string
+	// Extra are more files written with the reports, all or nothing (the
+	// one-step gate's judged results).
+	Extra []stage.Output
+}
+
+// Run runs the gate on the host h and shows the outcome, the one call of
+// `rubricgate gate`: its steps are the tier settings checked, the gate on
+// the host ([OnHost]), the files staged ([Outcome.Stage]) and the outcome
+// published (publish.Publish: comment, outputs, summary, log), every file
+// landing together or none. The outcome says whether the run is blocked;
+// an error is exit 2.
+func Run(ctx context.Context, h host.Host, in Input) (*Outcome, error) {
+	warn := func(msg string) {
+		if in.Annotate {
+			_ = h.Annotate(finding.Annotation{Level: finding.Warning, Message: msg}) // best effort, as the log
+			return
+		}
+		fmt.Fprintf(in.Stderr, "warning: %s\n", safe.LogLine(msg))
+	}
+	ts, err := tier.Parse(in.Tier, in.Rubric)
+	if err != nil {
+		return nil, err
+	}
+	out, err := OnHost(ctx, h, HostOptions{Settings: in.Settings, Rubric: in.Rubric, RubricWarnings: in.RubricWarnings,
+		Results: in.Results, ResultNames: in.ResultNames, WriteBaseline: in.Outputs.WriteBaseline != "", Tier: ts,
+		Getenv: in.Getenv, WorkDir: in.WorkDir, Now: in.Now, Warn: warn, Log: in.Log})
+	if err != nil {
+		return nil, err
+	}
+	var set stage.Set
+	defer set.Abort()
+	g, o := out.Report, in.Outputs
+	reportPath := host.ReportPath(h, o.JSON)
+	outs := append([]stage.Output{
+		{Path: reportPath, Write: func(w io.Writer) error { return render.JSON(w, g) }},
+		{Path: o.Markdown, Write: func(w io.Writer) error { _, err := io.WriteString(w, out.Markdown); return err }},
+		{Path: o.JUnit, Write: func(w io.Writer) error {
+			return render.Table(render.Options{Title: in.Settings.Title, Now: in.Now})["junit"](w, g)
+		}},
+	}, o.Extra...)
+	baselinePath, note, err := out.Stage(&set, o.WriteBaseline, outs...)
+	if note != "" {
+		fmt.Fprintln(in.Stderr, note)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := publish.Publish(ctx, h, &out.Result, publish.Options{Comment: in.Settings.CommentOptions(), ReportPath: reportPath,
+		BaselinePath: baselinePath, Log: in.Log, Annotate: in.Annotate, Color: in.Color, Warn: warn,
+		Commit: func(last func() error) error { return set.CommitThen(in.Stdout, last) }}); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
