@@ -152,8 +152,9 @@ func ParseDrop(name, s string) (float64, error) { return fraction.Parse(name, s)
 
 // Policy says what to do in the situations the numbers alone do not settle.
 type Policy struct {
-	// IfNoBaseline is "pass" (the run starts the baseline) or "fail".
-	IfNoBaseline string
+	// IfNoBaseline is NoBaselinePass (the run starts the baseline) or
+	// NoBaselineFail.
+	IfNoBaseline NoBaselinePolicy
 	// OnRubricChange says what a rubric change the gate cannot follow does:
 	// the run cannot be re-scored under the baseline's rubric, or it does not
 	// carry a blocking criterion of the baseline's rubric. "block" (the
@@ -161,7 +162,7 @@ type Policy struct {
 	// request. "fail": blocked, the label does not waive it. "skip" is the
 	// deprecated name of "block" (it used to skip the relative check, which
 	// let a renamed criterion switch the drop check and the safety gate off).
-	OnRubricChange string
+	OnRubricChange RubricChangePolicy
 	// Accepted is true when the pull request carries the accept label: a
 	// relative-drop block, or a rubric change the gate cannot follow (under
 	// on-rubric-change block), becomes a recorded, accepted pass.
@@ -182,19 +183,15 @@ type Policy struct {
 }
 
 // DefaultPolicy is the default of every policy input.
-var DefaultPolicy = Policy{IfNoBaseline: "pass", OnRubricChange: "block", AcceptLabel: "rubricgate:accept-regression"}
+var DefaultPolicy = Policy{IfNoBaseline: NoBaselinePass, OnRubricChange: RubricChangeBlock, AcceptLabel: "rubricgate:accept-regression"}
 
 // Validate checks the policy words.
 func (p Policy) Validate() error {
-	if p.IfNoBaseline != "pass" && p.IfNoBaseline != "fail" {
-		return fmt.Errorf("if-no-baseline %q: expected pass or fail", p.IfNoBaseline)
+	if _, err := ParseNoBaseline(string(p.IfNoBaseline)); err != nil {
+		return err
 	}
-	switch p.OnRubricChange {
-	case "block", "fail", "skip":
-	default:
-		return fmt.Errorf("on-rubric-change %q: expected block or fail", p.OnRubricChange)
-	}
-	return nil
+	_, err := ParseRubricChange(string(p.OnRubricChange))
+	return err
 }
 
 // Decision is the gate's verdict: [Pass] or [Block]. It is written in the
@@ -472,7 +469,7 @@ func Decide(in DecideInput) *GateReport {
 			cur.BlockingFailures = append(cur.BlockingFailures, extra...)
 		}
 	}
-	if in.OnRubricChange == "skip" {
+	if in.OnRubricChange == RubricChangeSkip {
 		warn(finding.Finding{Kind: finding.SkipDeprecated})
 	}
 	g.BlockingCount = len(cur.BlockingFailures)
@@ -491,7 +488,7 @@ func Decide(in DecideInput) *GateReport {
 	case b == nil:
 		f := finding.Finding{Kind: finding.NoBaseline, Params: finding.Params{Detail: in.NoBaselineNote}}
 		switch {
-		case in.IfNoBaseline == "fail":
+		case in.IfNoBaseline == NoBaselineFail:
 			f.PolicyFail = true
 			hard = append(hard, f)
 		case in.Renamed != nil && !in.BaselineBranchRun:
@@ -518,7 +515,7 @@ func Decide(in DecideInput) *GateReport {
 			if rc := rubricChange(in, compared == nil); rc != nil {
 				g.RubricChange = rc
 				fs := rc.findings()
-				if in.OnRubricChange == "fail" && !in.BaselineBranchRun {
+				if in.OnRubricChange == RubricChangeFail && !in.BaselineBranchRun {
 					fs[0].PolicyFail = true
 					hard = append(hard, fs...)
 				} else {
@@ -610,7 +607,7 @@ func Decide(in DecideInput) *GateReport {
 		reasons = append(reasons, setSeverity(pass, finding.Notice)...)
 	case len(soft) > 0 && in.Accepted:
 		g.Accepted = true
-		if g.RubricChange != nil && in.OnRubricChange != "fail" && !in.BaselineBranchRun {
+		if g.RubricChange != nil && in.OnRubricChange != RubricChangeFail && !in.BaselineBranchRun {
 			g.RubricChange.Accepted = true
 		}
 		if g.RemovedItems != nil && !in.BaselineBranchRun {
@@ -681,7 +678,7 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 	if dc.NoisyDrop == "" {
 		dc.NoisyDrop = NoisyBlock
 	}
-	if p != nil && p.Method == "paired" && p.CI95 != nil {
+	if p != nil && p.Method == MethodPaired && p.CI95 != nil {
 		ci := *p.CI95
 		dc.CI95 = &ci
 		if th.MaxDrop > 0 {
