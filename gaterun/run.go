@@ -206,7 +206,7 @@ func Run(ctx context.Context, h host.Host, in Input) (*Outcome, error) {
 		{Path: reportPath, Write: func(w io.Writer) error { return render.JSON(w, g) }},
 		{Path: o.Markdown, Write: func(w io.Writer) error { _, err := io.WriteString(w, out.Markdown); return err }},
 		{Path: o.JUnit, Write: func(w io.Writer) error {
-			return render.Table(render.Options{Title: in.Settings.Title, Now: in.Now})["junit"](w, g)
+			return render.Table(render.Options{Title: in.Settings.Title, Now: in.Now})[render.FormatJUnit](w, g)
 		}},
 	}, o.Extra...)
 	baselinePath, note, err := out.Stage(&set, o.WriteBaseline, outs...)
