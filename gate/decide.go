@@ -482,7 +482,7 @@ func Decide(in DecideInput) *GateReport {
 	// The relative check.
 	b := in.Baseline
 	if r := in.Renamed; r != nil {
-		waivable([]finding.Finding{{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: r.Rubric, Branch: r.Branch, Rubrics: r.Others, Renamed: r.Same}}}, WaiveRenamedRubric)
+		waivable([]finding.Finding{{Kind: finding.RenamedRubric, Params: finding.Params{RenamedParams: finding.RenamedParams{Rubric: r.Rubric, Rubrics: r.Others, Renamed: r.Same}, BranchParams: finding.BranchParams{Branch: r.Branch}}}}, WaiveRenamedRubric)
 	}
 	switch {
 	case b == nil:
@@ -508,7 +508,7 @@ func Decide(in DecideInput) *GateReport {
 			if in.Compared != nil && in.Compared.Score != nil {
 				compared = in.Compared
 				g.Rescored = &RescoredInfo{RubricHash: b.RubricHash, Score: *in.Compared.Score, CurrentRubricScore: cur.Score}
-				warn(finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{From: b.RubricHash, To: cur.Rubric.Hash}})
+				warn(finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{RubricParams: finding.RubricParams{From: b.RubricHash, To: cur.Rubric.Hash}}})
 			} else {
 				compared = nil
 			}
@@ -557,21 +557,21 @@ func Decide(in DecideInput) *GateReport {
 						waived = append(waived, WaiveDrop)
 					} else if dc.Case == DropNoise {
 						pass = append(pass, f)
-						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop}})
+						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{DropParams: finding.DropParams{Change: -dc.Drop, MaxDrop: in.MaxDrop}}})
 					}
 				}
 			} else if basis == BasisCommon {
-				warn(finding.Finding{Kind: finding.BaselineScoreZero, Params: finding.Params{Common: in.Paired.Common}})
+				warn(finding.Finding{Kind: finding.BaselineScoreZero, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Common: in.Paired.Common}}})
 			} else {
 				warn(finding.Finding{Kind: finding.BaselineScoreZero})
 			}
 			g.Changes = criterionChanges(compared, b, gateFlags(in.Rubric, b.Rubric))
 		}
 		if in.MaxBaselineAge > 0 && !b.Source.CreatedAt.IsZero() && in.Now.Sub(b.Source.CreatedAt) > in.MaxBaselineAge {
-			warn(finding.Finding{Kind: finding.BaselineOld, Params: finding.Params{Days: int(in.Now.Sub(b.Source.CreatedAt).Hours() / 24), MaxDays: int(in.MaxBaselineAge.Hours() / 24)}})
+			warn(finding.Finding{Kind: finding.BaselineOld, Params: finding.Params{AgeParams: finding.AgeParams{Days: int(in.Now.Sub(b.Source.CreatedAt).Hours() / 24), MaxDays: int(in.MaxBaselineAge.Hours() / 24)}}})
 		}
 		if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
-			warn(finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: p.Added, Removed: p.Removed, Common: p.Common}})
+			warn(finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Added: p.Added, Removed: p.Removed, Common: p.Common}}})
 		}
 		if p := in.Paired; p != nil && p.Removed > 0 {
 			// A pull request must not remove the items it regressed.
@@ -634,12 +634,9 @@ func Decide(in DecideInput) *GateReport {
 		case g.DropCheck != nil && g.DropCheck.Basis == BasisCommon:
 			dc := g.DropCheck
 			p := in.Paired
-			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
-				Change: (dc.Current - dc.Baseline) / dc.Baseline, Baseline: dc.Baseline, Current: dc.Current, MaxDrop: in.MaxDrop,
-				Common: p.Common, Added: p.Added, Removed: p.Removed, Unscored: p.Unscored, FullBaseline: b.Score, FullCurrent: *g.ComparedScore}})
+			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{DropParams: finding.DropParams{Change: (dc.Current - dc.Baseline) / dc.Baseline, Baseline: dc.Baseline, Current: dc.Current, MaxDrop: in.MaxDrop, FullBaseline: b.Score, FullCurrent: *g.ComparedScore}, ItemSetParams: finding.ItemSetParams{Common: p.Common, Added: p.Added, Removed: p.Removed, Unscored: p.Unscored}}})
 		case g.RelativeChange != nil:
-			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
-				Change: *g.RelativeChange, Baseline: b.Score, Current: *g.ComparedScore, MaxDrop: in.MaxDrop}})
+			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{DropParams: finding.DropParams{Change: *g.RelativeChange, Baseline: b.Score, Current: *g.ComparedScore, MaxDrop: in.MaxDrop}}})
 		default:
 			reasons = append(reasons, finding.Finding{Kind: finding.NoBlockingFailed, Severity: finding.Notice})
 		}
@@ -706,8 +703,7 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 // compared, fullBase → fullCur the full sets' scores (shown beside when the
 // check compared the common items). Detail carries what the interval says.
 func dropFinding(dc *DropCheck, base, cur, maxDrop, fullBase, fullCur float64, p *Paired) finding.Finding {
-	f := finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{
-		Change: -dc.Drop, Baseline: base, Current: cur, MaxDrop: maxDrop, Detail: dropClause(dc)}}
+	f := finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Detail: dropClause(dc), DropParams: finding.DropParams{Change: -dc.Drop, Baseline: base, Current: cur, MaxDrop: maxDrop}}}
 	if dc.Basis == BasisCommon && p != nil {
 		f.Common, f.Added, f.Removed, f.Unscored = p.Common, p.Added, p.Removed, p.Unscored
 		f.FullBaseline, f.FullCurrent = fullBase, fullCur
@@ -779,7 +775,7 @@ func rubricChange(in DecideInput, notCompared bool) *RubricChange {
 // findings says what changed, for the reasons: a headline (hashes and
 // criteria removed), then one finding per thing the gate could not do.
 func (rc *RubricChange) findings() []finding.Finding {
-	fs := []finding.Finding{{Kind: finding.RubricChange, Params: finding.Params{From: rc.From, To: rc.To, Criteria: rc.Removed}}}
+	fs := []finding.Finding{{Kind: finding.RubricChange, Params: finding.Params{RubricParams: finding.RubricParams{From: rc.From, To: rc.To, Criteria: rc.Removed}}}}
 	if rc.RescoreError != "" {
 		fs = append(fs, finding.Finding{Kind: finding.NotComparable, Params: finding.Params{Detail: rc.RescoreError}})
 	}
@@ -800,7 +796,7 @@ func (rc *RubricChange) findings() []finding.Finding {
 		for i, f := range pc.Fields {
 			fields[i] = string(f)
 		}
-		fs = append(fs, finding.Finding{Kind: finding.PromptChanged, Criterion: pc.Criterion, Params: finding.Params{Fields: fields}})
+		fs = append(fs, finding.Finding{Kind: finding.PromptChanged, Criterion: pc.Criterion, Params: finding.Params{RubricParams: finding.RubricParams{Fields: fields}}})
 	}
 	return fs
 }

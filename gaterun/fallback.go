@@ -35,5 +35,5 @@ func latestOrDefault(ctx context.Context, store baseline.Store, q baseline.Query
 // branch's baseline (finding.BaselineFromDefaultBranch).
 func fallbackFinding(target, from string) finding.Finding {
 	return finding.Finding{Kind: finding.BaselineFromDefaultBranch, Severity: finding.Warning,
-		Params: finding.Params{Branch: target, BaselineBranch: from}}
+		Params: finding.Params{BranchParams: finding.BranchParams{Branch: target, BaselineBranch: from}}}
 }

@@ -135,7 +135,7 @@ func DefaultBranchFinding(ref BaselineRef, in SaveInputs, b *Build) (f finding.F
 		return finding.Finding{}, false
 	}
 	return finding.Finding{Kind: finding.DefaultBranchNotBaseline, Severity: finding.Warning,
-		Params: finding.Params{Branch: branch, BaselineBranch: ref.Branch, Source: ref.From}}, true
+		Params: finding.Params{BranchParams: finding.BranchParams{Branch: branch, BaselineBranch: ref.Branch, Source: ref.From}}}, true
 }
 
 // FallbackBranch is the branch whose baseline a change request's run uses

@@ -113,7 +113,7 @@ func (t *State) Apply(g *gate.GateReport, rb *rubric.Rubric) error {
 			g.Warn(fc.Findings...)
 		}
 		if t.unknownPast > 0 {
-			g.Warn(finding.Finding{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: t.unknownPast, Limit: MaxJudgeModels}})
+			g.Warn(finding.Finding{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: t.unknownPast, JudgeParams: finding.JudgeParams{Limit: MaxJudgeModels}}})
 		}
 	}
 	if lb := calibrate.CheckLengthBias("", t.lengths, calibrate.DefaultThresholds); lb.Warn {
