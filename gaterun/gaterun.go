@@ -478,23 +478,3 @@ func StoreName(s baseline.Store) string {
 	}
 	return "store"
 }
-
-// BaselineBranch is the branch whose last passing run is the baseline:
-// explicit when given (--baseline-branch), else the change request's target
-// branch, else the repository's default branch, else "main". The branch the
-// run is on never chooses it: a run on feature/x would otherwise find no
-// baseline, pass, and start its own.
-func BaselineBranch(explicit string, b *host.Build) string {
-	if explicit != "" {
-		return explicit
-	}
-	if b != nil {
-		if b.BaseBranch != "" {
-			return b.BaseBranch
-		}
-		if b.DefaultBranch != "" {
-			return b.DefaultBranch
-		}
-	}
-	return "main"
-}

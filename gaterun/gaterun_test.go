@@ -14,25 +14,6 @@ import (
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-func TestBaselineBranch(t *testing.T) {
-	for _, tt := range []struct {
-		explicit string
-		b        *host.Build
-		want     string
-	}{
-		{"release", &host.Build{BaseBranch: "main"}, "release"},
-		{"", &host.Build{BaseBranch: "develop", DefaultBranch: "main"}, "develop"},
-		{"", &host.Build{DefaultBranch: "trunk", Branch: "feature/x"}, "trunk"},
-		// The branch the run is on never chooses the baseline.
-		{"", &host.Build{Branch: "feature/x"}, "main"},
-		{"", nil, "main"},
-	} {
-		if got := BaselineBranch(tt.explicit, tt.b); got != tt.want {
-			t.Errorf("BaselineBranch(%q, %+v) = %q, want %q", tt.explicit, tt.b, got, tt.want)
-		}
-	}
-}
-
 func TestMaySaveInActions(t *testing.T) {
 	for _, tt := range []struct {
 		name string
