@@ -98,9 +98,8 @@ type Options struct {
 
 	// Now is the clock.
 	Now time.Time
-	// Warn shows a warning; Log a plain line of the run's log.
+	// Warn shows a warning.
 	Warn func(msg string)
-	Log  func(msg string)
 }
 
 // Outcome is what the gate decided and what to write.

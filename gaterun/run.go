@@ -48,11 +48,9 @@ type HostOptions struct {
 	// systems, GOGC); WorkDir is where the git checkout is looked up from.
 	Getenv  func(string) string
 	WorkDir string
-	// Now is the clock; Warn shows a warning; Log receives the plain lines
-	// of the log (escaped).
+	// Now is the clock; Warn shows a warning.
 	Now  time.Time
 	Warn func(msg string)
-	Log  io.Writer
 }
 
 // OnHost runs [Gate] on the CI host h: the baseline branch resolved from
@@ -101,7 +99,6 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 		Save: save, BaselineRef: ref, BaselineLoaded: func(n int) { gctune.ForBaseline(o.Getenv, n) },
 		Build: b, CommentKey: s.CommentKey, Title: s.Title, Tier: o.Tier, Now: o.Now,
 		Accept: h.Commenting(co).Previous, Warn: o.Warn,
-		Log: func(msg string) { fmt.Fprintln(o.Log, safe.LogLine(msg)) },
 	})
 }
 
@@ -194,7 +191,7 @@ func Run(ctx context.Context, h host.Host, in Input) (*Outcome, error) {
 	}
 	out, err := OnHost(ctx, h, HostOptions{Settings: in.Settings, Rubric: in.Rubric, RubricWarnings: in.RubricWarnings,
 		Results: in.Results, ResultNames: in.ResultNames, WriteBaseline: in.Outputs.WriteBaseline != "", Tier: ts,
-		Getenv: in.Getenv, WorkDir: in.WorkDir, Now: in.Now, Warn: warn, Log: in.Log})
+		Getenv: in.Getenv, WorkDir: in.WorkDir, Now: in.Now, Warn: warn})
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package gaterun
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -34,15 +33,14 @@ func TestOnHostLocal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var log bytes.Buffer
 		var warned []string
 		out, err := OnHost(context.Background(), h, HostOptions{Settings: c, Rubric: rb, RubricWarnings: warns, Results: src,
-			ResultNames: []string{res}, Now: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), Log: &log,
+			ResultNames: []string{res}, Now: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC),
 			Warn: func(s string) { warned = append(warned, s) }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out, log.String()
+		return out, strings.Join(warned, "\n")
 	}
 	s := defaults(t)
 	s.BaselineFile = "../examples/support/baseline.json"
