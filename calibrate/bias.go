@@ -51,7 +51,7 @@ func (lb LengthBias) Finding() finding.Finding {
 		return finding.Finding{}
 	}
 	return finding.Finding{Kind: finding.LengthBias, Severity: finding.Warning, Criterion: lb.Criterion,
-		Params: finding.Params{Rho: *lb.Rho, MaxRho: lb.maxRho, Count: lb.N}}
+		Params: finding.Params{Count: lb.N, JudgeParams: finding.JudgeParams{Rho: *lb.Rho, MaxRho: lb.maxRho}}}
 }
 
 // CheckLengthBias computes Spearman's rho between answer length and score

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rubricgate/rubricgate/internal/safe"
+	"github.com/rubricgate/rubricgate/render"
 )
 
 // Rendering. Everything shown from results and rubrics (item ids, names,
@@ -478,7 +479,7 @@ type Renderer func(w io.Writer, r *Result) error
 // Table returns the renderers of a calibration by format name:
 // "json", "markdown" and "text", for a judge-human report or a reviewers'
 // one (untrusted text escaped by internal/safe, as in every report).
-func Table() map[string]Renderer {
+func Table() map[render.Format]Renderer {
 	pick := func(rep func(io.Writer, *Report) error, rev func(io.Writer, *ReviewerReport) error) Renderer {
 		return func(w io.Writer, r *Result) error {
 			if r.Reviewers != nil {
@@ -487,10 +488,10 @@ func Table() map[string]Renderer {
 			return rep(w, r.Report)
 		}
 	}
-	return map[string]Renderer{
-		"json": pick(func(w io.Writer, r *Report) error { return WriteJSON(w, r) },
+	return map[render.Format]Renderer{
+		render.FormatJSON: pick(func(w io.Writer, r *Report) error { return WriteJSON(w, r) },
 			func(w io.Writer, r *ReviewerReport) error { return WriteJSON(w, r) }),
-		"markdown": pick(WriteMarkdown, WriteReviewersMarkdown),
-		"text":     pick(WriteText, WriteReviewersText),
+		render.FormatMarkdown: pick(WriteMarkdown, WriteReviewersMarkdown),
+		render.FormatText:     pick(WriteText, WriteReviewersText),
 	}
 }

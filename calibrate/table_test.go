@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/rubricgate/rubricgate/render"
 )
 
 func TestTable(t *testing.T) {
@@ -16,7 +18,7 @@ func TestTable(t *testing.T) {
 		Reviewers: [2]string{"dana", "lee"}, Passed: true,
 	}}
 	table := Table()
-	for _, name := range []string{"json", "markdown", "text"} {
+	for _, name := range []render.Format{"json", "markdown", "text"} {
 		var a, b bytes.Buffer
 		if err := table[name](&a, judge); err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -187,7 +187,7 @@ func (e *SameFamilyError) Error() string { return e.Finding().Text() }
 // severity Error; under FamilyWarn the check gives it as a warning.
 func (e *SameFamilyError) Finding() finding.Finding {
 	return finding.Finding{Kind: finding.JudgeSameFamily, Severity: finding.Error,
-		Params: finding.Params{Model: e.Judge, Production: e.Production, Family: e.Family}}
+		Params: finding.Params{JudgeParams: finding.JudgeParams{Model: e.Judge, Production: e.Production, Family: e.Family}}}
 }
 
 // CheckFamilies checks that the judge and the production model come from
@@ -204,9 +204,9 @@ func CheckFamilies(judge, production string, extra map[string][]string, policy F
 	} {
 		switch {
 		case strings.TrimSpace(m.model) == "":
-			fc.warn(finding.Finding{Kind: finding.JudgeModelMissing, Params: finding.Params{Role: m.role}})
+			fc.warn(finding.Finding{Kind: finding.JudgeModelMissing, Params: finding.Params{JudgeParams: finding.JudgeParams{Role: m.role}}})
 		case m.fam == "":
-			fc.warn(finding.Finding{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{Role: m.role, Model: m.model}})
+			fc.warn(finding.Finding{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{JudgeParams: finding.JudgeParams{Role: m.role, Model: m.model}}})
 		}
 	}
 	if fc.JudgeFamily == "" || fc.JudgeFamily != fc.ProductionFamily {

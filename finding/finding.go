@@ -197,8 +197,11 @@ type Finding struct {
 	Params
 }
 
-// Params are the values a finding's message is built from; each kind reads
-// the ones listed beside it. Numbers are unrounded: the renderers round.
+// Params are the values a finding's message is built from, grouped by
+// what they describe: a kind reads the ones listed beside it, so a
+// finding carries its own group (the groups are embedded: f.Change reads
+// the drop's, and the JSON report lists every value flat, as before).
+// Numbers are unrounded: the renderers round.
 type Params struct {
 	// Items are item ids (BlockingFailure).
 	Items []string `json:"items,omitempty"`
@@ -207,37 +210,11 @@ type Params struct {
 	Total int `json:"total,omitempty"`
 	// Rate is a share, 0-1.
 	Rate float64 `json:"rate,omitempty"`
-	// Change is a relative change, -0.05 for a 5% drop.
-	Change float64 `json:"change,omitempty"`
-	// Baseline and Current are aggregate scores, 0-100.
-	Baseline float64 `json:"baseline,omitempty"`
-	Current  float64 `json:"current,omitempty"`
-	// MaxDrop is the threshold, 0.02 for 2%.
-	MaxDrop float64 `json:"max_drop,omitempty"`
-	// From and To are rubric hashes ("sha256:..."), shortened when shown.
-	From string `json:"from,omitempty"`
-	To   string `json:"to,omitempty"`
-	// Days and MaxDays are the baseline's age and the limit.
-	Days    int `json:"days,omitempty"`
-	MaxDays int `json:"max_days,omitempty"`
-	// Added, Removed and Common count items against the baseline.
-	Added   int `json:"added,omitempty"`
-	Removed int `json:"removed,omitempty"`
-	Common  int `json:"common,omitempty"`
-	// Unscored counts baseline items unscored in this run, compared at
-	// score 0 among the Common ones (AggregateDrop, WithinMaxDrop).
-	Unscored int `json:"unscored,omitempty"`
-	// Label is the accept label that waived a regression.
-	Label string `json:"label,omitempty"`
-	// AcceptReason is the reason given with --accept, which waived a
-	// regression instead of a label.
-	AcceptReason string `json:"accept_reason,omitempty"`
-	// AcceptLabel is the label that would waive a block (RubricChange).
-	AcceptLabel string `json:"accept_label,omitempty"`
-	// Criteria are criterion ids (RubricChange: the criteria removed).
-	Criteria []string `json:"criteria,omitempty"`
-	// Fields name a criterion's texts (PromptChanged).
-	Fields []string `json:"fields,omitempty"`
+	DropParams
+	RubricParams
+	AgeParams
+	ItemSetParams
+	AcceptParams
 	// Detail is free text: a note, an error, a rubric warning. Untrusted.
 	Detail string `json:"detail,omitempty"`
 	// PolicyFail is true when a policy input set to fail made this block.
@@ -245,16 +222,81 @@ type Params struct {
 	// BaselineRubric is true for a blocking failure found only under the
 	// baseline's rubric.
 	BaselineRubric bool `json:"baseline_rubric,omitempty"`
+	// NewBaseline is true on the baseline branch, where a change a pull
+	// request needs the accept label for is a warning and a new baseline
+	// starts (RubricChange, ItemsRemoved).
+	NewBaseline bool `json:"new_baseline,omitempty"`
+	RowParams
+	ToolParams
+	JudgeParams
+	BranchParams
+	RenamedParams
+}
+
+// DropParams are the values of a relative check: AggregateDrop, WithinMaxDrop.
+type DropParams struct {
+	// Change is a relative change, -0.05 for a 5% drop.
+	Change float64 `json:"change,omitempty"`
+	// Baseline and Current are aggregate scores, 0-100.
+	Baseline float64 `json:"baseline,omitempty"`
+	Current  float64 `json:"current,omitempty"`
+	// MaxDrop is the threshold, 0.02 for 2%.
+	MaxDrop float64 `json:"max_drop,omitempty"`
 	// FullBaseline and FullCurrent are the full sets' scores, 0-100, when
 	// the relative check compared the Common items (AggregateDrop,
 	// WithinMaxDrop).
 	FullBaseline float64 `json:"full_baseline,omitempty"`
 	FullCurrent  float64 `json:"full_current,omitempty"`
-	// NewBaseline is true on the baseline branch, where a change a pull
-	// request needs the accept label for is a warning and a new baseline
-	// starts (RubricChange, ItemsRemoved).
-	NewBaseline bool `json:"new_baseline,omitempty"`
+}
 
+// RubricParams are the values of a rubric change: RubricRescored, RubricChange, PromptChanged (and the rubric an accept label was applied under).
+type RubricParams struct {
+	// From and To are rubric hashes ("sha256:..."), shortened when shown.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Criteria are criterion ids (RubricChange: the criteria removed).
+	Criteria []string `json:"criteria,omitempty"`
+	// Fields name a criterion's texts (PromptChanged).
+	Fields []string `json:"fields,omitempty"`
+}
+
+// AgeParams are the values of the baseline's age: BaselineOld.
+type AgeParams struct {
+	// Days and MaxDays are the baseline's age and the limit.
+	Days    int `json:"days,omitempty"`
+	MaxDays int `json:"max_days,omitempty"`
+}
+
+// ItemSetParams are the values of the items against the baseline: ItemSets, ItemsRemoved and the common-items drop kinds.
+type ItemSetParams struct {
+	// Added, Removed and Common count items against the baseline.
+	Added   int `json:"added,omitempty"`
+	Removed int `json:"removed,omitempty"`
+	Common  int `json:"common,omitempty"`
+	// Unscored counts baseline items unscored in this run, compared at
+	// score 0 among the Common ones (AggregateDrop, WithinMaxDrop).
+	Unscored int `json:"unscored,omitempty"`
+}
+
+// AcceptParams are the values of an accept label or --accept: the waived kinds, AcceptanceNotCovered, AcceptanceUnreadable.
+type AcceptParams struct {
+	// Label is the accept label that waived a regression.
+	Label string `json:"label,omitempty"`
+	// AcceptReason is the reason given with --accept, which waived a
+	// regression instead of a label.
+	AcceptReason string `json:"accept_reason,omitempty"`
+	// AcceptLabel is the label that would waive a block (RubricChange).
+	AcceptLabel string `json:"accept_label,omitempty"`
+	// Commit is a commit SHA, shortened when shown; Waived the kinds of
+	// reason an accept label waived; Adds what a push adds that it does not
+	// cover (AcceptanceNotCovered).
+	Commit string   `json:"commit,omitempty"`
+	Waived []string `json:"waived,omitempty"`
+	Adds   []string `json:"adds,omitempty"`
+}
+
+// RowParams are the values of a results row: PassColumnDisagrees.
+type RowParams struct {
 	// ColumnPass is what a row's pass column says (PassColumnDisagrees);
 	// the rubric gives the opposite.
 	ColumnPass bool `json:"column_pass,omitempty"`
@@ -265,12 +307,20 @@ type Params struct {
 	// Below are the critical minimums an item is below, when the rubric
 	// fails it (PassColumnDisagrees).
 	Below []Below `json:"below,omitempty"`
+}
+
+// ToolParams are the values of a tool's metrics: ToolWeightsVary, ToolWeightsDiffer.
+type ToolParams struct {
 	// Format names a results format (ToolWeightsVary, ToolWeightsDiffer).
 	Format string `json:"format,omitempty"`
 	// Metrics are a tool's metric names (ToolWeightsVary).
 	Metrics []string `json:"metrics,omitempty"`
 	// Weights pair the rubric's weights with a tool's (ToolWeightsDiffer).
 	Weights []Weight `json:"weights,omitempty"`
+}
+
+// JudgeParams are the values of the judge models: the judge family kinds, JudgesUnknownPast, LengthBias.
+type JudgeParams struct {
 	// Role is "judge" or "production"; Model a model name; Production the
 	// production model; Family a model family (the judge family kinds).
 	Role       string `json:"role,omitempty"`
@@ -282,12 +332,20 @@ type Params struct {
 	// Rho is a rank correlation and MaxRho the limit it reached (LengthBias).
 	Rho    float64 `json:"rho,omitempty"`
 	MaxRho float64 `json:"max_rho,omitempty"`
+}
+
+// BranchParams are the values of the branches: DefaultBranchNotBaseline, BaselineFromDefaultBranch, RenamedRubric.
+type BranchParams struct {
 	// Branch is the run's branch, BaselineBranch the baseline branch and
 	// Source where that came from (DefaultBranchNotBaseline,
 	// BaselineFromDefaultBranch).
 	Branch         string `json:"branch,omitempty"`
 	BaselineBranch string `json:"baseline_branch,omitempty"`
 	Source         string `json:"source,omitempty"`
+}
+
+// RenamedParams are the values of a renamed rubric: RenamedRubric.
+type RenamedParams struct {
 	// Rubric is a rubric's name and Rubrics other rubrics' names
 	// (RenamedRubric).
 	Rubric  string   `json:"rubric,omitempty"`
@@ -296,12 +354,6 @@ type Params struct {
 	// names while the slot under Rubric holds another rubric's baseline
 	// (RenamedRubric).
 	Renamed bool `json:"renamed,omitempty"`
-	// Commit is a commit SHA, shortened when shown; Waived the kinds of
-	// reason an accept label waived; Adds what a push adds that it does not
-	// cover (AcceptanceNotCovered).
-	Commit string   `json:"commit,omitempty"`
-	Waived []string `json:"waived,omitempty"`
-	Adds   []string `json:"adds,omitempty"`
 }
 
 // Below is a critical minimum an item's score is below.

@@ -1,6 +1,7 @@
 package finding_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -77,8 +78,8 @@ func TestTextMatchesDecide(t *testing.T) {
 		{
 			name:     "drop blocks; old baseline",
 			g:        decide(report(78), baseline(80, "sha256:aaaaaaaaaaaaaaaa"), nil),
-			reasons:  []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02}}.Text()},
-			warnings: []string{finding.Finding{Kind: finding.BaselineOld, Params: finding.Params{Days: 45, MaxDays: 30}}.Text()},
+			reasons:  []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{DropParams: finding.DropParams{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02}}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.BaselineOld, Params: finding.Params{AgeParams: finding.AgeParams{Days: 45, MaxDays: 30}}}.Text()},
 		},
 		{
 			name: "drop accepted",
@@ -86,7 +87,7 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.Accepted = true
 				in.MaxBaselineAge = 0
 			}),
-			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02, Label: "rubricgate:accept-regression"}}.Text()},
+			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{DropParams: finding.DropParams{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02}, AcceptParams: finding.AcceptParams{Label: "rubricgate:accept-regression"}}}.Text()},
 		},
 		{
 			name: "within max-drop; item sets differ",
@@ -94,15 +95,15 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.MaxBaselineAge = 0
 				in.Paired = &gate.Paired{Added: 2, Common: 9}
 			}),
-			reasons:  []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{Change: (79.5 - 80) / 80, Baseline: 80, Current: 79.5, MaxDrop: 0.02}}.Text()},
-			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: 2, Removed: 0, Common: 9}}.Text()},
+			reasons:  []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{DropParams: finding.DropParams{Change: (79.5 - 80) / 80, Baseline: 80, Current: 79.5, MaxDrop: 0.02}}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Added: 2, Removed: 0, Common: 9}}}.Text()},
 		},
 		{
 			name: "within max-drop with more digits (h11 F14)",
 			g: decide(report(49.002), baseline(50, "sha256:aaaaaaaaaaaaaaaa"), func(in *gate.DecideInput) {
 				in.MaxBaselineAge = 0
 			}),
-			reasons: []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{Change: (49.002 - 50) / 50, Baseline: 50, Current: 49.002, MaxDrop: 0.02}}.Text()},
+			reasons: []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{DropParams: finding.DropParams{Change: (49.002 - 50) / 50, Baseline: 50, Current: 49.002, MaxDrop: 0.02}}}.Text()},
 		},
 		{
 			name: "common items compared, drop (h11 F3)",
@@ -110,9 +111,8 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.MaxBaselineAge = 0
 				in.Paired = &gate.Paired{Added: 10, Common: 10, CommonBaseline: fp(80), CommonCurrent: fp(74)}
 			}),
-			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (74.0 - 80) / 80, Baseline: 80, Current: 74, MaxDrop: 0.02,
-				Common: 10, Added: 10, FullBaseline: 80, FullCurrent: 87}}.Text()},
-			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: 10, Common: 10}}.Text()},
+			reasons:  []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{DropParams: finding.DropParams{Change: (74.0 - 80) / 80, Baseline: 80, Current: 74, MaxDrop: 0.02, FullBaseline: 80, FullCurrent: 87}, ItemSetParams: finding.ItemSetParams{Common: 10, Added: 10}}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Added: 10, Common: 10}}}.Text()},
 		},
 		{
 			name: "items removed; common items within (h11 F3)",
@@ -121,9 +121,9 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.Paired = &gate.Paired{Removed: 2, RemovedIDs: []string{"i00", "i01"}, Common: 8, CommonBaseline: fp(80), CommonCurrent: fp(80)}
 			}),
 			reasons: []string{
-				finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: 2, Items: []string{"i00", "i01"}, AcceptLabel: "rubricgate:accept-regression"}}.Text(),
+				finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: 2, Items: []string{"i00", "i01"}, AcceptParams: finding.AcceptParams{AcceptLabel: "rubricgate:accept-regression"}}}.Text(),
 			},
-			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Removed: 2, Common: 8}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Removed: 2, Common: 8}}}.Text()},
 		},
 		{
 			name: "items removed, accepted",
@@ -133,9 +133,9 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.Paired = &gate.Paired{Removed: 7, RemovedIDs: []string{"a", "b", "c", "d", "e", "f", "g"}, Common: 3, CommonBaseline: fp(80), CommonCurrent: fp(80)}
 			}),
 			reasons: []string{
-				finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: 7, Items: []string{"a", "b", "c", "d", "e", "f", "g"}, Label: "rubricgate:accept-regression"}}.Text(),
+				finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: 7, Items: []string{"a", "b", "c", "d", "e", "f", "g"}, AcceptParams: finding.AcceptParams{Label: "rubricgate:accept-regression"}}}.Text(),
 			},
-			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Removed: 7, Common: 3}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Removed: 7, Common: 3}}}.Text()},
 		},
 		{
 			name: "baseline branch: rubric change and removed items warn (h11 F6)",
@@ -147,9 +147,9 @@ func TestTextMatchesDecide(t *testing.T) {
 			}),
 			reasons: []string{finding.Finding{Kind: finding.NoBlockingFailed}.Text()},
 			warnings: []string{
-				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", NewBaseline: true}}.Text(),
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{NewBaseline: true, RubricParams: finding.RubricParams{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}}.Text(),
 				finding.Finding{Kind: finding.NotComparable, Params: finding.Params{Detail: "results.jsonl:3: no score for tone"}}.Text(),
-				finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Removed: 1}}.Text(),
+				finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Removed: 1}}}.Text(),
 				finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: 1, Items: []string{"a"}, NewBaseline: true}}.Text(),
 			},
 		},
@@ -160,10 +160,10 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.Accepted = true
 				in.Paired = &gate.Paired{Added: 5}
 			}),
-			reasons: []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{Baseline: 80, Current: 80, MaxDrop: 0.02}}.Text()},
+			reasons: []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{DropParams: finding.DropParams{Baseline: 80, Current: 80, MaxDrop: 0.02}}}.Text()},
 			warnings: []string{
 				finding.Finding{Kind: finding.NoCommonItems}.Text(),
-				finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: 5}}.Text(),
+				finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Added: 5}}}.Text(),
 			},
 		},
 		{
@@ -182,7 +182,7 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.RescoreErr = errors.New("results.jsonl:3: no score for tone")
 			}),
 			reasons: []string{
-				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", PolicyFail: true}}.Text(),
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{PolicyFail: true, RubricParams: finding.RubricParams{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}}.Text(),
 				finding.Finding{Kind: finding.NotComparable, Params: finding.Params{Detail: "results.jsonl:3: no score for tone"}}.Text(),
 			},
 		},
@@ -192,7 +192,7 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.MaxBaselineAge = 0
 			}),
 			reasons: []string{
-				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", AcceptLabel: "rubricgate:accept-regression"}}.Text(),
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{RubricParams: finding.RubricParams{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}, AcceptParams: finding.AcceptParams{AcceptLabel: "rubricgate:accept-regression"}}}.Text(),
 				finding.Finding{Kind: finding.NotComparable}.Text(),
 			},
 		},
@@ -206,12 +206,12 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.BaselineGates = &gate.GateCheck{Unchecked: map[string]int{"safety": 4}}
 			}),
 			reasons: []string{
-				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa", Label: "rubricgate:accept-regression"}}.Text(),
-				finding.Finding{Kind: finding.UncheckedGate, Criterion: "safety", Params: finding.Params{Count: 4, Label: "rubricgate:accept-regression"}}.Text(),
+				finding.Finding{Kind: finding.RubricChange, Params: finding.Params{RubricParams: finding.RubricParams{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}, AcceptParams: finding.AcceptParams{Label: "rubricgate:accept-regression"}}}.Text(),
+				finding.Finding{Kind: finding.UncheckedGate, Criterion: "safety", Params: finding.Params{Count: 4, AcceptParams: finding.AcceptParams{Label: "rubricgate:accept-regression"}}}.Text(),
 			},
 			warnings: []string{
 				finding.Finding{Kind: finding.SkipDeprecated}.Text(),
-				finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}.Text(),
+				finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{RubricParams: finding.RubricParams{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}}.Text(),
 			},
 		},
 		{
@@ -220,8 +220,8 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.MaxBaselineAge = 0
 				in.Compared = report(80)
 			}),
-			reasons:  []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{Baseline: 80, Current: 80, MaxDrop: 0.02}}.Text()},
-			warnings: []string{finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}.Text()},
+			reasons:  []string{finding.Finding{Kind: finding.WithinMaxDrop, Params: finding.Params{DropParams: finding.DropParams{Baseline: 80, Current: 80, MaxDrop: 0.02}}}.Text()},
+			warnings: []string{finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{RubricParams: finding.RubricParams{From: "sha256:bbbbbbbbbbbbbbbbbb", To: "sha256:aaaaaaaaaaaaaaaa"}}}.Text()},
 		},
 		{
 			name: "too many unscored",
@@ -245,8 +245,7 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.NoisyDrop = gate.NoisyWarn
 				in.Paired = &gate.Paired{Method: "paired", Common: 10, CI95: &[2]float64{-0.05, 0.01}}
 			}),
-			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02,
-				Detail: ", but its 95% CI -5.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%"}}.Text()},
+			reasons:  []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Detail: ", but its 95% CI -5.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%", DropParams: finding.DropParams{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02}}}.Text()},
 			warnings: []string{"the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more items would tell"},
 		},
 		{
@@ -295,7 +294,7 @@ func TestRenderersEscapeUntrusted(t *testing.T) {
 		{Kind: finding.NotComparable, Severity: finding.Warning, Params: finding.Params{Detail: hostile}},
 		{Kind: finding.RubricWarning, Severity: finding.Warning, File: hostile, Line: 3, Params: finding.Params{Detail: hostile}},
 		{Kind: finding.Message, Severity: finding.Warning, Params: finding.Params{Detail: hostile}},
-		{Kind: finding.AggregateDrop, Severity: finding.Notice, Params: finding.Params{Label: hostile}},
+		{Kind: finding.AggregateDrop, Severity: finding.Notice, Params: finding.Params{AcceptParams: finding.AcceptParams{Label: hostile}}},
 	}
 	for _, f := range fs {
 		if !strings.Contains(f.Text(), hostile) {
@@ -355,25 +354,25 @@ func TestMarkdownIDsAsCode(t *testing.T) {
 // warnings escape every untrusted parameter in the comment and the log.
 func TestNewKindsEscapeUntrusted(t *testing.T) {
 	fs := []finding.Finding{
-		{Kind: finding.PassColumnDisagrees, File: hostile, Line: 2, Item: hostile, Params: finding.Params{ColumnPass: true, Below: []finding.Below{{Criterion: hostile, Score: 1, Min: 2}}}},
+		{Kind: finding.PassColumnDisagrees, File: hostile, Line: 2, Item: hostile, Params: finding.Params{RowParams: finding.RowParams{ColumnPass: true, Below: []finding.Below{{Criterion: hostile, Score: 1, Min: 2}}}}},
 		{Kind: finding.MorePassDisagreements, Params: finding.Params{Count: 3}},
 		{Kind: finding.OutvotedFailures, Criterion: hostile, Params: finding.Params{Count: 9, Items: []string{hostile}}},
-		{Kind: finding.ToolWeightsVary, File: hostile, Params: finding.Params{Format: "promptfoo", Metrics: []string{hostile}}},
-		{Kind: finding.ToolWeightsDiffer, File: hostile, Params: finding.Params{Format: "promptfoo", Weights: []finding.Weight{{Criterion: hostile, Rubric: 1, Metric: hostile, Tool: 2}}}},
-		{Kind: finding.JudgeModelMissing, Params: finding.Params{Role: "judge"}},
-		{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{Role: "judge", Model: hostile}},
-		{Kind: finding.JudgeSameFamily, Params: finding.Params{Model: hostile, Production: hostile, Family: hostile}},
-		{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: 4, Limit: 100}},
-		{Kind: finding.LengthBias, Criterion: hostile, Params: finding.Params{Rho: 0.7, MaxRho: 0.5, Count: 40}},
-		{Kind: finding.DefaultBranchNotBaseline, Params: finding.Params{Branch: hostile, BaselineBranch: hostile, Source: hostile}},
-		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, AcceptLabel: hostile}},
-		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Label: hostile}},
-		{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: hostile, Branch: hostile, Rubrics: []string{hostile}, Renamed: true}},
-		{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: hostile, Commit: hostile, Waived: []string{hostile}, From: hostile, Adds: []string{hostile}}},
-		{Kind: finding.PromptChanged, Criterion: hostile, Params: finding.Params{Fields: []string{hostile, "anchor 3"}, Label: hostile}},
-		{Kind: finding.PromptChanged, Criterion: hostile, Params: finding.Params{Fields: []string{"added"}}},
+		{Kind: finding.ToolWeightsVary, File: hostile, Params: finding.Params{ToolParams: finding.ToolParams{Format: "promptfoo", Metrics: []string{hostile}}}},
+		{Kind: finding.ToolWeightsDiffer, File: hostile, Params: finding.Params{ToolParams: finding.ToolParams{Format: "promptfoo", Weights: []finding.Weight{{Criterion: hostile, Rubric: 1, Metric: hostile, Tool: 2}}}}},
+		{Kind: finding.JudgeModelMissing, Params: finding.Params{JudgeParams: finding.JudgeParams{Role: "judge"}}},
+		{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{JudgeParams: finding.JudgeParams{Role: "judge", Model: hostile}}},
+		{Kind: finding.JudgeSameFamily, Params: finding.Params{JudgeParams: finding.JudgeParams{Model: hostile, Production: hostile, Family: hostile}}},
+		{Kind: finding.JudgesUnknownPast, Params: finding.Params{Count: 4, JudgeParams: finding.JudgeParams{Limit: 100}}},
+		{Kind: finding.LengthBias, Criterion: hostile, Params: finding.Params{Count: 40, JudgeParams: finding.JudgeParams{Rho: 0.7, MaxRho: 0.5}}},
+		{Kind: finding.DefaultBranchNotBaseline, Params: finding.Params{BranchParams: finding.BranchParams{Branch: hostile, BaselineBranch: hostile, Source: hostile}}},
+		{Kind: finding.RenamedRubric, Params: finding.Params{RenamedParams: finding.RenamedParams{Rubric: hostile, Rubrics: []string{hostile}}, BranchParams: finding.BranchParams{Branch: hostile}, AcceptParams: finding.AcceptParams{AcceptLabel: hostile}}},
+		{Kind: finding.RenamedRubric, Params: finding.Params{RenamedParams: finding.RenamedParams{Rubric: hostile, Rubrics: []string{hostile}}, BranchParams: finding.BranchParams{Branch: hostile}, AcceptParams: finding.AcceptParams{Label: hostile}}},
+		{Kind: finding.RenamedRubric, Params: finding.Params{RenamedParams: finding.RenamedParams{Rubric: hostile, Rubrics: []string{hostile}, Renamed: true}, BranchParams: finding.BranchParams{Branch: hostile}}},
+		{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: hostile, Commit: hostile, Waived: []string{hostile}, Adds: []string{hostile}}, RubricParams: finding.RubricParams{From: hostile}}},
+		{Kind: finding.PromptChanged, Criterion: hostile, Params: finding.Params{RubricParams: finding.RubricParams{Fields: []string{hostile, "anchor 3"}}, AcceptParams: finding.AcceptParams{Label: hostile}}},
+		{Kind: finding.PromptChanged, Criterion: hostile, Params: finding.Params{RubricParams: finding.RubricParams{Fields: []string{"added"}}}},
 		{Kind: finding.UnscoredGate, Criterion: hostile, Params: finding.Params{Items: []string{hostile, "b", "c", "d", "e", "f"}, BaselineRubric: true}},
-		{Kind: finding.AcceptanceUnreadable, Params: finding.Params{AcceptLabel: hostile, Detail: hostile}},
+		{Kind: finding.AcceptanceUnreadable, Params: finding.Params{Detail: hostile, AcceptParams: finding.AcceptParams{AcceptLabel: hostile}}},
 	}
 	for _, f := range fs {
 		f.Severity = finding.Warning
@@ -392,7 +391,7 @@ func TestNewKindsEscapeUntrusted(t *testing.T) {
 		}
 	}
 	// The plain text quotes names as it always did; markdown shows them as code.
-	f := finding.Finding{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{Role: "production", Model: "my-model"}}
+	f := finding.Finding{Kind: finding.JudgeFamilyUnknown, Params: finding.Params{JudgeParams: finding.JudgeParams{Role: "production", Model: "my-model"}}}
 	if got := f.Text(); got != `production model "my-model" is of an unknown family: the judge family check could not be made (add it under model_families in the rubric)` {
 		t.Errorf("Text = %q", got)
 	}
@@ -401,7 +400,7 @@ func TestNewKindsEscapeUntrusted(t *testing.T) {
 	}
 	// An item id of a row is quoted and cut at 64 bytes in the text.
 	long := strings.Repeat("é", 40)
-	p := finding.Finding{Kind: finding.PassColumnDisagrees, File: "s.csv", Line: 2, Item: long, Params: finding.Params{Score: 50, Threshold: 70}}
+	p := finding.Finding{Kind: finding.PassColumnDisagrees, File: "s.csv", Line: 2, Item: long, Params: finding.Params{RowParams: finding.RowParams{Score: 50, Threshold: 70}}}
 	if want := `s.csv:2: item "` + strings.Repeat("é", 32) + `"...: the pass column says fail but the rubric gives pass (score 50.0, threshold 70)`; p.Text() != want {
 		t.Errorf("Text = %q, want %q", p.Text(), want)
 	}
@@ -449,18 +448,38 @@ func TestMarkdownCutsLists(t *testing.T) {
 		ws = append(ws, finding.Weight{Criterion: "c" + strings.Repeat("x", i), Rubric: 1, Metric: "m", Tool: 2})
 		adds = append(adds, "a new kind of waived reason: k"+strings.Repeat("x", i))
 	}
-	f := finding.Finding{Kind: finding.ToolWeightsDiffer, File: "r.json", Params: finding.Params{Format: "promptfoo", Weights: ws}}
+	f := finding.Finding{Kind: finding.ToolWeightsDiffer, File: "r.json", Params: finding.Params{ToolParams: finding.ToolParams{Format: "promptfoo", Weights: ws}}}
 	if md := f.Markdown(); !strings.HasSuffix(md, " and 3 more") || strings.Count(md, "(`m`") != 5 {
 		t.Errorf("Markdown = %q", md)
 	}
 	if strings.Count(f.Text(), `("m" 2)`) != 8 {
 		t.Errorf("Text = %q", f.Text())
 	}
-	a := finding.Finding{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptLabel: "l", Commit: "0123456789", Adds: adds}}
+	a := finding.Finding{Kind: finding.AcceptanceNotCovered, Params: finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: "l", Commit: "0123456789", Adds: adds}}}
 	if md := a.Markdown(); !strings.Contains(md, "; 3 more, which the label") || strings.Count(md, "waived reason") != 5 {
 		t.Errorf("Markdown = %q", md)
 	}
 	if txt := a.Text(); strings.Count(txt, "waived reason") != 8 || !strings.Contains(txt, "at commit 0123456 for nothing") {
 		t.Errorf("Text = %q", txt)
+	}
+}
+
+// The grouped parameters are one flat object in the JSON report, as the
+// single bag was, and read back into their groups.
+func TestParamsJSONFlat(t *testing.T) {
+	f := finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Count: 2,
+		DropParams:    finding.DropParams{Change: -0.05, MaxDrop: 0.02},
+		ItemSetParams: finding.ItemSetParams{Common: 7},
+		AcceptParams:  finding.AcceptParams{Label: "ok"}}}
+	data, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(data), `{"kind":"aggregate-drop","severity":"","count":2,"change":-0.05,"max_drop":0.02,"common":7,"label":"ok"}`; got != want {
+		t.Errorf("json %s, want %s", got, want)
+	}
+	var back finding.Finding
+	if err := json.Unmarshal(data, &back); err != nil || back.Change != -0.05 || back.Common != 7 || back.Label != "ok" || back.Count != 2 {
+		t.Errorf("read back %+v, %v", back, err)
 	}
 }

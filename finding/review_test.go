@@ -9,8 +9,7 @@ import (
 // space in the comment as it does in the text (gate's dropClause starts
 // " and hard-drop 5% (...)"): safe.Cell trims it.
 func TestReviewDetailLeadingSpace(t *testing.T) {
-	f := Finding{Kind: AggregateDrop, Severity: Error, Params: Params{Change: -0.06, Baseline: 80, Current: 75.2, MaxDrop: 0.02,
-		Detail: " and hard-drop 5% (95% CI -9.00% … +1.00%)"}}
+	f := Finding{Kind: AggregateDrop, Severity: Error, Params: Params{Detail: " and hard-drop 5% (95% CI -9.00% … +1.00%)", DropParams: DropParams{Change: -0.06, Baseline: 80, Current: 75.2, MaxDrop: 0.02}}}
 	if !strings.Contains(f.Text(), "2% and hard-drop") {
 		t.Fatalf("text: %s", f.Text())
 	}

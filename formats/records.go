@@ -241,7 +241,7 @@ func (s *Records) Warnings(rb *rubric.Rubric) []finding.Finding {
 	}
 	if len(varies) > 0 {
 		out = append(out, finding.Finding{Kind: finding.ToolWeightsVary, Severity: finding.Warning, File: s.name,
-			Params: finding.Params{Format: s.f.Name, Metrics: varies}})
+			Params: finding.Params{ToolParams: finding.ToolParams{Format: s.f.Name, Metrics: varies}}})
 	}
 	if len(pairs) < 2 || tSum <= 0 || rS <= 0 {
 		return out
@@ -262,5 +262,5 @@ func (s *Records) Warnings(rb *rubric.Rubric) []finding.Finding {
 		ws[i] = p.w
 	}
 	return append(out, finding.Finding{Kind: finding.ToolWeightsDiffer, Severity: finding.Warning, File: s.name,
-		Params: finding.Params{Format: s.f.Name, Weights: ws}})
+		Params: finding.Params{ToolParams: finding.ToolParams{Format: s.f.Name, Weights: ws}}})
 }

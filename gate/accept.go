@@ -247,12 +247,12 @@ func compactWaivers(ks []Waiver) []Waiver {
 // finding is the reason of an acceptance that does not cover the run.
 func (a *AcceptOutcome) finding(label string) finding.Finding {
 	if a.State == AcceptUnreadable {
-		return finding.Finding{Kind: finding.AcceptanceUnreadable, Severity: finding.Error, Params: finding.Params{AcceptLabel: label, Detail: a.Why}}
+		return finding.Finding{Kind: finding.AcceptanceUnreadable, Severity: finding.Error, Params: finding.Params{Detail: a.Why, AcceptParams: finding.AcceptParams{AcceptLabel: label}}}
 	}
 	w := make([]string, len(a.Record.Kinds))
 	for i, k := range a.Record.Kinds {
 		w[i] = string(k)
 	}
 	return finding.Finding{Kind: finding.AcceptanceNotCovered, Severity: finding.Error,
-		Params: finding.Params{AcceptLabel: label, Commit: a.Record.SHA, Waived: w, From: a.Record.Rubric, Adds: a.Adds}}
+		Params: finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: label, Commit: a.Record.SHA, Waived: w, Adds: a.Adds}, RubricParams: finding.RubricParams{From: a.Record.Rubric}}}
 }

@@ -280,7 +280,7 @@ func firstNonBlank(a, b []byte) []byte {
 // disagreement describes a review row whose pass column contradicts the rule.
 func disagreement(sc *Scorer, r *Judged, file string, score float64, pass bool) finding.Finding {
 	f := finding.Finding{Kind: finding.PassColumnDisagrees, Severity: finding.Warning, Item: string(r.ID), File: file, Line: r.Line,
-		Params: finding.Params{ColumnPass: r.Pass == 1, Score: score, Threshold: sc.rb.Threshold}}
+		Params: finding.Params{RowParams: finding.RowParams{ColumnPass: r.Pass == 1, Score: score, Threshold: sc.rb.Threshold}}}
 	if !pass {
 		for i, v := range r.Values {
 			if v.State == Scored && v.Below {

@@ -152,8 +152,9 @@ func ParseDrop(name, s string) (float64, error) { return fraction.Parse(name, s)
 
 // Policy says what to do in the situations the numbers alone do not settle.
 type Policy struct {
-	// IfNoBaseline is "pass" (the run starts the baseline) or "fail".
-	IfNoBaseline string
+	// IfNoBaseline is NoBaselinePass (the run starts the baseline) or
+	// NoBaselineFail.
+	IfNoBaseline NoBaselinePolicy
 	// OnRubricChange says what a rubric change the gate cannot follow does:
 	// the run cannot be re-scored under the baseline's rubric, or it does not
 	// carry a blocking criterion of the baseline's rubric. "block" (the
@@ -161,7 +162,7 @@ type Policy struct {
 	// request. "fail": blocked, the label does not waive it. "skip" is the
 	// deprecated name of "block" (it used to skip the relative check, which
 	// let a renamed criterion switch the drop check and the safety gate off).
-	OnRubricChange string
+	OnRubricChange RubricChangePolicy
 	// Accepted is true when the pull request carries the accept label: a
 	// relative-drop block, or a rubric change the gate cannot follow (under
 	// on-rubric-change block), becomes a recorded, accepted pass.
@@ -182,19 +183,15 @@ type Policy struct {
 }
 
 // DefaultPolicy is the default of every policy input.
-var DefaultPolicy = Policy{IfNoBaseline: "pass", OnRubricChange: "block", AcceptLabel: "rubricgate:accept-regression"}
+var DefaultPolicy = Policy{IfNoBaseline: NoBaselinePass, OnRubricChange: RubricChangeBlock, AcceptLabel: "rubricgate:accept-regression"}
 
 // Validate checks the policy words.
 func (p Policy) Validate() error {
-	if p.IfNoBaseline != "pass" && p.IfNoBaseline != "fail" {
-		return fmt.Errorf("if-no-baseline %q: expected pass or fail", p.IfNoBaseline)
+	if _, err := ParseNoBaseline(string(p.IfNoBaseline)); err != nil {
+		return err
 	}
-	switch p.OnRubricChange {
-	case "block", "fail", "skip":
-	default:
-		return fmt.Errorf("on-rubric-change %q: expected block or fail", p.OnRubricChange)
-	}
-	return nil
+	_, err := ParseRubricChange(string(p.OnRubricChange))
+	return err
 }
 
 // Decision is the gate's verdict: [Pass] or [Block]. It is written in the
@@ -475,7 +472,7 @@ func Decide(in DecideInput) *GateReport {
 			cur.BlockingFailures = append(cur.BlockingFailures, extra...)
 		}
 	}
-	if in.OnRubricChange == "skip" {
+	if in.OnRubricChange == RubricChangeSkip {
 		warn(finding.Finding{Kind: finding.SkipDeprecated})
 	}
 	g.BlockingCount = len(cur.BlockingFailures)
@@ -488,13 +485,13 @@ func Decide(in DecideInput) *GateReport {
 	// The relative check.
 	b := in.Baseline
 	if r := in.Renamed; r != nil {
-		waivable([]finding.Finding{{Kind: finding.RenamedRubric, Params: finding.Params{Rubric: r.Rubric, Branch: r.Branch, Rubrics: r.Others, Renamed: r.Same}}}, WaiveRenamedRubric)
+		waivable([]finding.Finding{{Kind: finding.RenamedRubric, Params: finding.Params{RenamedParams: finding.RenamedParams{Rubric: r.Rubric, Rubrics: r.Others, Renamed: r.Same}, BranchParams: finding.BranchParams{Branch: r.Branch}}}}, WaiveRenamedRubric)
 	}
 	switch {
 	case b == nil:
 		f := finding.Finding{Kind: finding.NoBaseline, Params: finding.Params{Detail: in.NoBaselineNote}}
 		switch {
-		case in.IfNoBaseline == "fail":
+		case in.IfNoBaseline == NoBaselineFail:
 			f.PolicyFail = true
 			hard = append(hard, f)
 		case in.Renamed != nil && !in.BaselineBranchRun:
@@ -514,14 +511,14 @@ func Decide(in DecideInput) *GateReport {
 			if in.Compared != nil && in.Compared.Score != nil {
 				compared = in.Compared
 				g.Rescored = &RescoredInfo{RubricHash: b.RubricHash, Score: *in.Compared.Score, CurrentRubricScore: cur.Score}
-				warn(finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{From: b.RubricHash, To: cur.Rubric.Hash}})
+				warn(finding.Finding{Kind: finding.RubricRescored, Params: finding.Params{RubricParams: finding.RubricParams{From: b.RubricHash, To: cur.Rubric.Hash}}})
 			} else {
 				compared = nil
 			}
 			if rc := rubricChange(in, compared == nil); rc != nil {
 				g.RubricChange = rc
 				fs := rc.findings()
-				if in.OnRubricChange == "fail" && !in.BaselineBranchRun {
+				if in.OnRubricChange == RubricChangeFail && !in.BaselineBranchRun {
 					fs[0].PolicyFail = true
 					hard = append(hard, fs...)
 				} else {
@@ -563,21 +560,21 @@ func Decide(in DecideInput) *GateReport {
 						waived = append(waived, WaiveDrop)
 					} else if dc.Case == DropNoise {
 						pass = append(pass, f)
-						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop}})
+						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{DropParams: finding.DropParams{Change: -dc.Drop, MaxDrop: in.MaxDrop}}})
 					}
 				}
 			} else if basis == BasisCommon {
-				warn(finding.Finding{Kind: finding.BaselineScoreZero, Params: finding.Params{Common: in.Paired.Common}})
+				warn(finding.Finding{Kind: finding.BaselineScoreZero, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Common: in.Paired.Common}}})
 			} else {
 				warn(finding.Finding{Kind: finding.BaselineScoreZero})
 			}
 			g.Changes = criterionChanges(compared, b, gateFlags(in.Rubric, b.Rubric))
 		}
 		if in.MaxBaselineAge > 0 && !b.Source.CreatedAt.IsZero() && in.Now.Sub(b.Source.CreatedAt) > in.MaxBaselineAge {
-			warn(finding.Finding{Kind: finding.BaselineOld, Params: finding.Params{Days: int(in.Now.Sub(b.Source.CreatedAt).Hours() / 24), MaxDays: int(in.MaxBaselineAge.Hours() / 24)}})
+			warn(finding.Finding{Kind: finding.BaselineOld, Params: finding.Params{AgeParams: finding.AgeParams{Days: int(in.Now.Sub(b.Source.CreatedAt).Hours() / 24), MaxDays: int(in.MaxBaselineAge.Hours() / 24)}}})
 		}
 		if p := in.Paired; p != nil && (p.Added > 0 || p.Removed > 0) {
-			warn(finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{Added: p.Added, Removed: p.Removed, Common: p.Common}})
+			warn(finding.Finding{Kind: finding.ItemSetsDiffer, Params: finding.Params{ItemSetParams: finding.ItemSetParams{Added: p.Added, Removed: p.Removed, Common: p.Common}}})
 		}
 		if p := in.Paired; p != nil && p.Removed > 0 {
 			// A pull request must not remove the items it regressed.
@@ -614,7 +611,7 @@ func Decide(in DecideInput) *GateReport {
 		reasons = append(reasons, setSeverity(pass, finding.Notice)...)
 	case len(soft) > 0 && in.Accepted:
 		g.Accepted = true
-		if g.RubricChange != nil && in.OnRubricChange != "fail" && !in.BaselineBranchRun {
+		if g.RubricChange != nil && in.OnRubricChange != RubricChangeFail && !in.BaselineBranchRun {
 			g.RubricChange.Accepted = true
 		}
 		if g.RemovedItems != nil && !in.BaselineBranchRun {
@@ -641,12 +638,9 @@ func Decide(in DecideInput) *GateReport {
 		case g.DropCheck != nil && g.DropCheck.Basis == BasisCommon:
 			dc := g.DropCheck
 			p := in.Paired
-			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
-				Change: (dc.Current - dc.Baseline) / dc.Baseline, Baseline: dc.Baseline, Current: dc.Current, MaxDrop: in.MaxDrop,
-				Common: p.Common, Added: p.Added, Removed: p.Removed, Unscored: p.Unscored, FullBaseline: b.Score, FullCurrent: *g.ComparedScore}})
+			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{DropParams: finding.DropParams{Change: (dc.Current - dc.Baseline) / dc.Baseline, Baseline: dc.Baseline, Current: dc.Current, MaxDrop: in.MaxDrop, FullBaseline: b.Score, FullCurrent: *g.ComparedScore}, ItemSetParams: finding.ItemSetParams{Common: p.Common, Added: p.Added, Removed: p.Removed, Unscored: p.Unscored}}})
 		case g.RelativeChange != nil:
-			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{
-				Change: *g.RelativeChange, Baseline: b.Score, Current: *g.ComparedScore, MaxDrop: in.MaxDrop}})
+			reasons = append(reasons, finding.Finding{Kind: finding.WithinMaxDrop, Severity: finding.Notice, Params: finding.Params{DropParams: finding.DropParams{Change: *g.RelativeChange, Baseline: b.Score, Current: *g.ComparedScore, MaxDrop: in.MaxDrop}}})
 		default:
 			reasons = append(reasons, finding.Finding{Kind: finding.NoBlockingFailed, Severity: finding.Notice})
 		}
@@ -685,7 +679,7 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 	if dc.NoisyDrop == "" {
 		dc.NoisyDrop = NoisyBlock
 	}
-	if p != nil && p.Method == "paired" && p.CI95 != nil {
+	if p != nil && p.Method == MethodPaired && p.CI95 != nil {
 		ci := *p.CI95
 		dc.CI95 = &ci
 		if th.MaxDrop > 0 {
@@ -713,8 +707,7 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 // compared, fullBase → fullCur the full sets' scores (shown beside when the
 // check compared the common items). Detail carries what the interval says.
 func dropFinding(dc *DropCheck, base, cur, maxDrop, fullBase, fullCur float64, p *Paired) finding.Finding {
-	f := finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{
-		Change: -dc.Drop, Baseline: base, Current: cur, MaxDrop: maxDrop, Detail: dropClause(dc)}}
+	f := finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Detail: dropClause(dc), DropParams: finding.DropParams{Change: -dc.Drop, Baseline: base, Current: cur, MaxDrop: maxDrop}}}
 	if dc.Basis == BasisCommon && p != nil {
 		f.Common, f.Added, f.Removed, f.Unscored = p.Common, p.Added, p.Removed, p.Unscored
 		f.FullBaseline, f.FullCurrent = fullBase, fullCur
@@ -786,7 +779,7 @@ func rubricChange(in DecideInput, notCompared bool) *RubricChange {
 // findings says what changed, for the reasons: a headline (hashes and
 // criteria removed), then one finding per thing the gate could not do.
 func (rc *RubricChange) findings() []finding.Finding {
-	fs := []finding.Finding{{Kind: finding.RubricChange, Params: finding.Params{From: rc.From, To: rc.To, Criteria: rc.Removed}}}
+	fs := []finding.Finding{{Kind: finding.RubricChange, Params: finding.Params{RubricParams: finding.RubricParams{From: rc.From, To: rc.To, Criteria: rc.Removed}}}}
 	if rc.RescoreError != "" {
 		fs = append(fs, finding.Finding{Kind: finding.NotComparable, Params: finding.Params{Detail: rc.RescoreError}})
 	}
@@ -807,7 +800,7 @@ func (rc *RubricChange) findings() []finding.Finding {
 		for i, f := range pc.Fields {
 			fields[i] = string(f)
 		}
-		fs = append(fs, finding.Finding{Kind: finding.PromptChanged, Criterion: pc.Criterion, Params: finding.Params{Fields: fields}})
+		fs = append(fs, finding.Finding{Kind: finding.PromptChanged, Criterion: pc.Criterion, Params: finding.Params{RubricParams: finding.RubricParams{Fields: fields}}})
 	}
 	return fs
 }

@@ -36,13 +36,13 @@ type Paired struct {
 	// CI95 is a 95% interval of the relative change of the aggregate; Method
 	// says "paired" (over common items) or "unpaired" (each run on its own).
 	CI95   *[2]float64 `json:"ci95"`
-	Method string      `json:"method"`
+	Method PairMethod  `json:"method"`
 	// Interval says how CI95 was computed: "bootstrap" (percentile bootstrap
 	// with Resamples resamples and a fixed seed) below NormalIntervalItems
 	// items, "normal" (the delta method's normal interval, one pass, no
 	// resampling) from there on.
-	Interval  string `json:"interval"`
-	Resamples int    `json:"resamples"`
+	Interval  IntervalMethod `json:"interval"`
+	Resamples int            `json:"resamples"`
 }
 
 // ItemDelta is one item's change against the baseline.
@@ -218,23 +218,23 @@ func (pr *Pairer) Result() *Paired {
 	rng := rand.New(rand.NewPCG(bootstrapSeed, bootstrapSeed))
 	switch {
 	case p.Common >= 2:
-		p.Method = "paired"
+		p.Method = MethodPaired
 		if p.Common >= NormalIntervalItems {
-			p.Interval = "normal"
+			p.Interval = IntervalNormal
 			p.CI95 = pr.paired.normalCI()
 		} else {
-			p.Interval = "bootstrap"
+			p.Interval = IntervalBootstrap
 			p.Resamples = resamples(p.Common)
 			pb, pc := pr.idOrder()
 			p.CI95 = bootstrapPaired(rng, pb, pc, p.Resamples)
 		}
 	case pr.cur.n >= 2 && pr.items.Len() >= 2:
-		p.Method = "unpaired"
+		p.Method = MethodUnpaired
 		if max(pr.cur.n, pr.items.Len()) >= NormalIntervalItems {
-			p.Interval = "normal"
+			p.Interval = IntervalNormal
 			p.CI95 = normalUnpaired(pr.base, pr.cur)
 		} else {
-			p.Interval = "bootstrap"
+			p.Interval = IntervalBootstrap
 			p.Resamples = resamples(max(pr.cur.n, pr.items.Len()))
 			// Resampled in value order: the file's row order must not
 			// move the interval (the values are a multiset).

@@ -169,7 +169,7 @@ func TestPairerSwitchesToNormal(t *testing.T) {
 				t.Errorf("n=%d: ci %v resamples %d", n, *p.CI95, p.Resamples)
 			}
 		}
-		if p.Interval != want || p.Method != "paired" || p.Common != n {
+		if string(p.Interval) != want || p.Method != "paired" || p.Common != n {
 			t.Errorf("n=%d: interval %q method %q common %d", n, p.Interval, p.Method, p.Common)
 		}
 	}

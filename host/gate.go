@@ -8,6 +8,11 @@ import (
 	"github.com/rubricgate/rubricgate/gate"
 )
 
+// DefaultCommentAuthor is the login of the workflow's GITHUB_TOKEN: only
+// its marker comments are adopted, so nobody can plant a comment with the
+// marker and have the gate edit (and so vouch for) it.
+const DefaultCommentAuthor = "github-actions[bot]"
+
 // DefaultLocalDir is the local baseline store's root when none is given.
 const DefaultLocalDir = ".rubricgate/baselines"
 

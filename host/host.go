@@ -236,6 +236,15 @@ const (
 	CommentNever  CommentMode = "never"
 )
 
+// ParseCommentMode reads the comment setting.
+func ParseCommentMode(s string) (CommentMode, error) {
+	switch m := CommentMode(s); m {
+	case CommentAuto, CommentAlways, CommentNever:
+		return m, nil
+	}
+	return "", fmt.Errorf("comment %q: expected auto, always or never", s)
+}
+
 // ShouldComment decides whether to comment. warning is not empty when the
 // mode asked for a comment the run cannot make; it is shown as a warning.
 func ShouldComment(mode CommentMode, b *Build) (ok bool, warning string) {

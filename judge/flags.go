@@ -44,7 +44,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 // GateFlags declares the judge settings of the one-step gate (gate
 // --input ANSWERS), some under a judge- prefix; the others keep the values
 // of [DefaultOptions]. The judge model, the production model and the
-// family policy are the gate's own settings (see pipeline.TierSettings),
+// family policy are the gate's own settings (see tier.Settings),
 // which the caller copies in.
 func (o *Options) GateFlags(fs *flag.FlagSet) {
 	*o = DefaultOptions()

@@ -17,7 +17,7 @@ func TestMarkdownFromFindings(t *testing.T) {
 	hostile := "x*[click](https://evil.example)*<img src=x>"
 	cur := report()
 	cur.BlockingFailures = []gate.BlockingFailure{{Item: hostile, Criterion: "safety"}, {Item: "b", Criterion: "accuracy"}}
-	cur.Warn(finding.Finding{Kind: finding.PassColumnDisagrees, File: "r.csv", Line: 4, Item: "**bold**", Params: finding.Params{Score: 80}})
+	cur.Warn(finding.Finding{Kind: finding.PassColumnDisagrees, File: "r.csv", Line: 4, Item: "**bold**", Params: finding.Params{RowParams: finding.RowParams{Score: 80}}})
 	g := gate.Decide(gate.DecideInput{Current: cur, Now: now, Thresholds: gate.DefaultThresholds, Policy: gate.DefaultPolicy})
 	md := Markdown(g, MarkdownOptions{Title: "rubricgate", Now: now})
 	head, _, _ := strings.Cut(md, "\n")
@@ -57,7 +57,7 @@ func TestMarkdownFindingsBudget(t *testing.T) {
 	var fs []finding.Finding
 	for i := range 3000 {
 		fs = append(fs, finding.Finding{Kind: finding.PassColumnDisagrees, File: long, Line: i + 2, Item: fmt.Sprint(long, i),
-			Params: finding.Params{ColumnPass: true, Below: []finding.Below{{Criterion: long, Score: 0, Min: 1}}}})
+			Params: finding.Params{RowParams: finding.RowParams{ColumnPass: true, Below: []finding.Below{{Criterion: long, Score: 0, Min: 1}}}}})
 	}
 	cur.Warn(fs...)
 	crit := make([]string, 500)
@@ -66,7 +66,7 @@ func TestMarkdownFindingsBudget(t *testing.T) {
 	}
 	cur.Warn(finding.Finding{Kind: finding.Message, Params: finding.Params{Detail: long}})
 	g := gate.Decide(gate.DecideInput{Current: cur, Now: now, Thresholds: gate.DefaultThresholds, Policy: gate.DefaultPolicy})
-	g.Findings = append([]finding.Finding{{Kind: finding.RubricChange, Severity: finding.Error, Params: finding.Params{Criteria: crit}}}, g.Findings...)
+	g.Findings = append([]finding.Finding{{Kind: finding.RubricChange, Severity: finding.Error, Params: finding.Params{RubricParams: finding.RubricParams{Criteria: crit}}}}, g.Findings...)
 	g.Reasons = gate.Texts(g.Findings[:len(g.Findings)-len(g.Warnings)])
 	for _, budget := range []int{65000, 20000, 4000} {
 		body := Markdown(g, MarkdownOptions{Budget: budget, Now: now})

@@ -231,10 +231,10 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 			w("; removed: %s", idList(p.RemovedIDs, l.listIDs, p.Removed))
 		}
 		if p.CI95 != nil {
-			if p.Interval == "normal" {
-				w(". CI: %s normal interval (delta method)", safe.Cell(p.Method, 20))
+			if p.Interval == gate.IntervalNormal {
+				w(". CI: %s normal interval (delta method)", safe.Cell(string(p.Method), 20))
 			} else {
-				w(". CI: %s bootstrap, %d resamples, fixed seed", safe.Cell(p.Method, 20), p.Resamples)
+				w(". CI: %s bootstrap, %d resamples, fixed seed", safe.Cell(string(p.Method), 20), p.Resamples)
 			}
 		}
 		w(".\n\n")

@@ -10,7 +10,7 @@ import (
 	"github.com/rubricgate/rubricgate/gate"
 )
 
-// REVIEW: a report posted by `rubricgate comment` (pipeline.PostReport) is
+// REVIEW: a report posted by `rubricgate comment` (publish.PostReport) is
 // the pull request's own data. Its findings are rendered when their texts
 // equal its reasons/warnings, which the forger controls too, so every
 // parameter a finding renders must be escaped. Role and the rubric hashes
@@ -18,8 +18,8 @@ import (
 func TestReviewForgedFindingParamsRaw(t *testing.T) {
 	role := `<img src=x> @octocat [click](https://evil.example) <!-- hides the rest, footer included`
 	fs := []finding.Finding{
-		{Kind: finding.RubricRescored, Severity: finding.Warning, Params: finding.Params{From: "![](//e.co/)", To: "@octocat"}},
-		{Kind: finding.JudgeModelMissing, Severity: finding.Warning, Params: finding.Params{Role: role}},
+		{Kind: finding.RubricRescored, Severity: finding.Warning, Params: finding.Params{RubricParams: finding.RubricParams{From: "![](//e.co/)", To: "@octocat"}}},
+		{Kind: finding.JudgeModelMissing, Severity: finding.Warning, Params: finding.Params{JudgeParams: finding.JudgeParams{Role: role}}},
 	}
 	g := &gate.GateReport{Report: report(), Decision: gate.Pass, MaxDrop: 0.02, Changes: changes(84, 84), Findings: fs}
 	g.Warnings = finding.Texts(fs) // the forger makes the strings match

@@ -15,18 +15,18 @@ type ScoreFunc func(w io.Writer, rep *gate.Report) error
 // "json" (the report), "markdown", "junit" (the report as a gate report
 // without a baseline, see gate.ScoreDecision) and "text" (with o.Rubric's
 // scales and minimums).
-func ScoreTable(o Options) map[string]ScoreFunc {
-	return map[string]ScoreFunc{
-		"json": func(w io.Writer, rep *gate.Report) error { return JSON(w, rep) },
-		"markdown": func(w io.Writer, rep *gate.Report) error {
+func ScoreTable(o Options) map[Format]ScoreFunc {
+	return map[Format]ScoreFunc{
+		FormatJSON: func(w io.Writer, rep *gate.Report) error { return JSON(w, rep) },
+		FormatMarkdown: func(w io.Writer, rep *gate.Report) error {
 			_, err := io.WriteString(w, ScoreMarkdown(rep))
 			return err
 		},
-		"junit": func(w io.Writer, rep *gate.Report) error {
+		FormatJUnit: func(w io.Writer, rep *gate.Report) error {
 			g := gate.ScoreDecision(rep)
 			return JUnit(w, g, JUnitOptions{Name: o.title(g), Now: o.Now})
 		},
-		"text": func(w io.Writer, rep *gate.Report) error { return ScoreText(w, rep, o.Rubric) },
+		FormatText: func(w io.Writer, rep *gate.Report) error { return ScoreText(w, rep, o.Rubric) },
 	}
 }
 

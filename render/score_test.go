@@ -10,7 +10,7 @@ import (
 
 func TestScoreTable(t *testing.T) {
 	table := ScoreTable(Options{Now: now})
-	for _, name := range []string{"json", "markdown", "junit", "text"} {
+	for _, name := range []Format{"json", "markdown", "junit", "text"} {
 		if table[name] == nil {
 			t.Fatalf("no %s renderer", name)
 		}
@@ -18,7 +18,7 @@ func TestScoreTable(t *testing.T) {
 	blocked := report()
 	blocked.BlockingFailures = []gate.BlockingFailure{{Item: "card-number", Criterion: "safety"}}
 	var b bytes.Buffer
-	if err := table["junit"](&b, blocked); err != nil {
+	if err := table[FormatJUnit](&b, blocked); err != nil {
 		t.Fatal(err)
 	}
 	// The decision case fails for a run that fails a hard gate on its own,
@@ -27,11 +27,11 @@ func TestScoreTable(t *testing.T) {
 		t.Errorf("junit of a blocked run:\n%s", b.String())
 	}
 	b.Reset()
-	if err := table["junit"](&b, report()); err != nil || strings.Contains(b.String(), "<failure") {
+	if err := table[FormatJUnit](&b, report()); err != nil || strings.Contains(b.String(), "<failure") {
 		t.Errorf("junit of a passing run: %v\n%s", err, b.String())
 	}
 	b.Reset()
-	if err := table["json"](&b, report()); err != nil || !strings.Contains(b.String(), `"items": 12`) || strings.Contains(b.String(), `"decision"`) {
+	if err := table[FormatJSON](&b, report()); err != nil || !strings.Contains(b.String(), `"items": 12`) || strings.Contains(b.String(), `"decision"`) {
 		t.Errorf("json is the score report itself: %v\n%s", err, b.String())
 	}
 }

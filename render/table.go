@@ -11,6 +11,17 @@ import (
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
+// Format names a report format of [Table] and [ScoreTable].
+type Format string
+
+// The report formats.
+const (
+	FormatJSON     Format = "json"
+	FormatMarkdown Format = "markdown"
+	FormatText     Format = "text"
+	FormatJUnit    Format = "junit"
+)
+
 // Func writes a gate report in one format.
 type Func func(w io.Writer, g *gate.GateReport) error
 
@@ -41,15 +52,15 @@ func (o Options) title(g *gate.GateReport) string {
 
 // Table returns the renderers by format name: "json", "markdown", "text"
 // and "junit". Adding a format is one entry here and its function.
-func Table(o Options) map[string]Func {
-	return map[string]Func{
-		"json": func(w io.Writer, g *gate.GateReport) error { return JSON(w, g) },
-		"markdown": func(w io.Writer, g *gate.GateReport) error {
+func Table(o Options) map[Format]Func {
+	return map[Format]Func{
+		FormatJSON: func(w io.Writer, g *gate.GateReport) error { return JSON(w, g) },
+		FormatMarkdown: func(w io.Writer, g *gate.GateReport) error {
 			_, err := io.WriteString(w, Markdown(g, MarkdownOptions{Title: o.title(g), Now: o.Now, Budget: o.Budget}))
 			return err
 		},
-		"text": func(w io.Writer, g *gate.GateReport) error { return GateText(w, g, o.Rubric) },
-		"junit": func(w io.Writer, g *gate.GateReport) error {
+		FormatText: func(w io.Writer, g *gate.GateReport) error { return GateText(w, g, o.Rubric) },
+		FormatJUnit: func(w io.Writer, g *gate.GateReport) error {
 			return JUnit(w, g, JUnitOptions{Name: o.title(g), Now: o.Now})
 		},
 	}
@@ -59,7 +70,7 @@ func Table(o Options) map[string]Func {
 func Names() []string {
 	names := make([]string, 0, 4)
 	for n := range Table(Options{}) {
-		names = append(names, n)
+		names = append(names, string(n))
 	}
 	slices.Sort(names)
 	return names
@@ -68,7 +79,7 @@ func Names() []string {
 // Lookup returns the renderer for format name, or an error that lists
 // the formats there are.
 func Lookup(name string, o Options) (Func, error) {
-	if fn, ok := Table(o)[name]; ok {
+	if fn, ok := Table(o)[Format(name)]; ok {
 		return fn, nil
 	}
 	return nil, fmt.Errorf("report format %q: expected one of %s", name, strings.Join(Names(), ", "))

@@ -1,15 +1,15 @@
 package main
 
 import (
-	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/gaterun"
+	"github.com/rubricgate/rubricgate/internal/boundedio"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
-	"github.com/rubricgate/rubricgate/pipeline"
 )
 
 // push moves the pull request's head to sha (event payload and API), with
@@ -94,7 +94,7 @@ func TestActionAcceptancePlantedRecordIgnored(t *testing.T) {
 	h.gateInputs(worse)
 	h.input("comment-key", "k")
 	planted := strings.Repeat("0", 40)
-	h.issues.AddComment(prNum, "mallory", comment.Marker("k")+"\n"+pipeline.AcceptField(gate.AcceptRecord{SHA: planted, Score: 99, Legacy: true})+"\nplanted")
+	h.issues.AddComment(prNum, "mallory", comment.Marker("k")+"\n"+gaterun.AcceptField(gate.AcceptRecord{SHA: planted, Score: 99, Legacy: true})+"\nplanted")
 	h.event([]string{"rubricgate:accept-regression"})
 	if code := h.action(); code != exitPass {
 		t.Fatalf("exit %d\n%s", code, h.stdout.String())

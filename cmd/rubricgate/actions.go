@@ -7,7 +7,7 @@ import (
 
 	ghhost "github.com/rubricgate/rubricgate/host/github"
 	"github.com/rubricgate/rubricgate/internal/usage"
-	"github.com/rubricgate/rubricgate/pipeline"
+	"github.com/rubricgate/rubricgate/publish"
 )
 
 // actionFlags declare the flags of the commands the action runs.
@@ -32,10 +32,10 @@ func runAction(e *env) int {
 }
 
 // commentConfig holds the flags of `rubricgate comment`.
-type commentConfig = pipeline.PostReportOptions
+type commentConfig = publish.PostReportOptions
 
 // cmdComment posts a report another job made, the fork-safe pattern (see
-// pipeline.PostReport): it runs in a workflow_run workflow.
+// publish.PostReport): it runs in a workflow_run workflow.
 func cmdComment(args []string, e *env) (int, error) {
 	var c commentConfig
 	fs := newFlags("comment", e)
@@ -52,7 +52,7 @@ func cmdComment(args []string, e *env) (int, error) {
 		return exitError, err
 	}
 	c.Now, c.Warn = e.clock(), func(msg string) { warn(e, "", 0, msg) }
-	out, pr, err := pipeline.PostReport(context.Background(), gh, c)
+	out, pr, err := publish.PostReport(context.Background(), gh, c)
 	if err != nil {
 		return exitError, err
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/baseline"
-	"github.com/rubricgate/rubricgate/pipeline"
+	"github.com/rubricgate/rubricgate/host"
 )
 
 // runIn runs a command outside Actions with the given environment and the
@@ -187,14 +187,14 @@ func TestActionLocalStoreOnlyPushOnBaselineBranch(t *testing.T) {
 }
 
 func TestGitBranch(t *testing.T) {
-	if b, head, err := pipeline.GitBranch(checkout(t, "ref: refs/heads/release/1.2")); err != nil || b != "release/1.2" || !strings.HasSuffix(head, filepath.Join(".git", "HEAD")) {
+	if b, head, err := host.GitBranch(checkout(t, "ref: refs/heads/release/1.2")); err != nil || b != "release/1.2" || !strings.HasSuffix(head, filepath.Join(".git", "HEAD")) {
 		t.Errorf("got %q %q %v", b, head, err)
 	}
 	bad := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bad, ".git"), []byte("nonsense\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := pipeline.GitBranch(bad); err == nil || !strings.Contains(err.Error(), "gitdir: PATH") {
+	if _, _, err := host.GitBranch(bad); err == nil || !strings.Contains(err.Error(), "gitdir: PATH") {
 		t.Errorf("a .git file without gitdir: %v", err)
 	}
 }

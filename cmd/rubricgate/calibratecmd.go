@@ -5,6 +5,7 @@ import (
 
 	"github.com/rubricgate/rubricgate/calibrate"
 	"github.com/rubricgate/rubricgate/internal/usage"
+	"github.com/rubricgate/rubricgate/render"
 )
 
 // cmdCalibrate measures judge-human agreement (HUMAN JUDGE) or the
@@ -46,13 +47,13 @@ func cmdCalibrate(args []string, e *env) (int, error) {
 	}
 	table := calibrate.Table()
 	if err := writeOutputs(e, []output{
-		{Path: *jsonOut, Write: func(w io.Writer) error { return table["json"](w, res) }},
-		{Path: *mdOut, Write: func(w io.Writer) error { return table["markdown"](w, res) }},
+		{Path: *jsonOut, Write: func(w io.Writer) error { return table[render.FormatJSON](w, res) }},
+		{Path: *mdOut, Write: func(w io.Writer) error { return table[render.FormatMarkdown](w, res) }},
 	}); err != nil {
 		return exitError, err
 	}
 	if *jsonOut != "-" {
-		if err := table["text"](e.stdout, res); err != nil {
+		if err := table[render.FormatText](e.stdout, res); err != nil {
 			return exitError, err
 		}
 	}

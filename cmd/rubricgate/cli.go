@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/gaterun"
 	ghhost "github.com/rubricgate/rubricgate/host/github"
 	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/internal/version"
-	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -111,7 +111,7 @@ func failIn(e *env, command string, err error) int {
 		return exitPass // -h asked for the usage, which the flag set printed
 	}
 	fmt.Fprintf(e.stderr, "rubricgate: %s\n", safe.LogLine(err.Error()))
-	if pipeline.IsUsage(err) {
+	if gaterun.IsUsage(err) {
 		if _, ok := commands[command]; ok {
 			fmt.Fprintf(e.stderr, "run 'rubricgate %s -h' for help\n", command)
 		} else {
@@ -146,7 +146,7 @@ func loadRubric(path string, e *env) (*rubric.Rubric, []rubric.Warning, error) {
 	if path == "" {
 		return nil, nil, usage.Errorf("--rubric is required")
 	}
-	rb, warns, err := pipeline.ReadRubric(path)
+	rb, warns, err := gaterun.ReadRubric(path)
 	if err != nil {
 		return nil, nil, err
 	}

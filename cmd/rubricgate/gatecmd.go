@@ -3,25 +3,24 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 
+	"github.com/rubricgate/rubricgate/gaterun"
 	"github.com/rubricgate/rubricgate/host"
 	ghhost "github.com/rubricgate/rubricgate/host/github"
 	glhost "github.com/rubricgate/rubricgate/host/gitlab"
 	"github.com/rubricgate/rubricgate/host/local"
 	"github.com/rubricgate/rubricgate/internal/usage"
-	"github.com/rubricgate/rubricgate/pipeline"
-	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
+	"github.com/rubricgate/rubricgate/tier"
 )
 
 // gateConfig holds the gate's flags: the names are the action inputs.
 type gateConfig struct {
-	pipeline.Settings
+	gaterun.Settings
 	rubric, format, writeBaseline, jsonOut, mdOut, junitOut string
 	results                                                 stringList
-	tier                                                    pipeline.TierSettings
+	tier                                                    tier.Settings
 	judge                                                   judgeConfig // one-step gate: --input and the judge flags
 }
 
@@ -64,10 +63,10 @@ func pickHost(e *env, branch string) (host.Host, error) {
 	return local.New(local.Options{Branch: branch, Stderr: e.stderr, SkipGit: true})
 }
 
-// runGate runs the gate on the host with the checked settings of c,
-// stages the files it writes and publishes the outcome (comment, outputs,
-// summary, log). It returns the exit status (0 pass, 1 blocked); an error
-// is exit 2.
+// runGate parses c, picks the host, reads the inputs (judging them first
+// for --input) and calls gaterun.Run once, which decides, writes and
+// publishes. It returns the exit status (0 pass, 1 blocked); an error is
+// exit 2.
 func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	h, err := pickHost(e, c.Branch)
 	if err != nil {
@@ -86,7 +85,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	}
 	// The one-step gate's judged results are read from memory and written
 	// with the gate's other outputs: an error leaves the old file in place.
-	var judged output
+	var extra []output
 	var src *results.Source
 	if c.judge.input != "" {
 		out, data, err := judgeForGate(ctx, &c.judge, &c.tier, rb, e)
@@ -95,46 +94,22 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 		}
 		c.results = stringList{out}
 		src = results.NewMemorySource(out, data)
-		judged = output{Path: out, Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
+		extra = []output{{Path: out, Write: func(w io.Writer) error { _, err := w.Write(data); return err }}}
 	} else if src, err = results.NewSource(c.results, c.format, e.stdin); err != nil {
 		return exitError, err
 	}
-	tier, err := pipeline.ParseTier(c.tier, rb)
-	if err != nil {
-		return exitError, err
-	}
-	warnf := func(msg string) { warn(e, "", 0, msg) }
 	// With the JSON report on stdout (--json -), stdout carries only it:
 	// the text report goes to stderr, as score's does not print at all.
 	logw := e.stdout
 	if c.jsonOut == "-" {
 		logw = e.stderr
 	}
-	res, err := pipeline.OnHost(ctx, h, pipeline.HostOptions{Settings: s, Rubric: rb, RubricWarnings: warns,
-		Results: src, ResultNames: c.results, WriteBaseline: c.writeBaseline != "", Tier: tier,
-		Getenv: e.getenv, WorkDir: e.wd, Now: e.clock(), Warn: warnf, Log: logw})
+	res, err := gaterun.Run(ctx, h, gaterun.Input{Settings: s, Tier: c.tier, Rubric: rb, RubricWarnings: warns,
+		Results: src, ResultNames: c.results,
+		Outputs: gaterun.Outputs{WriteBaseline: c.writeBaseline, JSON: c.jsonOut, Markdown: c.mdOut, JUnit: c.junitOut, Extra: extra},
+		Getenv:  e.getenv, WorkDir: e.wd, Now: e.clock(),
+		Stdout: e.stdout, Stderr: e.stderr, Log: logw, Color: colorOn(logw, e.getenv), Annotate: e.inActions()})
 	if err != nil {
-		return exitError, err
-	}
-	var out staged
-	defer out.Abort()
-	g, reportPath := res.Report, host.ReportPath(h, c.jsonOut)
-	baselinePath, note, err := res.Stage(&out, c.writeBaseline,
-		output{Path: reportPath, Write: func(w io.Writer) error { return render.JSON(w, g) }},
-		output{Path: c.mdOut, Write: func(w io.Writer) error { _, err := io.WriteString(w, res.Markdown); return err }},
-		output{Path: c.junitOut, Write: func(w io.Writer) error {
-			return render.Table(render.Options{Title: c.Title, Now: e.clock()})["junit"](w, g)
-		}},
-		judged)
-	if note != "" {
-		fmt.Fprintln(e.stderr, note)
-	}
-	if err != nil {
-		return exitError, err
-	}
-	if err := pipeline.Publish(ctx, h, res, pipeline.PublishOptions{Comment: s.CommentOptions(), ReportPath: reportPath,
-		BaselinePath: baselinePath, Log: logw, Annotate: e.inActions(), Color: colorOn(logw, e.getenv), Warn: warnf,
-		Commit: func(last func() error) error { return out.CommitThen(e.stdout, last) }}); err != nil {
 		return exitError, err
 	}
 	if res.Blocked() {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/judge"
-	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/rubric"
+	"github.com/rubricgate/rubricgate/tier"
 )
 
 // judgeConfig holds the judge flags: the answers file (input), the results
@@ -85,7 +85,7 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) ([
 // gate's judge model, production model and family policy. It returns the
 // results file to write, <answers>.judged.jsonl, and its content: the gate
 // writes it with its other outputs, all or nothing.
-func judgeForGate(ctx context.Context, c *judgeConfig, t *pipeline.TierSettings, rb *rubric.Rubric, e *env) (string, []byte, error) {
+func judgeForGate(ctx context.Context, c *judgeConfig, t *tier.Settings, rb *rubric.Rubric, e *env) (string, []byte, error) {
 	jc := *c
 	jc.Model, jc.ProductionModel, jc.SameFamily = t.JudgeModel, t.ProductionModel, t.SameFamily
 	if strings.TrimSpace(jc.Model) == "" {

@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rubricgate/rubricgate/gaterun"
 	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/internal/usage"
-	"github.com/rubricgate/rubricgate/pipeline"
 	"github.com/rubricgate/rubricgate/render"
 	"github.com/rubricgate/rubricgate/results"
 	"github.com/rubricgate/rubricgate/results/native"
@@ -62,14 +62,17 @@ func cmdScore(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	pipeline.AddRubricWarnings(rep, warns)
+	gaterun.AddRubricWarnings(rep, warns)
 	if items != nil {
 		if err := items.Flush(); err != nil {
 			return exitError, fmt.Errorf("write %s: %w", *itemsOut, err)
 		}
 	}
 	table := render.ScoreTable(render.Options{Now: e.clock(), Rubric: rb})
-	for _, o := range [...]struct{ format, path string }{{"json", *jsonOut}, {"markdown", *mdOut}, {"junit", *junitOut}} {
+	for _, o := range [...]struct {
+		format render.Format
+		path   string
+	}{{render.FormatJSON, *jsonOut}, {render.FormatMarkdown, *mdOut}, {render.FormatJUnit, *junitOut}} {
 		if err := out.Add(output{Path: o.path, Write: func(w io.Writer) error { return table[o.format](w, rep) }}); err != nil {
 			return exitError, err
 		}
@@ -82,7 +85,7 @@ func cmdScore(args []string, e *env) (int, error) {
 		// it was loaded.
 		txt := *rep
 		txt.Warnings = rep.Warnings[min(len(warns), len(rep.Warnings)):]
-		if err := table["text"](e.stdout, &txt); err != nil {
+		if err := table[render.FormatText](e.stdout, &txt); err != nil {
 			return exitError, err
 		}
 	}

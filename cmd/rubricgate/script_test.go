@@ -17,9 +17,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/gaterun"
 	"github.com/rubricgate/rubricgate/internal/ghfake"
 	buildversion "github.com/rubricgate/rubricgate/internal/version"
-	"github.com/rubricgate/rubricgate/pipeline"
 )
 
 // The command line's behaviours are txtar scripts in testdata/script, one
@@ -176,7 +176,7 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 3 {
 			ts.Fatalf("usage: ghfake plant USER RESULTS")
 		}
-		key := pipeline.DefaultCommentKey("evals", "gate", []string{args[2]})
+		key := gaterun.DefaultCommentKey("evals", "gate", []string{args[2]})
 		id := f.issues.AddComment(prNum, args[1], comment.Marker(key)+"\nall good")
 		fmt.Fprintf(ts.Stdout(), "planted comment %d\n", id)
 	default:

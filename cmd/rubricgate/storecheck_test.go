@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/rubricgate/rubricgate/host"
-	"github.com/rubricgate/rubricgate/pipeline"
 )
 
 // A local baseline whose stored score disagrees with its items is refused
@@ -52,10 +51,10 @@ func TestTrackedStoreWithoutGit(t *testing.T) {
 	}
 	store := filepath.Join(repo, ".rubricgate", "baselines")
 	noGit := func(string) (string, error) { return "", errors.New("not found") }
-	if w := pipeline.TrackedStoreWarning(store, noGit); !strings.Contains(w, "git is not available") {
+	if w := host.TrackedStoreWarning(store, noGit); !strings.Contains(w, "git is not available") {
 		t.Errorf("without git: %q", w)
 	}
-	if w := pipeline.TrackedStoreWarning(t.TempDir(), noGit); w != "" {
+	if w := host.TrackedStoreWarning(t.TempDir(), noGit); w != "" {
 		t.Errorf("a store outside any checkout warned: %q", w)
 	}
 }
@@ -111,12 +110,12 @@ func TestTrackedStoreRefusedOnChangeRequest(t *testing.T) {
 	}
 	// A pull request on GitHub is a change request's run as well.
 	b := &host.Build{Host: "github", Event: "pull_request_target", ChangeRequest: 3}
-	if _, err := pipeline.CheckTrackedStore(store, b, exec.LookPath); err == nil {
+	if _, err := host.CheckTrackedStore(store, b, exec.LookPath); err == nil {
 		t.Error("a pull_request_target run accepted a tracked store")
 	}
 	// Without git a change request's store inside the checkout is refused.
 	noGit := func(string) (string, error) { return "", errors.New("not found") }
-	if _, err := pipeline.CheckTrackedStore(store, b, noGit); err == nil || !strings.Contains(err.Error(), "git could not check") {
+	if _, err := host.CheckTrackedStore(store, b, noGit); err == nil || !strings.Contains(err.Error(), "git could not check") {
 		t.Errorf("without git: %v", err)
 	}
 }

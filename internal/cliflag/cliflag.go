@@ -43,9 +43,14 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.Usage = func() {}
 	fs.SetOutput(io.Discard)
 	defer func() { fs.Usage = saved; fs.SetOutput(out) }()
+	var setErr error
+	defer recordSets(fs, &setErr)()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if ue := setError(setErr); ue != nil {
+				return nil, ue // the setting's own message, naming it
+			}
 			return nil, usage.Wrap(err)
 		}
 		rest := fs.Args()

@@ -93,6 +93,9 @@ func indent(s string) string {
 // writeFlag writes one flag: "--name VALUE", its help and its default.
 func writeFlag(w io.Writer, f *flag.Flag) {
 	kind, help := flag.UnquoteUsage(f)
+	if _, ok := f.Value.(interface{ writtenAsText() }); ok {
+		kind = "string" // a [Value]: written as text, parsed when set
+	}
 	name := "--" + f.Name
 	if len(f.Name) == 1 {
 		name = "-" + f.Name

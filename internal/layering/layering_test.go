@@ -40,16 +40,20 @@ func TestNothingImportsUpward(t *testing.T) {
 		never []string
 	}{
 		// gate scores, compares and decides: it reads no file.
-		{"gate", []string{"results", "results/native", "formats", "pipeline", "render", "host"}},
+		{"gate", []string{"results", "results/native", "formats", "gaterun", "render", "host"}},
 		// The readers sit below results' detection and formats.
-		{"results/native", []string{"results", "formats", "pipeline"}},
-		{"formats", []string{"results", "pipeline"}},
+		{"results/native", []string{"results", "formats", "gaterun"}},
+		{"formats", []string{"results", "gaterun"}},
 		// The orchestration depends on host's interfaces; cmd picks the host.
-		{"pipeline", []string{"host/github", "host/gitlab", "host/local", "cmd/rubricgate"}},
+		{"gaterun", []string{"host/github", "host/gitlab", "host/local", "cmd/rubricgate"}},
+		// The rules the gate run follows live below it.
+		{"host", []string{"gaterun", "publish", "tier", "render", "host/github", "host/gitlab", "host/local"}},
+		{"tier", []string{"gaterun", "publish", "host"}},
+		{"publish", []string{"gaterun", "tier", "host/github", "host/gitlab", "host/local", "cmd/rubricgate"}},
 		// The family check is not calibration's.
-		{"judge", []string{"calibrate", "pipeline"}},
+		{"judge", []string{"calibrate", "gaterun"}},
 		// calibrate owns its renderers.
-		{"render", []string{"calibrate", "pipeline"}},
+		{"render", []string{"calibrate", "gaterun"}},
 	}
 	for _, r := range rules {
 		got := imports(t, r.pkg)

@@ -1,0 +1,280 @@
+package gaterun
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/safe"
+)
+
+// acceptedPrefix starts the hidden line the gate keeps in its own sticky
+// comment while the accept label is on: the record of what the label was
+// applied for (gate.AcceptRecord: the head commit at which it took effect,
+// the score, the rubric's hash, the kinds of reasons it waived, the
+// relative drop and the digest of the removed items), or "lost" when the
+// record could not be read. It is read back only from a comment whose
+// author is the token's identity (comment-author), so nobody can plant
+// one; everything else in the body is escaped text.
+const acceptedPrefix = "<!-- rubricgate:accepted "
+
+// lostField is the hidden line of a run that had the label on but could not
+// read its record: later runs accept nothing new until the label is
+// removed (which drops the line) and added again.
+const lostField = acceptedPrefix + "lost -->"
+
+// AcceptField is the hidden line recording r.
+func AcceptField(r gate.AcceptRecord) string {
+	f := acceptedPrefix + "sha=" + r.SHA + " score=" + strconv.FormatFloat(r.Score, 'f', -1, 64)
+	if !r.Legacy {
+		ks := make([]string, len(r.Kinds))
+		for i, k := range r.Kinds {
+			ks[i] = string(k)
+		}
+		f += " rubric=" + r.Rubric + " kinds=" + strings.Join(ks, ",")
+		if r.Drop != nil {
+			f += " drop=" + strconv.FormatFloat(*r.Drop, 'g', -1, 64)
+		}
+		if r.Items != "" {
+			f += " items=" + r.Items
+		}
+	}
+	return f + " -->"
+}
+
+// recordState is what the first line of a comment body says of the accept
+// label's record.
+type recordState int
+
+const (
+	recordNone recordState = iota
+	recordFound
+	recordLost
+	recordBad
+)
+
+// ParseAccepted reads the record from the first line of a comment body: ok
+// is false when there is none, or the line is not a well-formed record (a
+// "lost" line included).
+func ParseAccepted(body string) (gate.AcceptRecord, bool) {
+	r, st := parseRecord(body)
+	return r, st == recordFound
+}
+
+func parseRecord(body string) (gate.AcceptRecord, recordState) {
+	first, _, _ := strings.Cut(body, "\n")
+	rest, ok := strings.CutPrefix(strings.TrimSuffix(first, "\r"), acceptedPrefix)
+	if !ok {
+		return gate.AcceptRecord{}, recordNone
+	}
+	rest, ok = strings.CutSuffix(rest, " -->")
+	if !ok {
+		return gate.AcceptRecord{}, recordBad
+	}
+	if rest == "lost" {
+		return gate.AcceptRecord{}, recordLost
+	}
+	var a gate.AcceptRecord
+	hasKinds := false
+	for _, kv := range strings.Fields(rest) {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "sha":
+			a.SHA = v
+		case "score", "drop":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return gate.AcceptRecord{}, recordBad
+			}
+			if k == "score" {
+				a.Score = f
+			} else {
+				a.Drop = &f
+			}
+		case "rubric", "items":
+			if !isRubricHash(v) {
+				return gate.AcceptRecord{}, recordBad
+			}
+			if k == "rubric" {
+				a.Rubric = v
+			} else {
+				a.Items = v
+			}
+		case "kinds":
+			hasKinds = true
+			a.Kinds = []gate.Waiver{}
+			for _, kd := range strings.Split(v, ",") {
+				if kd == "" {
+					continue
+				}
+				if !gate.KnownWaiver(gate.Waiver(kd)) {
+					return gate.AcceptRecord{}, recordBad
+				}
+				a.Kinds = append(a.Kinds, gate.Waiver(kd))
+			}
+		}
+	}
+	if !isHexSHA(a.SHA) {
+		return gate.AcceptRecord{}, recordBad
+	}
+	a.Legacy = a.Rubric == "" || !hasKinds
+	if a.Legacy {
+		a.Rubric, a.Kinds, a.Drop, a.Items = "", nil, nil, ""
+	}
+	return a, recordFound
+}
+
+// isRubricHash accepts "sha256:" and 64 hex digits.
+func isRubricHash(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || len(h) != 64 {
+		return false
+	}
+	return isHexSHA(h)
+}
+
+func isHexSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// Why a record cannot be read (gate.Acceptance.Why).
+const (
+	whyNoReadBack = "the gate cannot read back its own comment: no token, comment never, comment-author any, or a fork's pull request"
+	whyLost       = "an earlier run could not read it"
+	whyMalformed  = "its line in the comment is malformed"
+	whyNoHead     = "the change request's head commit is unknown"
+)
+
+// readAcceptance is what the run knows of the accept label's record, for a
+// change request run with the label on: the label takes effect with this
+// run when its adding started the run, or when the gate's own comment
+// carries no record (the label was off at the last run, or there was
+// none); it is bound to the record the comment carries; and it accepts
+// nothing new when the comment cannot be read back or an earlier run could
+// not read it.
+func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Context, string) (string, bool, error), label, key string, warn func(string)) gate.Acceptance {
+	a := gate.Acceptance{HeadSHA: b.HeadSHA}
+	if !isHexSHA(b.HeadSHA) {
+		// A record is bound to a commit.
+		a.State, a.Why = gate.AcceptUnreadable, whyNoHead
+		return a
+	}
+	if b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) {
+		// The label is being applied: a fresh acceptance, whatever an
+		// earlier record says (removing and re-adding the label is how a
+		// reviewer accepts again).
+		a.State = gate.AcceptFresh
+		return a
+	}
+	if previous == nil {
+		a.State, a.Why = gate.AcceptUnreadable, whyNoReadBack
+		return a
+	}
+	body, _, err := previous(ctx, key)
+	if err != nil {
+		warn("accept label: could not read the previous comment: " + err.Error())
+		a.State, a.Why = gate.AcceptUnreadable, "the gate could not read back its own comment"
+		return a
+	}
+	switch r, st := parseRecord(body); st {
+	case recordFound:
+		a.State, a.Record = gate.AcceptRecorded, &r
+	case recordLost:
+		a.State, a.Why = gate.AcceptUnreadable, whyLost
+	case recordBad:
+		a.State, a.Why = gate.AcceptUnreadable, whyMalformed
+	default:
+		a.State = gate.AcceptFresh
+	}
+	return a
+}
+
+// shortSHA shortens a commit for the note.
+func shortSHA(s string) string {
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
+}
+
+// acceptanceNote returns the hidden line to keep in the sticky comment
+// while the accept label is on and the note for the report, both from the
+// decision's typed acceptance (g.Acceptance): the record kept (or the
+// "lost" line), and a note saying what the label accepted, or why it does
+// not cover this run and how to accept it.
+func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
+	a := g.Acceptance
+	if a == nil {
+		return "", ""
+	}
+	if a.Reason != "" {
+		// Given with this run (--accept): nothing to keep in a comment.
+		if g.Accepted {
+			note = fmt.Sprintf("> [!NOTE]\n> The regression was accepted with `--accept`: %s\n\n", safe.Inline(a.Reason, 300))
+		}
+		return "", note
+	}
+	lbl := safe.Code(label, 60)
+	first := finding.Kind("")
+	if len(g.Findings) > 0 {
+		first = g.Findings[0].Kind
+	}
+	if a.Record == nil {
+		if first == finding.AcceptanceUnreadable {
+			note = fmt.Sprintf("> [!CAUTION]\n> The %s label is on, but the record of what it was applied for cannot be read (%s): it accepts nothing new. Remove and re-add the label to accept this run.\n\n", lbl, a.Why)
+		}
+		return lostField, note
+	}
+	was := *a.Record
+	field = AcceptField(was)
+	at := fmt.Sprintf("at commit %s (score %s)", safe.Code(shortSHA(was.SHA), 12), strconv.FormatFloat(was.Score, 'f', 1, 64))
+	switch {
+	case first == finding.AcceptanceNotCovered:
+		what := make([]string, len(was.Kinds))
+		for i, k := range was.Kinds {
+			what[i] = string(k)
+		}
+		w := strings.Join(what, ", ")
+		if w == "" {
+			w = "nothing"
+		}
+		note = fmt.Sprintf("> [!CAUTION]\n> The %s label was applied %s for %s. This push adds %s: the label does not cover it. Remove and re-add the label to accept it.\n\n",
+			lbl, at, safe.Code(w, 100), safe.Code(strings.Join(a.Adds, "; "), 300))
+	case !g.Accepted:
+		// Nothing waived (or a hard gate blocks): the record is kept.
+	case strings.EqualFold(was.SHA, a.Now.SHA):
+		note = fmt.Sprintf("> [!NOTE]\n> The regression was accepted by the %s label %s. The label covers later pushes only for the same kinds of reasons, the same rubric, the same removed items and a drop no larger by more than max-drop; this comment will say when a later commit changes the score.\n\n", lbl, at)
+	case fmt.Sprintf("%.1f", was.Score) == fmt.Sprintf("%.1f", a.Now.Score):
+		note = fmt.Sprintf("> [!NOTE]\n> The regression was accepted by the %s label %s; the score is unchanged at %s.\n\n", lbl, at, safe.Code(shortSHA(a.Now.SHA), 12))
+	default:
+		note = fmt.Sprintf("> [!WARNING]\n> The regression was accepted by the %s label %s. **Later commits changed the score**: %s at %s. The label still accepts it; remove and re-apply the label to accept the new score explicitly.\n\n",
+			lbl, at, strconv.FormatFloat(a.Now.Score, 'f', 1, 64), safe.Code(shortSHA(a.Now.SHA), 12))
+	}
+	return field, note
+}
+
+// withAcceptance puts the hidden line first and the note after the
+// headline of the markdown report.
+func withAcceptance(md, field, note string) string {
+	if field == "" && note == "" {
+		return md
+	}
+	head, rest, ok := strings.Cut(md, "\n\n")
+	if !ok {
+		return field + "\n" + md + "\n\n" + note
+	}
+	return field + "\n" + head + "\n\n" + note + rest
+}
