@@ -275,6 +275,9 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		commentKey = DefaultCommentKey(b.Workflow, b.Job, o.ResultNames)
 	}
 	var acc gate.Acceptance
+	if b != nil {
+		acc.HeadSHA = b.HeadSHA // what the comment shows is at the head
+	}
 	switch {
 	case policy.AcceptReason != "":
 		// --accept: this run, with its reason. On a GitHub pull request
@@ -297,6 +300,11 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		Now: o.Now, Thresholds: th, Policy: policy, Renamed: renamedIn, Acceptance: acc,
 	})
 	accField, accNote := acceptanceNote(policy.AcceptLabel, g)
+	if b != nil && b.ChangeRequest > 0 && g.Waivable != nil && isHexSHA(b.HeadSHA) {
+		// What the comment shows, which a label applied later accepts
+		// and nothing beyond.
+		accField = joinLines(accField, ShownField(*g.Waivable, b.HasLabel(policy.AcceptLabel)))
+	}
 	if err := tier.apply(g, rb); err != nil {
 		return nil, err
 	}
