@@ -249,15 +249,20 @@ func acceptance(in DecideInput, now AcceptRecord) *AcceptOutcome {
 			break
 		}
 		was := *in.Acceptance.Record
+		var lower []string
 		if was.Legacy {
 			// An older version's record: its commit and score, bound from
-			// now on to what this run waives.
+			// now on to what this run waives, if the score is no lower
+			// than the one accepted (the drop it was applied for).
 			sha, score := was.SHA, was.Score
+			if now.Score < score {
+				lower = []string{fmt.Sprintf("a lower score than an older version's record accepted (%.1f, accepted %.1f)", now.Score, score)}
+			}
 			was = now
 			was.SHA, was.Score = sha, score
 		}
 		out.Record = &was
-		out.Adds = notCovered(was, now, in.MaxDrop, "accepted")
+		out.Adds = append(lower, notCovered(was, now, in.MaxDrop, "accepted")...)
 	default:
 		out.State = AcceptFresh
 		if in.AcceptReason == "" && !in.Acceptance.Unbound && len(now.Kinds) > 0 {

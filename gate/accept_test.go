@@ -77,6 +77,11 @@ func TestDecideAcceptance(t *testing.T) {
 	if g.Decision != Pass || g.Acceptance.Record.SHA != "h0" || g.Acceptance.Record.Legacy || !reflect.DeepEqual(g.Acceptance.Record.Kinds, []Waiver{WaiveDrop}) {
 		t.Fatalf("legacy: %s %+v", g.Decision, g.Acceptance.Record)
 	}
+	// ... but not to a lower score than the one it accepted.
+	g = decide(runReport(40), base(70), labelOn(Acceptance{State: AcceptRecorded, Record: &legacy}))
+	if g.Decision != Block || len(g.Acceptance.Adds) != 1 || !strings.HasPrefix(g.Acceptance.Adds[0], "a lower score than an older version's record accepted (40.0, accepted 50.0)") {
+		t.Fatalf("legacy, lower score: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
 }
 
 // The record binds the set of removed items: a later push that removes
