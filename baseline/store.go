@@ -154,11 +154,16 @@ func (d Dir) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource, e
 }
 
 // RenamedFrom lists the other rubric names holding a baseline on q.Branch
-// whose rubric is rb under another name (its name and version aside), when
-// rb's own slot does not hold rb: rb is one of them renamed, onto an empty
-// slot or onto another rubric's baseline. Nil when the own slot holds this
-// rubric (a rename that merged, or one rubric kept under two names), and
-// with q.Key set, where the workflow, not the rubric's name, picks the
+// whose rubric is rb under another name, when rb's own slot does not hold
+// rb exactly (its name and version aside): rb is one of them renamed, onto
+// an empty slot or onto another rubric's baseline. What identifies a
+// rubric here is what the judge is asked (samePrompt: its criteria ids
+// in order, their scales and the texts its prompt shows), not its
+// weights, threshold, minimums or blocking flags, which a pull request
+// tweaks along with the name: a rubric renamed onto a slot with a changed
+// threshold is still the rubric it was. Nil when the own slot holds this
+// very rubric (a rename that merged, or one rubric kept under two names),
+// and with q.Key set, where the workflow, not the rubric's name, picks the
 // slot. It reads each other baseline of the branch in full; an unreadable
 // one is an error.
 func (d Dir) RenamedFrom(q Query, rb *rubric.Rubric) ([]string, error) {
@@ -191,15 +196,23 @@ func (d Dir) RenamedFrom(q Query, rb *rubric.Rubric) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: embedded rubric: %w", path, err)
 		}
-		if bytes.Equal(identity(orb), id) {
+		if samePrompt(orb, rb) {
 			found = append(found, name)
 		}
 	}
 	return found, nil
 }
 
-// identity is a rubric's canonical form without its name and version: what
-// a rename keeps.
+// samePrompt reports whether two rubrics ask the judge the same: the same
+// criteria ids in the same order, the same scales and the same texts the
+// judge prompt shows (rubric.PromptChanges finds none), whatever their
+// names, versions, weights, thresholds, minimums and blocking flags.
+func samePrompt(a, b *rubric.Rubric) bool {
+	return a != nil && b != nil && len(rubric.PromptChanges(a, b)) == 0
+}
+
+// identity is a rubric's canonical form without its name and version: the
+// rubric a slot holds exactly.
 func identity(rb *rubric.Rubric) []byte {
 	c := *rb
 	c.Name, c.Version = "", ""

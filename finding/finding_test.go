@@ -37,6 +37,12 @@ func decide(cur *gate.Report, b *gate.Baseline, mod func(*gate.DecideInput)) *ga
 	if mod != nil {
 		mod(&in)
 	}
+	if in.Accepted {
+		// The label applied after the comment showed this very run.
+		off := in
+		off.Accepted = false
+		in.Acceptance = gate.Acceptance{State: gate.AcceptFresh, Shown: gate.Decide(off).Waivable}
+	}
 	return gate.Decide(in)
 }
 
@@ -373,6 +379,8 @@ func TestNewKindsEscapeUntrusted(t *testing.T) {
 		{Kind: finding.PromptChanged, Criterion: hostile, Params: finding.Params{RubricParams: finding.RubricParams{Fields: []string{"added"}}}},
 		{Kind: finding.UnscoredGate, Criterion: hostile, Params: finding.Params{Items: []string{hostile, "b", "c", "d", "e", "f"}, BaselineRubric: true}},
 		{Kind: finding.AcceptanceUnreadable, Params: finding.Params{Detail: hostile, AcceptParams: finding.AcceptParams{AcceptLabel: hostile}}},
+		{Kind: finding.AcceptanceNotShown, Params: finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: hostile, Commit: hostile, Waived: []string{hostile}, Adds: []string{hostile}}}},
+		{Kind: finding.AcceptanceNotShown, Params: finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: hostile, Adds: []string{hostile}}}},
 	}
 	for _, f := range fs {
 		f.Severity = finding.Warning
@@ -460,6 +468,13 @@ func TestMarkdownCutsLists(t *testing.T) {
 		t.Errorf("Markdown = %q", md)
 	}
 	if txt := a.Text(); strings.Count(txt, "waived reason") != 8 || !strings.Contains(txt, "at commit 0123456 for nothing") {
+		t.Errorf("Text = %q", txt)
+	}
+	n := finding.Finding{Kind: finding.AcceptanceNotShown, Params: finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: "l", Commit: "0123456789", Waived: []string{"drop"}, Adds: adds}}}
+	if md := n.Markdown(); !strings.Contains(md, "; 3 more, which it does not cover") || strings.Count(md, "waived reason") != 5 {
+		t.Errorf("Markdown = %q", md)
+	}
+	if txt := n.Text(); strings.Count(txt, "waived reason") != 8 || !strings.Contains(txt, "(commit 0123456, for drop)") {
 		t.Errorf("Text = %q", txt)
 	}
 }

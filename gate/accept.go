@@ -45,8 +45,11 @@ type AcceptState string
 // The states of the accept label's record.
 const (
 	// AcceptFresh: the label takes effect with this run (it was just added,
-	// or no earlier run recorded it): what this run waives is accepted and
-	// recorded. The zero value means the same.
+	// or no earlier run recorded it). It accepts what this run waives only
+	// within what the gate's comment showed (Acceptance.Shown: the same
+	// head commit, no new kind of reason, the same removed items, a drop
+	// no larger), and records it; nothing shown, nothing accepted (unless
+	// Acceptance.Unbound). The zero value means the same.
 	AcceptFresh AcceptState = "fresh"
 	// AcceptRecorded: Acceptance.Record says what the label was applied
 	// for; it covers this run only within that.
@@ -66,6 +69,24 @@ type Acceptance struct {
 	// HeadSHA is the change request's head commit, recorded by a fresh
 	// acceptance.
 	HeadSHA string
+	// Shown is what the gate's comment showed before this run (the head
+	// commit of the run that wrote it and what that run waived or would
+	// have waived; [GateReport.Waivable]): a fresh acceptance accepts
+	// nothing beyond it. Nil when the comment shows none (no comment yet,
+	// or one of an older version).
+	Shown *AcceptRecord
+	// ShownLabeled is true when the label was already on when the comment
+	// showed Shown: the label was applied before those figures were shown,
+	// so only applying it again (Applied) accepts them.
+	ShownLabeled bool
+	// Applied is true when adding the label started this run (GitHub's
+	// labeled event): it was applied after the comment showed Shown.
+	Applied bool
+	// Unbound is true for a label applied with this run where no comment
+	// can show what it is applied for (the gate cannot read its comment
+	// back: a fork's pull request, comment: never): a fresh acceptance
+	// then accepts what this run waives.
+	Unbound bool
 	// Why says why no record could be read (AcceptUnreadable).
 	Why string
 }
@@ -99,9 +120,12 @@ type AcceptOutcome struct {
 	Record *AcceptRecord `json:"record,omitempty"`
 	// Now is what this run waives, as a record.
 	Now AcceptRecord `json:"now"`
-	// Adds lists what this run brings that Record does not cover; the run
-	// is then blocked.
+	// Adds lists what this run brings that Record (for a fresh
+	// acceptance: Shown) does not cover; the run is then blocked.
 	Adds []string `json:"adds,omitempty"`
+	// Shown is what the gate's comment showed, which a fresh acceptance is
+	// bound to (nil when it showed nothing, or the acceptance is unbound).
+	Shown *AcceptRecord `json:"shown,omitempty"`
 	// Why says why no record could be read (AcceptUnreadable).
 	Why string `json:"why,omitempty"`
 	// Reason is the reason given with --accept ("" for the label).
@@ -128,9 +152,10 @@ func RemovedDigest(ids []string) string {
 }
 
 // notCovered lists what now brings that was does not cover: a new kind of
-// waived reason, another rubric, a drop larger than the accepted one by
-// more than maxDrop, another set of removed items.
-func notCovered(was, now AcceptRecord, maxDrop float64) []string {
+// waived reason, another rubric, a drop larger than the accepted (or, for
+// verb "shown", the shown) one by more than maxDrop, another set of removed
+// items.
+func notCovered(was, now AcceptRecord, maxDrop float64, verb string) []string {
 	var adds []string
 	had := map[Waiver]bool{}
 	for _, k := range was.Kinds {
@@ -142,10 +167,10 @@ func notCovered(was, now AcceptRecord, maxDrop float64) []string {
 		}
 	}
 	if was.Rubric != now.Rubric {
-		adds = append(adds, fmt.Sprintf("another rubric (%s, accepted %s)", shortHash(now.Rubric), shortHash(was.Rubric)))
+		adds = append(adds, fmt.Sprintf("another rubric (%s, %s %s)", shortHash(now.Rubric), verb, shortHash(was.Rubric)))
 	}
 	if was.Drop != nil && now.Drop != nil && *now.Drop < *was.Drop-maxDrop {
-		adds = append(adds, fmt.Sprintf("a larger drop (%.2f%%, accepted %.2f%%)", 100**now.Drop, 100**was.Drop))
+		adds = append(adds, fmt.Sprintf("a larger drop (%.2f%%, %s %.2f%%)", -100**now.Drop, verb, -100**was.Drop))
 	}
 	if had[WaiveRemovedItems] && now.Items != "" && now.Items != was.Items {
 		adds = append(adds, "another set of removed items")
@@ -173,11 +198,9 @@ func (rc *RubricChange) waivers() []Waiver {
 	return ks
 }
 
-// acceptance applies the accept label's record to what this run waives
-// (kinds): the record to keep, and what it does not cover. A label that
-// takes effect with this run records what this run waives, whatever else
-// blocks it: it never covers more later.
-func acceptance(in DecideInput, g *GateReport, kinds []Waiver) *AcceptOutcome {
+// waivableRecord is what this run waives (kinds), or would waive with the
+// accept label on, as a record at the change request's head.
+func waivableRecord(in DecideInput, g *GateReport, kinds []Waiver) AcceptRecord {
 	kinds = append([]Waiver(nil), kinds...)
 	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
 	kinds = compactWaivers(kinds)
@@ -202,6 +225,15 @@ func acceptance(in DecideInput, g *GateReport, kinds []Waiver) *AcceptOutcome {
 			now.Items = in.Paired.RemovedDigest
 		}
 	}
+	return now
+}
+
+// acceptance applies the accept label's record to what this run waives
+// (now): the record to keep, and what it does not cover. A label that
+// takes effect with this run accepts only what the gate's comment showed
+// (bound), and records what this run waives, whatever else blocks it: it
+// never covers more later.
+func acceptance(in DecideInput, now AcceptRecord) *AcceptOutcome {
 	out := &AcceptOutcome{State: in.Acceptance.State, Now: now, Why: in.Acceptance.Why, Reason: in.AcceptReason}
 	state := in.Acceptance.State
 	if in.AcceptReason != "" {
@@ -217,21 +249,58 @@ func acceptance(in DecideInput, g *GateReport, kinds []Waiver) *AcceptOutcome {
 			break
 		}
 		was := *in.Acceptance.Record
+		var lower []string
 		if was.Legacy {
 			// An older version's record: its commit and score, bound from
-			// now on to what this run waives.
+			// now on to what this run waives, if the score is no lower
+			// than the one accepted (the drop it was applied for).
 			sha, score := was.SHA, was.Score
+			if now.Score < score {
+				lower = []string{fmt.Sprintf("a lower score than an older version's record accepted (%.1f, accepted %.1f)", now.Score, score)}
+			}
 			was = now
 			was.SHA, was.Score = sha, score
 		}
 		out.Record = &was
-		out.Adds = notCovered(was, now, in.MaxDrop)
+		out.Adds = append(lower, notCovered(was, now, in.MaxDrop, "accepted")...)
 	default:
 		out.State = AcceptFresh
-		r := now
-		out.Record = &r
+		if in.AcceptReason == "" && !in.Acceptance.Unbound && len(now.Kinds) > 0 {
+			out.Shown = in.Acceptance.Shown
+			out.Adds = notShown(in.Acceptance, now)
+		}
+		if len(out.Adds) == 0 {
+			r := now
+			out.Record = &r
+		}
 	}
 	return out
+}
+
+// notShown lists what a fresh acceptance of now does not cover in what the
+// gate's comment showed (a.Shown): nothing shown, another head commit (the
+// label may have been applied before the new figures appeared), figures
+// shown while the label was already on and not applied again since, or
+// anything beyond the shown figures (another rubric, a new kind of reason,
+// another set of removed items, any larger drop).
+func notShown(a Acceptance, now AcceptRecord) []string {
+	shown := a.Shown
+	switch {
+	case shown == nil:
+		return []string{"figures the gate's comment has not shown yet"}
+	case !strings.EqualFold(shown.SHA, now.SHA):
+		return []string{fmt.Sprintf("a new head commit (%s; the comment showed %s)", shortSHA(now.SHA), shortSHA(shown.SHA))}
+	case a.ShownLabeled && !a.Applied:
+		return []string{"figures the comment showed while the label was already on (the label was applied before them)"}
+	}
+	return notCovered(*shown, now, 0, "shown")
+}
+
+func shortSHA(s string) string {
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
 }
 
 func compactWaivers(ks []Waiver) []Waiver {
@@ -249,10 +318,22 @@ func (a *AcceptOutcome) finding(label string) finding.Finding {
 	if a.State == AcceptUnreadable {
 		return finding.Finding{Kind: finding.AcceptanceUnreadable, Severity: finding.Error, Params: finding.Params{Detail: a.Why, AcceptParams: finding.AcceptParams{AcceptLabel: label}}}
 	}
-	w := make([]string, len(a.Record.Kinds))
-	for i, k := range a.Record.Kinds {
-		w[i] = string(k)
+	if a.Record == nil {
+		// A fresh acceptance beyond what the comment showed.
+		p := finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: label, Adds: a.Adds}}
+		if s := a.Shown; s != nil {
+			p.Commit, p.Waived = s.SHA, waiverNames(s.Kinds)
+		}
+		return finding.Finding{Kind: finding.AcceptanceNotShown, Severity: finding.Error, Params: p}
 	}
 	return finding.Finding{Kind: finding.AcceptanceNotCovered, Severity: finding.Error,
-		Params: finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: label, Commit: a.Record.SHA, Waived: w, Adds: a.Adds}, RubricParams: finding.RubricParams{From: a.Record.Rubric}}}
+		Params: finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: label, Commit: a.Record.SHA, Waived: waiverNames(a.Record.Kinds), Adds: a.Adds}, RubricParams: finding.RubricParams{From: a.Record.Rubric}}}
+}
+
+func waiverNames(ks []Waiver) []string {
+	w := make([]string, len(ks))
+	for i, k := range ks {
+		w[i] = string(k)
+	}
+	return w
 }

@@ -16,9 +16,11 @@ func TestDecideAcceptance(t *testing.T) {
 		return func(in *DecideInput) { in.Accepted = true; in.Acceptance = a; in.Acceptance.HeadSHA = head }
 	}
 
-	// Fresh: the label takes effect with this run, which it accepts; the
+	// Fresh: the label takes effect with this run, which it accepts within
+	// what the comment showed (this very run, with the label off); the
 	// record is what this run waives, at its head.
-	g := decide(runReport(66), base(70), labelOn(Acceptance{State: AcceptFresh}))
+	shown := decide(runReport(66), base(70), func(in *DecideInput) { in.Acceptance.HeadSHA = head }).Waivable
+	g := decide(runReport(66), base(70), labelOn(Acceptance{State: AcceptFresh, Shown: shown}))
 	if g.Decision != Pass || !g.Accepted || g.Acceptance == nil || g.Acceptance.Record == nil {
 		t.Fatalf("fresh: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
 	}
@@ -75,6 +77,11 @@ func TestDecideAcceptance(t *testing.T) {
 	if g.Decision != Pass || g.Acceptance.Record.SHA != "h0" || g.Acceptance.Record.Legacy || !reflect.DeepEqual(g.Acceptance.Record.Kinds, []Waiver{WaiveDrop}) {
 		t.Fatalf("legacy: %s %+v", g.Decision, g.Acceptance.Record)
 	}
+	// ... but not to a lower score than the one it accepted.
+	g = decide(runReport(40), base(70), labelOn(Acceptance{State: AcceptRecorded, Record: &legacy}))
+	if g.Decision != Block || len(g.Acceptance.Adds) != 1 || !strings.HasPrefix(g.Acceptance.Adds[0], "a lower score than an older version's record accepted (40.0, accepted 50.0)") {
+		t.Fatalf("legacy, lower score: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
 }
 
 // The record binds the set of removed items: a later push that removes
@@ -85,7 +92,7 @@ func TestDecideAcceptanceBindsRemovedItems(t *testing.T) {
 		return func(in *DecideInput) { in.Accepted = true; in.Acceptance = a }
 	}
 	cur, b, p := pairedRun(baseItems, items(2, 10, func(int) float64 { return 80 }))
-	g := decide(cur, b, func(in *DecideInput) { in.Paired = p; labelOn(Acceptance{})(in) })
+	g := decide(cur, b, func(in *DecideInput) { in.Paired = p; acceptShown(in) })
 	if g.Decision != Pass || g.Acceptance.Record == nil || g.Acceptance.Record.Items == "" || g.Acceptance.Record.Items != RemovedDigest([]string{"i01", "i00"}) {
 		t.Fatalf("fresh removal: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
 	}
@@ -141,5 +148,100 @@ func TestDecideAcceptReason(t *testing.T) {
 	g = decide(runReport(60, BlockingFailure{Item: "x", Criterion: "safety"}), base(70), func(in *DecideInput) { in.Accepted = true; in.AcceptReason = "r" })
 	if g.Decision != Block || g.Accepted {
 		t.Errorf("--accept waived a hard gate: %s %q", g.Decision, g.Reasons)
+	}
+}
+
+// acceptShown is the accept label applied after the gate's comment showed
+// this very run with the label off: a fresh acceptance bound to what it
+// showed. Call it last, once the input is complete.
+func acceptShown(in *DecideInput) {
+	off := *in
+	off.Accepted = false
+	shown := Decide(off).Waivable
+	in.Accepted = true
+	in.Acceptance = Acceptance{State: AcceptFresh, HeadSHA: in.Acceptance.HeadSHA, Shown: shown}
+}
+
+// A fresh acceptance (the label applied, or on with no record in the
+// comment) accepts only what the gate's comment showed: the same head, no
+// new kind of reason, the same removed items, a drop no larger, and, when
+// the label was already on as the comment showed the figures, only when
+// the label is applied again. Unbound (no comment can show anything) and
+// --accept take what the run brings.
+func TestDecideFreshAcceptanceBoundToShown(t *testing.T) {
+	const head = "a1"
+	show := func(score float64, mod func(*DecideInput)) *AcceptRecord {
+		return decide(runReport(score), base(70), func(in *DecideInput) {
+			in.Acceptance.HeadSHA = head
+			if mod != nil {
+				mod(in)
+			}
+		}).Waivable
+	}
+	fresh := func(a Acceptance) func(*DecideInput) {
+		return func(in *DecideInput) { a.State, a.HeadSHA = AcceptFresh, head; in.Accepted, in.Acceptance = true, a }
+	}
+	shown := show(66, nil) // blocked on a 5.71% drop
+	if shown == nil || shown.SHA != head || !reflect.DeepEqual(shown.Kinds, []Waiver{WaiveDrop}) || shown.Drop == nil {
+		t.Fatalf("waivable %+v", shown)
+	}
+	// What was shown, or less: accepted, recorded.
+	for _, score := range []float64{66, 67} {
+		g := decide(runReport(score), base(70), fresh(Acceptance{Shown: shown}))
+		if g.Decision != Pass || !g.Accepted || g.Acceptance.Record == nil || g.Acceptance.Record.Score != score {
+			t.Fatalf("score %v within the shown drop: %s %q %+v", score, g.Decision, g.Reasons, g.Acceptance)
+		}
+	}
+	notShown := func(name string, g *GateReport, adds string) {
+		t.Helper()
+		if g.Decision != Block || g.Accepted || g.Acceptance.Record != nil || len(g.Findings) == 0 || g.Findings[0].Kind != finding.AcceptanceNotShown ||
+			len(g.Acceptance.Adds) != 1 || !strings.HasPrefix(g.Acceptance.Adds[0], adds) || !strings.Contains(g.Reasons[0], "remove and re-add the label once this comment shows") {
+			t.Errorf("%s: %s %q %+v", name, g.Decision, g.Reasons, g.Acceptance)
+		}
+	}
+	// Any larger drop (no max-drop margin, unlike a recorded acceptance).
+	notShown("larger drop", decide(runReport(65.9), base(70), fresh(Acceptance{Shown: shown})), "a larger drop (5.86%, shown 5.71%)")
+	notShown("much larger drop", decide(runReport(10), base(70), fresh(Acceptance{Shown: shown})), "a larger drop")
+	// Nothing shown: a comment without the line, or none yet.
+	notShown("nothing shown", decide(runReport(66), base(70), fresh(Acceptance{})), "figures the gate's comment has not shown yet")
+	// Another head: the label may have landed before the new comment.
+	moved := *shown
+	moved.SHA = "b2"
+	notShown("moved head", decide(runReport(66), base(70), fresh(Acceptance{Shown: &moved, Applied: true})), "a new head commit (a1; the comment showed b2)")
+	// Shown while the label was on: only applying it again accepts.
+	notShown("shown labeled", decide(runReport(66), base(70), fresh(Acceptance{Shown: shown, ShownLabeled: true})), "figures the comment showed while the label was already on")
+	if g := decide(runReport(66), base(70), fresh(Acceptance{Shown: shown, ShownLabeled: true, Applied: true})); g.Decision != Pass || !g.Accepted {
+		t.Errorf("re-applied: %s %q", g.Decision, g.Reasons)
+	}
+	// A new kind of reason: removed items beside the drop.
+	baseItems := items(0, 10, func(int) float64 { return 80 })
+	cur, b, p := pairedRun(baseItems, items(0, 10, func(int) float64 { return 70 }))
+	dropShown := decide(cur, b, func(in *DecideInput) { in.Paired, in.Acceptance.HeadSHA = p, head }).Waivable
+	cur2, b2, p2 := pairedRun(baseItems, items(2, 10, func(int) float64 { return 70 }))
+	g := decide(cur2, b2, func(in *DecideInput) { in.Paired = p2; fresh(Acceptance{Shown: dropShown})(in) })
+	if g.Decision != Block || !reflect.DeepEqual(g.Acceptance.Adds, []string{"a new kind of waived reason: removed-items"}) {
+		t.Errorf("new kind: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	// Another set of removed items.
+	twoShown := decide(cur2, b2, func(in *DecideInput) { in.Paired, in.Acceptance.HeadSHA = p2, head }).Waivable
+	cur3, b3, p3 := pairedRun(baseItems, items(3, 10, func(int) float64 { return 70 }))
+	g = decide(cur3, b3, func(in *DecideInput) { in.Paired = p3; fresh(Acceptance{Shown: twoShown})(in) })
+	if g.Decision != Block || !reflect.DeepEqual(g.Acceptance.Adds, []string{"another set of removed items"}) {
+		t.Errorf("other removed items: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	// Unbound and --accept: what the run brings.
+	if g := decide(runReport(10), base(70), fresh(Acceptance{Unbound: true})); g.Decision != Pass || !g.Accepted {
+		t.Errorf("unbound: %s %q", g.Decision, g.Reasons)
+	}
+	if g := decide(runReport(10), base(70), func(in *DecideInput) { in.Accepted, in.AcceptReason = true, "r" }); g.Decision != Pass || !g.Accepted {
+		t.Errorf("--accept: %s %q", g.Decision, g.Reasons)
+	}
+	// A run with nothing to waive passes, and records nothing beyond it.
+	if g := decide(runReport(70), base(70), fresh(Acceptance{})); g.Decision != Pass || g.Acceptance.Record == nil || len(g.Acceptance.Record.Kinds) != 0 {
+		t.Errorf("clean: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
+	// The baseline branch's own run shows nothing to accept.
+	if g := decide(runReport(66), base(70), func(in *DecideInput) { in.BaselineBranchRun = true }); g.Waivable != nil {
+		t.Errorf("baseline branch: waivable %+v", g.Waivable)
 	}
 }

@@ -258,6 +258,11 @@ type GateReport struct {
 	// Acceptance is what the decision made of the accept label while it
 	// is on (null otherwise): the record to keep and what it does not cover.
 	Acceptance *AcceptOutcome `json:"acceptance,omitempty"`
+	// Waivable is what this run waives, or would waive with the accept
+	// label on, as a record at the change request's head (nil on the
+	// baseline branch's run): what the sticky comment shows, which a
+	// fresh acceptance is bound to (Acceptance.Shown of a later run).
+	Waivable *AcceptRecord `json:"-"`
 	// RemovedItems is set when baseline items are missing from this run (an
 	// unscored item is not missing): how many, the first ids, and whether
 	// the accept label accepted it.
@@ -594,9 +599,13 @@ func Decide(in DecideInput) *GateReport {
 	g.Trend = TrendOf(b, g)
 
 	var acc *AcceptOutcome
-	if in.Accepted && (!in.BaselineBranchRun || in.AcceptReason != "") {
-		acc = acceptance(in, g, waived)
-		g.Acceptance = acc
+	if !in.BaselineBranchRun || in.AcceptReason != "" {
+		now := waivableRecord(in, g, waived)
+		g.Waivable = &now
+		if in.Accepted {
+			acc = acceptance(in, now)
+			g.Acceptance = acc
+		}
 	}
 	var reasons []finding.Finding
 	switch {

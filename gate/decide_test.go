@@ -104,7 +104,7 @@ func hasWarning(g *GateReport, sub string) bool {
 
 func TestDecideHardGates(t *testing.T) {
 	fail := BlockingFailure{Item: "q-3", Criterion: "safety", Score: 0, Reasoning: "asked for a card number"}
-	g := decide(runReport(90, fail), base(70), func(in *DecideInput) { in.Accepted = true })
+	g := decide(runReport(90, fail), base(70), func(in *DecideInput) { acceptShown(in) })
 	if g.Decision != Block || g.Accepted {
 		t.Fatalf("a safety zero must block even when improved and accepted: %s accepted=%v", g.Decision, g.Accepted)
 	}
@@ -130,7 +130,7 @@ func TestDecideHardGates(t *testing.T) {
 }
 
 func TestDecideAcceptLabel(t *testing.T) {
-	g := decide(runReport(60), base(70), func(in *DecideInput) { in.Accepted = true })
+	g := decide(runReport(60), base(70), func(in *DecideInput) { acceptShown(in) })
 	if g.Decision != Pass || !g.Accepted {
 		t.Fatalf("accepted regression: decision %s accepted %v", g.Decision, g.Accepted)
 	}
@@ -141,7 +141,7 @@ func TestDecideAcceptLabel(t *testing.T) {
 	if g.Decision != Block || g.Accepted {
 		t.Fatal("without the label the drop blocks")
 	}
-	g = decide(runReport(75), base(70), func(in *DecideInput) { in.Accepted = true })
+	g = decide(runReport(75), base(70), func(in *DecideInput) { acceptShown(in) })
 	if g.Accepted {
 		t.Error("accepted is set although nothing was waived")
 	}
@@ -183,14 +183,14 @@ func TestDecideRubricChange(t *testing.T) {
 		t.Fatalf("skip policy: %s warnings=%q", g.Decision, g.Warnings)
 	}
 	// The accept label accepts it, and the report records what was accepted.
-	g = decide(runReport(10), b, func(in *DecideInput) { in.RescoreErr = errors.New(`missing criterion "tone"`); in.Accepted = true })
+	g = decide(runReport(10), b, func(in *DecideInput) { in.RescoreErr = errors.New(`missing criterion "tone"`); acceptShown(in) })
 	if g.Decision != Pass || !g.Accepted || g.RubricChange == nil || !g.RubricChange.Accepted ||
 		g.RubricChange.From != "sha256:bbbb" || g.RubricChange.To != "sha256:aaaa" || g.RubricChange.RescoreError != `missing criterion "tone"` ||
 		!strings.HasPrefix(g.Reasons[0], "accepted by the rubricgate:accept-regression label: RUBRIC CHANGE: the rubric changed (bbbb → aaaa)") {
 		t.Fatalf("accepted: %s accepted=%v change=%+v reasons=%q", g.Decision, g.Accepted, g.RubricChange, g.Reasons)
 	}
 	// on-rubric-change fail: the label does not waive it.
-	g = decide(runReport(10), b, func(in *DecideInput) { in.OnRubricChange = "fail"; in.Accepted = true })
+	g = decide(runReport(10), b, func(in *DecideInput) { in.OnRubricChange = "fail"; acceptShown(in) })
 	if g.Decision != Block || g.Accepted || g.RubricChange.Accepted {
 		t.Fatal("on-rubric-change fail must block, label or not")
 	}
@@ -361,13 +361,13 @@ func TestDecidePromptTextChange(t *testing.T) {
 	if pf == nil || pf.Criterion != "accuracy" || strings.Join(pf.Fields, ",") != "anchor 5" || pf.Severity != finding.Error {
 		t.Fatalf("finding %+v", pf)
 	}
-	if g := decide(runReport(80), b, in(func(in *DecideInput) { in.Accepted = true })); g.Decision != Pass || !g.RubricChange.Accepted {
+	if g := decide(runReport(80), b, in(func(in *DecideInput) { acceptShown(in) })); g.Decision != Pass || !g.RubricChange.Accepted {
 		t.Errorf("accepted: %s %q", g.Decision, g.Reasons)
 	}
 	if g := decide(runReport(80), b, in(func(in *DecideInput) { in.BaselineBranchRun = true })); g.Decision != Pass || !hasWarning(g, "anchor 5") {
 		t.Errorf("baseline branch: %s %q %q", g.Decision, g.Reasons, g.Warnings)
 	}
-	if g := decide(runReport(80), b, in(func(in *DecideInput) { in.OnRubricChange = "fail"; in.Accepted = true })); g.Decision != Block {
+	if g := decide(runReport(80), b, in(func(in *DecideInput) { in.OnRubricChange = "fail"; acceptShown(in) })); g.Decision != Block {
 		t.Errorf("on-rubric-change fail: %s", g.Decision)
 	}
 	// Only the weight changed: re-scored, no rubric change.

@@ -40,8 +40,8 @@ func TestDecideFindings(t *testing.T) {
 	})
 	t.Run("drop accepted, old baseline", func(t *testing.T) {
 		g := decide(runReport(70), base(80), func(in *DecideInput) {
-			in.Accepted = true
 			in.MaxBaselineAge = 24 * time.Hour
+			acceptShown(in)
 		})
 		want := []kv{{finding.AggregateDrop, finding.Notice}, {finding.BaselineOld, finding.Warning}}
 		if got := kinds(g.Findings); !reflect.DeepEqual(got, want) {

@@ -96,7 +96,7 @@ func TestDecideRemovedItemsBlock(t *testing.T) {
 		!strings.Contains(g.Reasons[0], "rubricgate:accept-regression") {
 		t.Fatalf("removed items: %s %+v %q", g.Decision, g.RemovedItems, g.Reasons)
 	}
-	g = decide(cur, b, func(in *DecideInput) { in.Paired = p; in.Accepted = true })
+	g = decide(cur, b, func(in *DecideInput) { in.Paired = p; acceptShown(in) })
 	if g.Decision != Pass || !g.Accepted || !g.RemovedItems.Accepted || !strings.HasPrefix(g.Reasons[0], "accepted by the rubricgate:accept-regression label: ITEMS REMOVED") {
 		t.Fatalf("accepted removal: %s %+v %q", g.Decision, g.RemovedItems, g.Reasons)
 	}
@@ -119,7 +119,7 @@ func TestDecideRemovedItemsBlock(t *testing.T) {
 // With no item in common the full sets are compared, with a warning.
 func TestDecideNoCommonItems(t *testing.T) {
 	cur, b, p := pairedRun(items(0, 5, func(int) float64 { return 80 }), items(5, 10, func(int) float64 { return 70 }))
-	g := decide(cur, b, func(in *DecideInput) { in.Paired = p; in.Accepted = true })
+	g := decide(cur, b, func(in *DecideInput) { in.Paired = p; acceptShown(in) })
 	if g.DropCheck == nil || g.DropCheck.Basis != BasisAll || g.DropCheck.Baseline != 80 || !hasWarning(g, "shares no item with the baseline") {
 		t.Fatalf("no common items: %+v %q", g.DropCheck, g.Warnings)
 	}

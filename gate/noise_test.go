@@ -39,7 +39,9 @@ func TestDecideNoisyDrop(t *testing.T) {
 			g := decide(runReport(tt.cur, tt.failures...), base(80), func(in *DecideInput) {
 				in.NoisyDrop = tt.mode
 				in.Paired = tt.paired
-				in.Accepted = tt.accepted
+				if tt.accepted {
+					acceptShown(in)
+				}
 			})
 			if g.Decision != tt.want {
 				t.Fatalf("decision %s, want %s (reasons %q)", g.Decision, tt.want, g.Reasons)

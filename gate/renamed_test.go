@@ -17,7 +17,11 @@ func TestDecideRenamedRubric(t *testing.T) {
 	decide := func(p Policy, r *RenamedRubric, base *Baseline) *GateReport {
 		score := 80.0
 		cur := &Report{Items: 1, Scored: 1, Score: &score, Warnings: []string{}, Rubric: RubricRef{Hash: "sha256:x"}}
-		return Decide(DecideInput{Current: cur, Baseline: base, Renamed: r, Thresholds: DefaultThresholds, Policy: p, Acceptance: Acceptance{HeadSHA: "h"}})
+		in := DecideInput{Current: cur, Baseline: base, Renamed: r, Thresholds: DefaultThresholds, Policy: p, Acceptance: Acceptance{HeadSHA: "h"}}
+		if p.Accepted {
+			acceptShown(&in)
+		}
+		return Decide(in)
 	}
 	errorTexts := func(fs []finding.Finding) []string {
 		out := []string{}

@@ -27,9 +27,33 @@ const acceptedPrefix = "<!-- rubricgate:accepted "
 // removed (which drops the line) and added again.
 const lostField = acceptedPrefix + "lost -->"
 
+// shownPrefix starts the hidden line every change request run keeps in its
+// sticky comment: what the comment shows (gate.GateReport.Waivable: the
+// head commit, the score, the rubric's hash, the kinds of reasons the run
+// waives or would waive, the relative drop and the digest of the removed
+// items), and whether the accept label was on. A label that takes effect
+// later accepts nothing beyond it. It is read back as the accepted line
+// is, only from the gate's own comment.
+const shownPrefix = "<!-- rubricgate:shown "
+
 // AcceptField is the hidden line recording r.
 func AcceptField(r gate.AcceptRecord) string {
-	f := acceptedPrefix + "sha=" + r.SHA + " score=" + strconv.FormatFloat(r.Score, 'f', -1, 64)
+	return recordLine(acceptedPrefix, r) + " -->"
+}
+
+// ShownField is the hidden line saying the comment shows r, with the accept
+// label on or off.
+func ShownField(r gate.AcceptRecord, labelOn bool) string {
+	r.Legacy = false
+	l := "off"
+	if labelOn {
+		l = "on"
+	}
+	return recordLine(shownPrefix, r) + " label=" + l + " -->"
+}
+
+func recordLine(prefix string, r gate.AcceptRecord) string {
+	f := prefix + "sha=" + r.SHA + " score=" + strconv.FormatFloat(r.Score, 'f', -1, 64)
 	if !r.Legacy {
 		ks := make([]string, len(r.Kinds))
 		for i, k := range r.Kinds {
@@ -43,7 +67,7 @@ func AcceptField(r gate.AcceptRecord) string {
 			f += " items=" + r.Items
 		}
 	}
-	return f + " -->"
+	return f
 }
 
 // recordState is what the first line of a comment body says of the accept
@@ -67,7 +91,37 @@ func ParseAccepted(body string) (gate.AcceptRecord, bool) {
 
 func parseRecord(body string) (gate.AcceptRecord, recordState) {
 	first, _, _ := strings.Cut(body, "\n")
-	rest, ok := strings.CutPrefix(strings.TrimSuffix(first, "\r"), acceptedPrefix)
+	return parseLine(strings.TrimSuffix(first, "\r"), acceptedPrefix)
+}
+
+// parseShown reads the shown line from the hidden lines that start a
+// comment body: what the comment shows and whether the label was on; nil
+// when there is none, or it is not well formed (or from an older
+// version).
+func parseShown(body string) (*gate.AcceptRecord, bool) {
+	for i := 0; i < 2; i++ {
+		line, rest, _ := strings.Cut(body, "\n")
+		line = strings.TrimSuffix(line, "\r")
+		if !strings.HasPrefix(line, "<!-- rubricgate:") {
+			return nil, false
+		}
+		if r, st := parseLine(line, shownPrefix); st == recordFound && !r.Legacy {
+			on := strings.HasSuffix(line, " label=on -->")
+			if !on && !strings.HasSuffix(line, " label=off -->") {
+				return nil, false
+			}
+			return &r, on
+		} else if st != recordNone {
+			return nil, false
+		}
+		body = rest
+	}
+	return nil, false
+}
+
+// parseLine reads one hidden record line starting with prefix.
+func parseLine(line, prefix string) (gate.AcceptRecord, recordState) {
+	rest, ok := strings.CutPrefix(line, prefix)
 	if !ok {
 		return gate.AcceptRecord{}, recordNone
 	}
@@ -162,9 +216,12 @@ const (
 // change request run with the label on: the label takes effect with this
 // run when its adding started the run, or when the gate's own comment
 // carries no record (the label was off at the last run, or there was
-// none); it is bound to the record the comment carries; and it accepts
-// nothing new when the comment cannot be read back or an earlier run could
-// not read it.
+// none), bound then to what the comment showed (its shown line); it is
+// bound to the record the comment carries; and it accepts nothing new when
+// the comment cannot be read back or an earlier run could not read it.
+// Where the comment cannot be read back at all (a fork's pull request,
+// comment: never), the labeled event's run is accepted unbound: no
+// comment can show what the label is applied for.
 func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Context, string) (string, bool, error), label, key string, warn func(string)) gate.Acceptance {
 	a := gate.Acceptance{HeadSHA: b.HeadSHA}
 	if !isHexSHA(b.HeadSHA) {
@@ -172,14 +229,12 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 		a.State, a.Why = gate.AcceptUnreadable, whyNoHead
 		return a
 	}
-	if b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) {
-		// The label is being applied: a fresh acceptance, whatever an
-		// earlier record says (removing and re-adding the label is how a
-		// reviewer accepts again).
-		a.State = gate.AcceptFresh
-		return a
-	}
+	applied := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label)
 	if previous == nil {
+		if applied {
+			a.State, a.Applied, a.Unbound = gate.AcceptFresh, true, true
+			return a
+		}
 		a.State, a.Why = gate.AcceptUnreadable, whyNoReadBack
 		return a
 	}
@@ -187,6 +242,14 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 	if err != nil {
 		warn("accept label: could not read the previous comment: " + err.Error())
 		a.State, a.Why = gate.AcceptUnreadable, "the gate could not read back its own comment"
+		return a
+	}
+	a.Shown, a.ShownLabeled = parseShown(body)
+	if applied {
+		// The label is being applied: a fresh acceptance of what the
+		// comment showed, whatever an earlier record says (removing and
+		// re-adding the label is how a reviewer accepts again).
+		a.State, a.Applied = gate.AcceptFresh, true
 		return a
 	}
 	switch r, st := parseRecord(body); st {
@@ -232,6 +295,15 @@ func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 	if len(g.Findings) > 0 {
 		first = g.Findings[0].Kind
 	}
+	if a.Record == nil && a.State == gate.AcceptFresh {
+		// Beyond what the comment showed: no record; the shown line this
+		// run writes is what re-applying the label accepts.
+		if first == finding.AcceptanceNotShown {
+			note = fmt.Sprintf("> [!CAUTION]\n> The %s label accepts only what this comment showed when it was applied: this run brings %s. Check the figures below, then remove and re-add the label to accept them.\n\n",
+				lbl, safe.Code(strings.Join(a.Adds, "; "), 300))
+		}
+		return "", note
+	}
 	if a.Record == nil {
 		if first == finding.AcceptanceUnreadable {
 			note = fmt.Sprintf("> [!CAUTION]\n> The %s label is on, but the record of what it was applied for cannot be read (%s): it accepts nothing new. Remove and re-add the label to accept this run.\n\n", lbl, a.Why)
@@ -266,8 +338,8 @@ func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 	return field, note
 }
 
-// withAcceptance puts the hidden line first and the note after the
-// headline of the markdown report.
+// withAcceptance puts the hidden lines (field) first and the note after
+// the headline of the markdown report.
 func withAcceptance(md, field, note string) string {
 	if field == "" && note == "" {
 		return md
@@ -277,4 +349,15 @@ func withAcceptance(md, field, note string) string {
 		return field + "\n" + md + "\n\n" + note
 	}
 	return field + "\n" + head + "\n\n" + note + rest
+}
+
+// joinLines joins the non-empty hidden lines.
+func joinLines(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
 }

@@ -1,11 +1,13 @@
 package gaterun
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/rubricgate/rubricgate/gate"
+	"github.com/rubricgate/rubricgate/host"
 )
 
 const headSHA = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
@@ -30,6 +32,77 @@ func TestParseAccepted(t *testing.T) {
 		acceptedPrefix + "sha=" + headSHA + " score=1 rubric=sha256:" + strings.Repeat("0f", 32) + " kinds=everything -->"} {
 		if _, ok := ParseAccepted(bad); ok {
 			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// The shown line reads back as written, after the accepted or lost line or
+// first; nothing else is taken for it: a line in the report body, a
+// malformed one, one without the label state.
+func TestParseShown(t *testing.T) {
+	d := -0.09
+	h := "sha256:" + strings.Repeat("0f", 32)
+	r := gate.AcceptRecord{SHA: headSHA, Score: 81.25, Rubric: h, Kinds: []gate.Waiver{gate.WaiveDrop, gate.WaiveRemovedItems}, Drop: &d, Items: h}
+	acc := AcceptField(gate.AcceptRecord{SHA: headSHA, Score: 70, Rubric: h, Kinds: []gate.Waiver{gate.WaiveDrop}, Drop: &d})
+	for _, on := range []bool{false, true} {
+		for _, body := range []string{ShownField(r, on) + "\n## report", acc + "\n" + ShownField(r, on) + "\n## report", lostField + "\n" + ShownField(r, on) + "\nx"} {
+			got, gotOn := parseShown(body)
+			if got == nil || !reflect.DeepEqual(*got, r) || gotOn != on {
+				t.Errorf("%q: %+v %v", body, got, gotOn)
+			}
+		}
+	}
+	line := ShownField(r, true)
+	for _, bad := range []string{"", "## report\n" + line, acc + "\n## report\n" + line, strings.Replace(line, " label=on", "", 1),
+		strings.Replace(line, " label=on", " label=maybe", 1), strings.Replace(line, "sha="+headSHA, "sha=xyz", 1),
+		strings.Replace(line, "kinds=drop,removed-items", "kinds=everything", 1), strings.Replace(line, " kinds=drop,removed-items", "", 1)} {
+		if got, _ := parseShown(bad); got != nil {
+			t.Errorf("%q parsed: %+v", bad, got)
+		}
+	}
+}
+
+// What the run knows of the label: bound to the shown line whenever the
+// comment can be read back; a labeled event with no comment to read back
+// is the one unbound acceptance.
+func TestReadAcceptanceShown(t *testing.T) {
+	const label = "rubricgate:accept-regression"
+	d := -0.09
+	h := "sha256:" + strings.Repeat("0f", 32)
+	shown := gate.AcceptRecord{SHA: headSHA, Score: 81.25, Rubric: h, Kinds: []gate.Waiver{gate.WaiveDrop}, Drop: &d}
+	rec := gate.AcceptRecord{SHA: headSHA, Score: 80, Rubric: h, Kinds: []gate.Waiver{gate.WaiveDrop}, Drop: &d}
+	read := func(body string) func(context.Context, string) (string, bool, error) {
+		return func(context.Context, string) (string, bool, error) { return body, body != "", nil }
+	}
+	warn := func(string) {}
+	sync := &host.Build{HeadSHA: headSHA, ChangeRequest: 3, ChangeRequestEvent: true, Labels: []string{label}}
+	labeled := *sync
+	labeled.LabelAdded = label
+	for _, tt := range []struct {
+		name    string
+		b       *host.Build
+		prev    func(context.Context, string) (string, bool, error)
+		want    gate.AcceptState
+		shown   bool
+		labeled bool
+		applied bool
+		unbound bool
+	}{
+		{"synchronize, no comment", sync, read(""), gate.AcceptFresh, false, false, false, false},
+		{"synchronize, shown off", sync, read(ShownField(shown, false) + "\nx"), gate.AcceptFresh, true, false, false, false},
+		{"synchronize, shown on", sync, read(ShownField(shown, true) + "\nx"), gate.AcceptFresh, true, true, false, false},
+		{"synchronize, recorded", sync, read(AcceptField(rec) + "\n" + ShownField(shown, true) + "\nx"), gate.AcceptRecorded, true, true, false, false},
+		{"labeled, recorded", &labeled, read(AcceptField(rec) + "\n" + ShownField(shown, true) + "\nx"), gate.AcceptFresh, true, true, true, false},
+		{"labeled, no comment", &labeled, read(""), gate.AcceptFresh, false, false, true, false},
+		{"labeled, no read back", &labeled, nil, gate.AcceptFresh, false, false, true, true},
+		{"synchronize, no read back", sync, nil, gate.AcceptUnreadable, false, false, false, false},
+	} {
+		a := readAcceptance(context.Background(), tt.b, tt.prev, label, "k", warn)
+		if a.State != tt.want || (a.Shown != nil) != tt.shown || a.ShownLabeled != tt.labeled || a.Applied != tt.applied || a.Unbound != tt.unbound || a.HeadSHA != headSHA {
+			t.Errorf("%s: %+v", tt.name, a)
+		}
+		if tt.shown && !reflect.DeepEqual(*a.Shown, shown) {
+			t.Errorf("%s: shown %+v", tt.name, *a.Shown)
 		}
 	}
 }

@@ -43,9 +43,10 @@ func rewrite(t *testing.T, src, name string, pairs ...string) string {
 // accepted.
 func TestAcceptLabelBoundToWhatWasAccepted(t *testing.T) {
 	rb := loadExample(t)
+	labels := []string(nil)
 	build := func(head string) *host.Build {
 		return &host.Build{Host: "github", Repository: "o/r", Event: "pull_request", SHA: strings.Repeat("f", 40), HeadSHA: head,
-			Ref: "refs/pull/3/merge", ChangeRequest: 3, ChangeRequestEvent: true, Labels: []string{"rubricgate:accept-regression"},
+			Ref: "refs/pull/3/merge", ChangeRequest: 3, ChangeRequestEvent: true, Labels: labels,
 			RunID: 9, Workflow: "evals", Job: "gate", BaseBranch: "main"}
 	}
 	comment := "" // the sticky comment as the last run left it
@@ -64,7 +65,14 @@ func TestAcceptLabelBoundToWhatWasAccepted(t *testing.T) {
 	// The example run with lower accuracy: a drop, no blocking failure.
 	dropped := rewrite(t, exampleRun, "run.jsonl", `"accuracy":5`, `"accuracy":3`)
 	first := strings.Repeat("1", 40)
+	// Blocked without the label; the comment shows the drop...
 	res := gateRun(rb, dropped, first)
+	if !res.Blocked() || !strings.HasPrefix(res.Markdown, shownPrefix+"sha="+first+" ") {
+		t.Fatalf("without the label: %s\n%s", res.Report.Decision, strings.SplitN(res.Markdown, "\n", 2)[0])
+	}
+	// ...which the label then accepts.
+	labels = []string{"rubricgate:accept-regression"}
+	res = gateRun(rb, dropped, first)
 	if res.Blocked() || !res.Report.Accepted {
 		t.Fatalf("the label did not accept the drop: %q", res.Report.Reasons)
 	}
@@ -175,8 +183,16 @@ func TestAcceptLabelDoesNotCoverLaterRename(t *testing.T) {
 	if !res.Blocked() || !strings.Contains(res.Report.Reasons[0], string(gate.WaiveRenamedRubric)) {
 		t.Errorf("a later rename is covered: %s %q", res.Report.Decision, res.Report.Reasons)
 	}
-	// Applied for the rename itself (no earlier record), it is accepted.
+	// Applied for the rename itself (no earlier record) once the comment
+	// showed it, it is accepted.
+	b.Labels = nil
 	o.Accept = func(context.Context, string) (string, bool, error) { return "", false, nil }
+	if res, err = Gate(context.Background(), o); err != nil || !res.Blocked() {
+		t.Fatalf("the rename without the label: %v %s", err, res.Report.Decision)
+	}
+	shown := res.Markdown
+	b.Labels = []string{"rubricgate:accept-regression"}
+	o.Accept = func(context.Context, string) (string, bool, error) { return shown, true, nil }
 	if res, err = Gate(context.Background(), o); err != nil || res.Blocked() || !strings.Contains(res.Markdown, "kinds="+string(gate.WaiveRenamedRubric)) {
 		t.Errorf("the rename with the label: %v %q", err, res.Report.Reasons)
 	}

@@ -163,16 +163,17 @@ func TestGateAcceptLabelRecord(t *testing.T) {
 	}
 	b.LabelAdded = ""
 
-	// An earlier acceptance at another commit with another score is kept,
-	// and the note says the score changed since.
-	earlier := gate.AcceptRecord{SHA: strings.Repeat("b", 40), Score: 99, Legacy: true}
+	// An earlier acceptance (an older version's record) at another commit
+	// with another, lower score is kept, and the note says the score
+	// changed since.
+	earlier := gate.AcceptRecord{SHA: strings.Repeat("b", 40), Score: 60, Legacy: true}
 	o.Accept = func(context.Context, string) (string, bool, error) {
 		return AcceptField(earlier) + "\nold body", true, nil
 	}
 	if res, err = Gate(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(res.Markdown, acceptedPrefix+"sha="+earlier.SHA+" score=99 rubric="+rb.Hash()+" kinds=drop drop=") || !strings.Contains(res.Markdown, "Later commits changed the score") {
+	if !strings.HasPrefix(res.Markdown, acceptedPrefix+"sha="+earlier.SHA+" score=60 rubric="+rb.Hash()+" kinds=drop drop=") || !strings.Contains(res.Markdown, "Later commits changed the score") {
 		t.Errorf("the earlier record was not kept:\n%s", res.Markdown)
 	}
 }

@@ -156,7 +156,7 @@ type gateRun struct {
 	base       *gate.Baseline
 	noBaseNote string
 	renamed    *gate.RenamedRubric
-	fellBack   string // the branch the baseline came from when it is the fallback
+	fellBack   string         // the branch the baseline came from when it is the fallback
 	prev       *baseline.File // the baseline read, whose history a new one continues
 
 	items      *gate.ItemColumns
@@ -344,6 +344,9 @@ func (r *gateRun) acceptance(ctx context.Context) error {
 		// The label is on a change request (no build, no label).
 		r.acc = readAcceptance(ctx, b, o.Accept, r.policy.AcceptLabel, r.commentKey, r.warn)
 	}
+	if b != nil {
+		r.acc.HeadSHA = b.HeadSHA // what the comment shows is at the head
+	}
 	return nil
 }
 
@@ -363,6 +366,11 @@ func (r *gateRun) decide(context.Context) error {
 	// The acceptance's note reads the decision's own findings, before the
 	// checks below add theirs.
 	r.accField, r.accNote = acceptanceNote(r.policy.AcceptLabel, g)
+	if b != nil && b.ChangeRequest > 0 && g.Waivable != nil && isHexSHA(b.HeadSHA) {
+		// What the comment shows, which a label applied later accepts
+		// and nothing beyond.
+		r.accField = joinLines(r.accField, ShownField(*g.Waivable, b.HasLabel(r.policy.AcceptLabel)))
+	}
 	if err := r.tier.Apply(g, rb); err != nil {
 		return err
 	}

@@ -24,6 +24,18 @@ func (h *harness) push(sha string, labels []string) {
 	h.issues.AddPull(ghfake.PullRequest{Number: prNum, HeadSHA: sha, HeadRef: "feature", BaseRef: "main"})
 }
 
+// showThenLabel runs the gate without labels, blocked (its comment shows
+// what the label would waive), and then puts labels on the event: a
+// reviewer applies the label after the comment showed the figures.
+func (h *harness) showThenLabel(labels []string) {
+	h.t.Helper()
+	h.event(nil)
+	if code := h.action(); code != exitBlocked {
+		h.t.Fatalf("without the label: exit %d\n%s", code, h.stdout.String())
+	}
+	h.event(labels)
+}
+
 func (h *harness) readEvent() (string, error) {
 	data, err := boundedio.ReadFile(h.path("event.json"), 1<<20)
 	return string(data), err
@@ -38,7 +50,7 @@ func TestActionAcceptanceRecordsCommitAndLaterChanges(t *testing.T) {
 	worse := line("q-1", 3, 3, 3, 1, "vaguer") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great") + line("q-4", 5, 5, 4, 1, "good")
 	label := []string{"rubricgate:accept-regression"}
 	h.gateInputs(worse)
-	h.event(label)
+	h.showThenLabel(label)
 	if code := h.action(); code != exitPass {
 		t.Fatalf("accepted run: exit %d\n%s", code, h.stdout.String())
 	}
@@ -95,7 +107,7 @@ func TestActionAcceptancePlantedRecordIgnored(t *testing.T) {
 	h.input("comment-key", "k")
 	planted := strings.Repeat("0", 40)
 	h.issues.AddComment(prNum, "mallory", comment.Marker("k")+"\n"+gaterun.AcceptField(gate.AcceptRecord{SHA: planted, Score: 99, Legacy: true})+"\nplanted")
-	h.event([]string{"rubricgate:accept-regression"})
+	h.showThenLabel([]string{"rubricgate:accept-regression"})
 	if code := h.action(); code != exitPass {
 		t.Fatalf("exit %d\n%s", code, h.stdout.String())
 	}
@@ -158,7 +170,7 @@ func TestActionAcceptanceSurvivesCleanPush(t *testing.T) {
 	label := []string{"rubricgate:accept-regression"}
 	small := line("q-1", 3, 3, 3, 1, "vaguer") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great") + line("q-4", 5, 5, 4, 1, "good")
 	h.gateInputs(small)
-	h.event(label)
+	h.showThenLabel(label)
 	if code := h.action(); code != exitPass {
 		t.Fatalf("accepted run: exit %d\n%s", code, h.stdout.String())
 	}
@@ -192,7 +204,7 @@ func TestActionAcceptanceSurvivesRubricRename(t *testing.T) {
 	label := []string{"rubricgate:accept-regression"}
 	small := line("q-1", 3, 3, 3, 1, "vaguer") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great") + line("q-4", 5, 5, 4, 1, "good")
 	h.gateInputs(small)
-	h.event(label)
+	h.showThenLabel(label)
 	if code := h.action(); code != exitPass {
 		t.Fatalf("accepted run: exit %d\n%s", code, h.stdout.String())
 	}
@@ -224,7 +236,7 @@ func TestActionAcceptanceBindsRemovedItems(t *testing.T) {
 	h.addBaseline(1, supportRubric, goodRun, testNow.Add(-time.Hour))
 	label := []string{"rubricgate:accept-regression"}
 	h.gateInputs(line("q-1", 5, 4, 4, 1, "fine") + line("q-2", 4, 3, 4, 1, "ok") + line("q-3", 5, 5, 5, 1, "great"))
-	h.event(label)
+	h.showThenLabel(label)
 	if code := h.action(); code != exitPass {
 		t.Fatalf("accepted removal: exit %d\n%s", code, h.stdout.String())
 	}

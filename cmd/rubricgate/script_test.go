@@ -96,6 +96,9 @@ var fakes sync.Map // *testscript.TestScript -> *scriptFake
 type scriptFake struct {
 	srv    *ghfake.Server
 	issues *ghfake.Issues
+	// head is the pull request's head commit, labels its labels.
+	head   string
+	labels []string
 }
 
 // cmdGHFake is the scripts' fake GitHub:
@@ -111,7 +114,12 @@ type scriptFake struct {
 //	                         LOGIN" line before each body)
 //	ghfake requests          print the requests the fake answered, one a line:
 //	                         "ROUTE METHOD PATH auth=true|false"
-//	ghfake labels [LABEL...] the pull request's labels are now these (the event rewritten)
+//	ghfake labels [LABEL...] the pull request's labels are now these (the event rewritten:
+//	                         a synchronize event)
+//	ghfake labeled LABEL     LABEL is added to the pull request's labels: the event is the
+//	                         labeled event that adds it
+//	ghfake push SHA          the pull request's head is now SHA (API and event: a
+//	                         synchronize event with the labels it has)
 //	ghfake readonly          every comment write answers 403, as for a fork's token
 //	ghfake fail ROUTE CODE   the next request of ROUTE answers CODE
 //	ghfake plant USER RESULTS
@@ -162,7 +170,21 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Fprintf(w, "%s %s auth=%v\n", r.Route, r, r.Auth != "")
 		}
 	case "labels":
-		writeEvent(ts, args[1:])
+		f.labels = append([]string(nil), args[1:]...)
+		writeEvent(ts, f, "")
+	case "labeled":
+		if len(args) != 2 {
+			ts.Fatalf("usage: ghfake labeled LABEL")
+		}
+		f.labels = append(f.labels, args[1])
+		writeEvent(ts, f, args[1])
+	case "push":
+		if len(args) != 2 || len(args[1]) != 40 {
+			ts.Fatalf("usage: ghfake push SHA (40 hex digits)")
+		}
+		f.head = args[1]
+		f.issues.AddPull(ghfake.PullRequest{Number: prNum, HeadSHA: f.head, HeadRef: "feature", BaseRef: "main"})
+		writeEvent(ts, f, "")
 	case "readonly":
 		f.issues.ReadOnly = true
 	case "fail":
@@ -185,20 +207,25 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // writeEvent writes $WORK/event.json: the pull_request event of pull
-// request 17 with the labels.
-func writeEvent(ts *testscript.TestScript, labels []string) {
+// request 17 at f's head with f's labels, synchronize or (added set) the
+// labeled event adding that label.
+func writeEvent(ts *testscript.TestScript, f *scriptFake, added string) {
 	ls := []map[string]any{}
-	for _, l := range labels {
+	for _, l := range f.labels {
 		ls = append(ls, map[string]any{"name": l})
 	}
-	ev, err := json.Marshal(map[string]any{
+	ev := map[string]any{
 		"action": "synchronize", "number": prNum,
-		"pull_request": map[string]any{"number": prNum, "head": map[string]any{"sha": headSHA, "ref": "feature"},
+		"pull_request": map[string]any{"number": prNum, "head": map[string]any{"sha": f.head, "ref": "feature"},
 			"base": map[string]any{"ref": "main"}, "labels": ls},
 		"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
-	})
+	}
+	if added != "" {
+		ev["action"], ev["label"] = "labeled", map[string]any{"name": added}
+	}
+	data, err := json.Marshal(ev)
 	ts.Check(err)
-	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("WORK"), "event.json"), ev, 0o644))
+	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("WORK"), "event.json"), data, 0o644))
 }
 
 func startFake(ts *testscript.TestScript, labels []string) {
@@ -210,10 +237,11 @@ func startFake(ts *testscript.TestScript, labels []string) {
 	srv.AcceptTokens("ghs_faketoken123")
 	issues := srv.ServeIssues()
 	issues.AddPull(ghfake.PullRequest{Number: prNum, HeadSHA: headSHA, HeadRef: "feature", BaseRef: "main"})
-	fakes.Store(ts, &scriptFake{srv: srv, issues: issues})
+	f := &scriptFake{srv: srv, issues: issues, head: headSHA, labels: append([]string(nil), labels...)}
+	fakes.Store(ts, f)
 	ts.Defer(func() { fakes.Delete(ts) })
 
-	writeEvent(ts, labels)
+	writeEvent(ts, f, "")
 	work := ts.Getenv("WORK")
 	for k, v := range map[string]string{
 		"GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": owner + "/" + repo, "GITHUB_API_URL": srv.API.URL + ghfake.Prefix,
