@@ -164,6 +164,9 @@ type wireItems struct {
 	Count  *int         `json:"count"`
 	IDs    *idColumn    `json:"ids"`
 	Scores *scoreColumn `json:"scores"`
+	// InputHashes, optional, binds each item to its task (see
+	// gate.InputHash): "" for an item without one.
+	InputHashes *hashColumn `json:"input_hashes,omitempty"`
 }
 
 // Write writes the file as JSON: an indented header, then the items as two
@@ -235,7 +238,19 @@ func (f *File) Write(w io.Writer) error {
 		b = fc.append(b, v)
 		flush(false)
 	}
-	b = append(b, "]\n  }\n}\n"...)
+	b = append(b, ']')
+	if f.Items.HasInputHashes() {
+		b = append(b, ",\n    \"input_hashes\": ["...)
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(append(append(b, '"'), f.Items.InputHash(i).String()...), '"')
+			flush(false)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, "\n  }\n}\n"...)
 	flush(true)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("baseline: write: %w", err)
@@ -338,7 +353,11 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	case w.Items.Scores == nil:
 		return nil, missing("items.scores")
 	}
-	for _, c := range []*columnError{w.Items.IDs.err, w.Items.Scores.err} {
+	hashErr := (*columnError)(nil)
+	if w.Items.InputHashes != nil {
+		hashErr = w.Items.InputHashes.err
+	}
+	for _, c := range []*columnError{w.Items.IDs.err, w.Items.Scores.err, hashErr} {
 		if c != nil {
 			if off, ok := offsetIn(data, c.raw); ok {
 				line, col := position(data, int64(off+c.at))
@@ -378,6 +397,14 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	}
 	for i, v := range scores {
 		items.SetScore(i, v)
+	}
+	if h := w.Items.InputHashes; h != nil {
+		if len(h.hashes) != items.Len() {
+			return nil, fmt.Errorf("%s: field \"items.input_hashes\": %d hashes but %d items; the columns must have the same length", name, len(h.hashes), items.Len())
+		}
+		for i, x := range h.hashes {
+			items.SetInputHash(i, x)
+		}
 	}
 	f := &File{
 		Schema:          *w.Schema,

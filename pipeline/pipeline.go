@@ -221,6 +221,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && wantItems {
 			items.Append(it.ID, it.Score)
+			items.SetInputHash(items.Len()-1, it.InputHash)
 		}
 		if sameRubric {
 			pairer.Add(it)
