@@ -83,3 +83,45 @@ func ragasTask(head, cells []string, textCol int) gate.InputHash {
 	}
 	return gate.HashTask(cells[textCol], cell("retrieved_contexts", "contexts"), cell("reference", "ground_truth"))
 }
+
+// promptfooTask hashes a promptfoo row's test vars (the test case's, else
+// the row's), in canonical JSON form (keys sorted) as the input. The prompt
+// is not part of it: a changed prompt is what a promptfoo run evaluates
+// (and with several prompts each is part of the id). Zero without vars.
+func promptfooTask(row, tc node) gate.InputHash {
+	vars := tc.at("vars")
+	if vars.missing() || vars.null() {
+		vars = row.at("vars")
+	}
+	if vars.missing() || vars.v.kind != kObject {
+		return gate.InputHash{}
+	}
+	var b strings.Builder
+	canonical(vars.v, &b)
+	return gate.HashTask(b.String(), "", "")
+}
+
+// inspectTask hashes an Inspect sample's input (a string, or its chat
+// messages in canonical JSON form) and its target (likewise) as the
+// reference. Zero without an input.
+func inspectTask(sample node) gate.InputHash {
+	in := sample.at("input")
+	if in.missing() || in.null() {
+		return gate.InputHash{}
+	}
+	return gate.HashTask(plainOrCanonical(in), "", plainOrCanonical(sample.at("target")))
+}
+
+// plainOrCanonical is a string's text, "" for nothing, else the value's
+// canonical JSON form.
+func plainOrCanonical(n node) string {
+	switch {
+	case n.missing() || n.null():
+		return ""
+	case n.v.kind == kString:
+		return n.v.s
+	}
+	var b strings.Builder
+	canonical(n.v, &b)
+	return b.String()
+}

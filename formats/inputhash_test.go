@@ -54,3 +54,31 @@ func TestFormatsBindTheTask(t *testing.T) {
 		t.Error("ragas: two questions, one hash")
 	}
 }
+
+// Inspect binds a sample's input and target; promptfoo a test's vars.
+func TestInspectAndPromptfooBindTheTask(t *testing.T) {
+	f, _ := Lookup("inspect")
+	recs, err := readFile(t, f, "testdata/inspect/epochs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs[0].InputHash != gate.HashTask("question 1", "", "answer") {
+		t.Errorf("inspect hash %s, want the hash of input and target", recs[0].InputHash)
+	}
+	pf, _ := Lookup("promptfoo")
+	recs, err = readFile(t, pf, "testdata/promptfoo/results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.InputHash.IsZero() {
+			t.Errorf("promptfoo record %s has no hash", r.ID)
+		}
+	}
+	row := `{"results":{"version":3,"results":[{"provider":{"id":"openai:gpt-4o-mini"},"promptIdx":0,"testIdx":0,"testCase":{"description":"refund","vars":{"q":"%s","b":1}},"success":true,"score":1,"gradingResult":{"pass":true,"score":1,"componentResults":[]}}]}}`
+	a := readText(t, "promptfoo", "pf.json", strings.Replace(row, "%s", "How long?", 1))
+	b := readText(t, "promptfoo", "pf.json", strings.Replace(row, "%s", "EASY", 1))
+	if a[0].InputHash != gate.HashTask(`{"b":1,"q":"How long?"}`, "", "") || a[0].InputHash == b[0].InputHash {
+		t.Errorf("promptfoo hashes %s / %s", a[0].InputHash, b[0].InputHash)
+	}
+}
