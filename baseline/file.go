@@ -165,7 +165,7 @@ type wireItems struct {
 	IDs    *idColumn    `json:"ids"`
 	Scores *scoreColumn `json:"scores"`
 	// InputHashes, optional, binds each item to its task (see
-	// gate.InputHash): "" for an item without one.
+	// gate.InputHash and hashColumn).
 	InputHashes *hashColumn `json:"input_hashes,omitempty"`
 }
 
@@ -240,15 +240,8 @@ func (f *File) Write(w io.Writer) error {
 	}
 	b = append(b, ']')
 	if f.Items.HasInputHashes() {
-		b = append(b, ",\n    \"input_hashes\": ["...)
-		for i := range n {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(append(append(b, '"'), f.Items.InputHash(i).String()...), '"')
-			flush(false)
-		}
-		b = append(b, ']')
+		b = append(b, ",\n    \"input_hashes\": "...)
+		b = appendInputHashes(b, f.Items, func() { flush(false) })
 	}
 	b = append(b, "\n  }\n}\n"...)
 	flush(true)

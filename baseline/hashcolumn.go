@@ -1,15 +1,45 @@
 package baseline
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 
 	"github.com/rubricgate/rubricgate/gate"
 )
 
-// hashColumn decodes the optional "input_hashes" column: one string an
-// item, "sha256:<64 hex>" (gate.InputHash's text form) or "" for an item
-// without a hash. Like the other columns it never fails the decoding; Read
-// reports err.
+// The optional "input_hashes" column binds each item to its task (see
+// gate.InputHash): one string, the standard base64 (with padding) of the
+// items' 32-byte sha256 digests concatenated in item order, 32 zero bytes
+// for an item without one. About 43 bytes an item, where an array of
+// "sha256:<hex>" strings takes 72: a million items' hashes would otherwise
+// bring a baseline near the 100 MiB artifact limit.
+
+// hashBlock is the number of items encoded together: 3 digests are 96
+// bytes, 128 base64 characters without padding.
+const hashBlock = 3
+
+// appendInputHashes appends the column's value (the JSON string) for the
+// items of c, calling flush between blocks.
+func appendInputHashes(b []byte, c *gate.ItemColumns, flush func()) []byte {
+	b = append(b, '"')
+	var raw [hashBlock * 32]byte
+	n := c.Len()
+	for i := 0; i < n; i += hashBlock {
+		k := 0
+		for j := i; j < min(i+hashBlock, n); j++ {
+			h := c.InputHash(j)
+			k += copy(raw[k:], h[:])
+		}
+		b = base64.StdEncoding.AppendEncode(b, raw[:k])
+		flush()
+	}
+	return append(b, '"')
+}
+
+// hashColumn decodes the "input_hashes" column. Like the other columns it
+// never fails the decoding; Read reports err.
 type hashColumn struct {
 	hashes []gate.InputHash
 	err    *columnError
@@ -17,9 +47,9 @@ type hashColumn struct {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *hashColumn) UnmarshalJSON(raw []byte) error {
-	if i := c.parse(raw, elements(raw)); i >= 0 {
+	if i := c.parse(raw, -1); i >= 0 {
 		if i = skipWSb(raw, i); i < len(raw) {
-			c.fail(raw, i, "field \"items.input_hashes\": unexpected %q after the array", raw[i])
+			c.fail(raw, i, "field \"items.input_hashes\": unexpected %q after the string", raw[i])
 		}
 	}
 	return nil
@@ -30,49 +60,45 @@ func (c *hashColumn) fail(raw []byte, at int, format string, a ...any) int {
 	return -1
 }
 
-// parse parses the array at the start of raw (after whitespace), with room
-// for n hashes, and returns the offset after it (-1 on an error). Only the
-// two forms the writer gives are accepted, so no escape is ever decoded.
-func (c *hashColumn) parse(raw []byte, n int) int {
+// parse parses the string at the start of raw (after whitespace) and
+// returns the offset after it (-1 on an error). n is unused (the string
+// says how many hashes it holds).
+func (c *hashColumn) parse(raw []byte, _ int) int {
 	c.hashes, c.err = nil, nil
 	i := skipWSb(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
-		return c.fail(raw, i, "field \"items.input_hashes\": expected an array of strings, found JSON %s", kind(raw, i))
+	if i >= len(raw) || raw[i] != '"' {
+		return c.fail(raw, i, "field \"items.input_hashes\": expected a base64 string of the items' sha256 digests, found JSON %s", kind(raw, i))
 	}
-	c.hashes = make([]gate.InputHash, 0, max(n, 0))
-	i = skipWSb(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return i + 1
+	end, ok := skipString(raw, i)
+	if !ok {
+		return c.fail(raw, i, "field \"items.input_hashes\": unterminated string")
 	}
-	for {
-		k := len(c.hashes)
-		if i >= len(raw) || raw[i] != '"' {
-			return c.fail(raw, i, "field \"items.input_hashes[%d]\": expected a string, found JSON %s", k, kind(raw, i))
+	text := raw[i+1 : end-1]
+	for k, ch := range text {
+		// JSON allows no control character in a string (and base64
+		// decoding would skip a newline): refused as encoding/json would.
+		if ch < 0x20 {
+			return c.fail(raw, i+1+k, "field \"items.input_hashes\": invalid character %q in string", ch)
 		}
-		start := i
-		i++
-		for i < len(raw) && raw[i] != '"' && raw[i] != '\\' {
-			i++
-		}
-		if i >= len(raw) || raw[i] != '"' {
-			return c.fail(raw, start, "field \"items.input_hashes[%d]\": expected \"sha256:<64 hex digits>\" or \"\"", k)
-		}
-		var h gate.InputHash
-		if s := raw[start+1 : i]; len(s) > 0 {
-			var ok bool
-			if h, ok = gate.ParseInputHash(s); !ok {
-				return c.fail(raw, start, "field \"items.input_hashes[%d]\": expected \"sha256:<64 hex digits>\" or \"\", found %q", k, s)
-			}
-		}
-		c.hashes = append(c.hashes, h)
-		i++
-		if i = skipWSb(raw, i); i < len(raw) && raw[i] == ',' {
-			i = skipWSb(raw, i+1)
-			continue
-		}
-		if i < len(raw) && raw[i] == ']' {
-			return i + 1
-		}
-		return c.fail(raw, i, "field \"items.input_hashes\": expected , or ] after element %d", k)
 	}
+	if bytes.IndexByte(text, '\\') >= 0 {
+		// A JSON tool may have escaped a '/' ("\/"): decode the string.
+		var s string
+		if err := json.Unmarshal(raw[i:end], &s); err != nil {
+			return c.fail(raw, i, "field \"items.input_hashes\": %v", err)
+		}
+		text = []byte(s)
+	}
+	data, err := base64.StdEncoding.AppendDecode(nil, text)
+	if err != nil {
+		return c.fail(raw, i, "field \"items.input_hashes\": not standard base64: %v", err)
+	}
+	if len(data)%32 != 0 {
+		return c.fail(raw, i, "field \"items.input_hashes\": %d bytes, not 32 an item", len(data))
+	}
+	c.hashes = make([]gate.InputHash, len(data)/32)
+	for k := range c.hashes {
+		copy(c.hashes[k][:], data[32*k:])
+	}
+	return end
 }
