@@ -240,8 +240,12 @@ func (f *File) Write(w io.Writer) error {
 	}
 	b = append(b, ']')
 	if f.Items.HasInputHashes() {
-		b = append(b, ",\n    \"input_hashes\": "...)
-		b = appendInputHashes(b, f.Items, func() { flush(false) })
+		b = append(b, ",\n    \"input_hashes\": \""...)
+		for i := 0; i < n; i += hashBlock {
+			b = appendHashBlock(b, f.Items, i)
+			flush(false)
+		}
+		b = append(b, '"')
 	}
 	b = append(b, "\n  }\n}\n"...)
 	flush(true)
@@ -392,11 +396,8 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 		items.SetScore(i, v)
 	}
 	if h := w.Items.InputHashes; h != nil {
-		if len(h.hashes) != items.Len() {
-			return nil, fmt.Errorf("%s: field \"items.input_hashes\": %d hashes but %d items; the columns must have the same length", name, len(h.hashes), items.Len())
-		}
-		for i, x := range h.hashes {
-			items.SetInputHash(i, x)
+		if !items.SetInputHashBytes(h.data) {
+			return nil, fmt.Errorf("%s: field \"items.input_hashes\": %d hashes but %d items; the columns must have the same length", name, len(h.data)/32, items.Len())
 		}
 	}
 	f := &File{

@@ -20,29 +20,24 @@ import (
 // bytes, 128 base64 characters without padding.
 const hashBlock = 3
 
-// appendInputHashes appends the column's value (the JSON string) for the
-// items of c, calling flush between blocks.
-func appendInputHashes(b []byte, c *gate.ItemColumns, flush func()) []byte {
-	b = append(b, '"')
+// appendHashBlock appends the base64 of the digests of the items of c from
+// i, hashBlock of them (fewer at the end).
+func appendHashBlock(b []byte, c *gate.ItemColumns, i int) []byte {
 	var raw [hashBlock * 32]byte
-	n := c.Len()
-	for i := 0; i < n; i += hashBlock {
-		k := 0
-		for j := i; j < min(i+hashBlock, n); j++ {
-			h := c.InputHash(j)
-			k += copy(raw[k:], h[:])
-		}
-		b = base64.StdEncoding.AppendEncode(b, raw[:k])
-		flush()
+	k := 0
+	for j := i; j < min(i+hashBlock, c.Len()); j++ {
+		h := c.InputHash(j)
+		k += copy(raw[k:], h[:])
 	}
-	return append(b, '"')
+	return base64.StdEncoding.AppendEncode(b, raw[:k])
 }
 
 // hashColumn decodes the "input_hashes" column. Like the other columns it
 // never fails the decoding; Read reports err.
 type hashColumn struct {
-	hashes []gate.InputHash
-	err    *columnError
+	// data are the decoded digests, 32 bytes an item.
+	data []byte
+	err  *columnError
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -56,7 +51,7 @@ func (c *hashColumn) UnmarshalJSON(raw []byte) error {
 }
 
 func (c *hashColumn) fail(raw []byte, at int, format string, a ...any) int {
-	c.hashes, c.err = nil, &columnError{raw: raw, at: at, msg: fmt.Sprintf(format, a...)}
+	c.data, c.err = nil, &columnError{raw: raw, at: at, msg: fmt.Sprintf(format, a...)}
 	return -1
 }
 
@@ -64,7 +59,7 @@ func (c *hashColumn) fail(raw []byte, at int, format string, a ...any) int {
 // returns the offset after it (-1 on an error). n is unused (the string
 // says how many hashes it holds).
 func (c *hashColumn) parse(raw []byte, _ int) int {
-	c.hashes, c.err = nil, nil
+	c.data, c.err = nil, nil
 	i := skipWSb(raw, 0)
 	if i >= len(raw) || raw[i] != '"' {
 		return c.fail(raw, i, "field \"items.input_hashes\": expected a base64 string of the items' sha256 digests, found JSON %s", kind(raw, i))
@@ -89,16 +84,13 @@ func (c *hashColumn) parse(raw []byte, _ int) int {
 		}
 		text = []byte(s)
 	}
-	data, err := base64.StdEncoding.AppendDecode(nil, text)
+	data, err := base64.StdEncoding.AppendDecode(make([]byte, 0, base64.StdEncoding.DecodedLen(len(text))), text)
 	if err != nil {
 		return c.fail(raw, i, "field \"items.input_hashes\": not standard base64: %v", err)
 	}
 	if len(data)%32 != 0 {
 		return c.fail(raw, i, "field \"items.input_hashes\": %d bytes, not 32 an item", len(data))
 	}
-	c.hashes = make([]gate.InputHash, len(data)/32)
-	for k := range c.hashes {
-		copy(c.hashes[k][:], data[32*k:])
-	}
+	c.data = data
 	return end
 }

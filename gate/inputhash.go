@@ -146,3 +146,15 @@ func taskFindings(p *Paired, warn func(finding.Finding)) {
 		warn(finding.Finding{Kind: finding.TaskUnboundResults, Params: finding.Params{Count: p.UnboundCurrent}})
 	}
 }
+
+// SetInputHashBytes sets every item's InputHash from b, the items' 32-byte
+// digests concatenated in item order (32 zero bytes for an item without
+// one), which the columns keep (b is not copied). ok is false, and nothing
+// set, when b does not hold one digest an item.
+func (c *ItemColumns) SetInputHashBytes(b []byte) (ok bool) {
+	if len(b) != c.Len()*sha256.Size {
+		return false
+	}
+	c.hashes = b
+	return true
+}
