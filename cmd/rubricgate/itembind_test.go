@@ -137,3 +137,48 @@ func TestGateInputSwappedQuestionBlocked(t *testing.T) {
 		t.Fatalf("old baseline, unchanged run: exit %d: %s %s", code, out, errs)
 	}
 }
+
+// The sharded judge workflow: the shards' results carry the hashes, so a
+// question rewritten under a regressed item's id blocks there too.
+func TestShardedJudgeSwappedQuestionBlocked(t *testing.T) {
+	srv := taskFake()
+	defer srv.Close()
+	dir := t.TempDir()
+	const n = 8
+	judgeShards := func(input, tag string) []string {
+		var outs []string
+		for i := 1; i <= 2; i++ {
+			out := filepath.Join(dir, fmt.Sprintf("%s-shard-%d.jsonl", tag, i))
+			code, _, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", input, "--out", out, "--model", "gpt-4o-mini",
+				"--base-url", srv.BaseURL(), "--shard", fmt.Sprintf("%d/2", i), "--progress", "none", "--cache", filepath.Join(dir, "cache"))
+			if code != exitPass {
+				t.Fatalf("shard %d: exit %d: %s", i, code, errs)
+			}
+			outs = append(outs, out)
+		}
+		return outs
+	}
+	gate := func(results []string, extra ...string) (int, string, string) {
+		args := []string{"gate", "--rubric", supportRubric}
+		for _, r := range results {
+			args = append(args, "--results", r)
+		}
+		return runCLI(t, "", append(args, extra...)...)
+	}
+	base := filepath.Join(dir, "baseline.json")
+	if code, out, errs := gate(judgeShards(answersFile(t, dir, "main.jsonl", n, nil), "main"), "--write-baseline", base); code != exitPass {
+		t.Fatalf("baseline: exit %d: %s %s", code, out, errs)
+	}
+	if code, out, errs := gate(judgeShards(answersFile(t, dir, "same.jsonl", n, nil), "same"), "--baseline", base); code != exitPass {
+		t.Fatalf("unchanged: exit %d: %s %s", code, out, errs)
+	}
+	swapped := func(i int, q, a *string) {
+		if i == 5 {
+			*q, *a = "EASY: say hello.", "WRONG: no refunds, ever."
+		}
+	}
+	code, out, errs := gate(judgeShards(answersFile(t, dir, "swapped.jsonl", n, swapped), "swapped"), "--baseline", base)
+	if code != exitBlocked || !strings.Contains(out+errs, "TASK CHANGED: 1 item(s)") || !strings.Contains(out+errs, "ITEMS REMOVED: 1 item(s) of the baseline are missing from this run: item-5") {
+		t.Fatalf("swapped: exit %d, want blocked: %s %s", code, out, errs)
+	}
+}
