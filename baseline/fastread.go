@@ -162,6 +162,12 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 				c.cols.HasDuplicate() // index the ids while the scores are parsed
 			}
 			it.IDs = &c
+		case key == "input_hashes" && it.InputHashes == nil:
+			var c hashColumn
+			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
+				return nil, 0, false
+			}
+			it.InputHashes = &c
 		case key == "scores" && it.Scores == nil:
 			var c scoreColumn
 			if spec != nil {

@@ -41,6 +41,9 @@ func sameDecode(t testing.TB, data []byte) bool {
 			}
 		}
 	}
+	if (fi.InputHashes == nil) != (si.InputHashes == nil) || fi.InputHashes != nil && (si.InputHashes.err != nil || !bytes.Equal(fi.InputHashes.data, si.InputHashes.data)) {
+		t.Fatalf("input hashes differ: %+v / %+v", fi.InputHashes, si.InputHashes)
+	}
 	fast.Items, slow.Items = nil, nil
 	if !reflect.DeepEqual(fast, slow) {
 		t.Fatalf("header differs:\n%+v\n%+v", fast, slow)
@@ -186,6 +189,7 @@ func TestParseNumber(t *testing.T) {
 func FuzzReadFast(f *testing.F) {
 	f.Add(encode(f, testFile(f, "rag-review")))
 	f.Add([]byte(`{"schema":1,"items":{"count":1,"ids":["a"],"scores":[1]}}`))
+	f.Add([]byte(`{"schema":1,"items":{"count":1,"ids":["a"],"scores":[1],"input_hashes":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}`))
 	f.Add([]byte(`{"items":{"count":2,"ids":["a","\u00e9"],"scores":[1.5,-0]},"x":[{"y":"}"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameDecode(t, data)

@@ -170,6 +170,9 @@ type wireItems struct {
 	Count  *int         `json:"count"`
 	IDs    *idColumn    `json:"ids"`
 	Scores *scoreColumn `json:"scores"`
+	// InputHashes, optional, binds each item to its task (see
+	// gate.InputHash and hashColumn).
+	InputHashes *hashColumn `json:"input_hashes,omitempty"`
 }
 
 // Write writes the file as JSON: an indented header, then the items as two
@@ -242,7 +245,16 @@ func (f *File) Write(w io.Writer) error {
 		b = fc.append(b, v)
 		flush(false)
 	}
-	b = append(b, "]\n  }\n}\n"...)
+	b = append(b, ']')
+	if f.Items.HasInputHashes() {
+		b = append(b, ",\n    \"input_hashes\": \""...)
+		for i := 0; i < n; i += hashBlock {
+			b = appendHashBlock(b, f.Items, i)
+			flush(false)
+		}
+		b = append(b, '"')
+	}
+	b = append(b, "\n  }\n}\n"...)
 	flush(true)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("baseline: write: %w", err)
@@ -346,7 +358,11 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	case w.Items.Scores == nil:
 		return nil, missing("items.scores")
 	}
-	for _, c := range []*columnError{w.Items.IDs.err, w.Items.Scores.err} {
+	hashErr := (*columnError)(nil)
+	if w.Items.InputHashes != nil {
+		hashErr = w.Items.InputHashes.err
+	}
+	for _, c := range []*columnError{w.Items.IDs.err, w.Items.Scores.err, hashErr} {
 		if c != nil {
 			if off, ok := offsetIn(data, c.raw); ok {
 				line, col := position(data, int64(off+c.at))
@@ -390,6 +406,11 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	hist, err := readHistory(w.History)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if h := w.Items.InputHashes; h != nil {
+		if !items.SetInputHashBytes(h.data) {
+			return nil, fmt.Errorf("%s: field \"items.input_hashes\": %d hashes but %d items; the columns must have the same length", name, len(h.data)/32, items.Len())
+		}
 	}
 	f := &File{
 		Schema:          *w.Schema,

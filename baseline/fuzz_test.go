@@ -9,6 +9,7 @@ import (
 func FuzzRead(f *testing.F) {
 	f.Add(encode(f, testFile(f, "rag-review")))
 	f.Add([]byte(`{"schema":1}`))
+	f.Add(encodeHashed(f))
 	f.Add([]byte(`{"schema":2,"items":[]}`))
 	f.Add([]byte(`[`))
 	f.Fuzz(func(t *testing.T, data []byte) {

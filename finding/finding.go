@@ -101,6 +101,18 @@ const (
 	// accept label accepted it or AcceptLabel (the label that would),
 	// NewBaseline (a warning on the baseline branch).
 	ItemsRemoved Kind = "items-removed"
+	// ItemTaskChanged: items that keep a baseline item's id but not its
+	// task (their input_hash differs: the question, context or reference
+	// was rewritten), each counted as the baseline's item removed and a new
+	// one added. Count, Items (the first ids).
+	ItemTaskChanged Kind = "item-task-changed"
+	// TaskUnboundBaseline: Count items were compared by id alone because
+	// the baseline has no input_hash for them (made before the hashes, or
+	// from a format that carries no input); the results have one.
+	TaskUnboundBaseline Kind = "task-unbound-baseline"
+	// TaskUnboundResults: Count items were compared by id alone because
+	// the results carry no input_hash for them while the baseline has one.
+	TaskUnboundResults Kind = "task-unbound-results"
 	// DropWithinNoise: a drop at or above max-drop whose paired interval
 	// includes 0 passed under noisy-drop warn. Change, MaxDrop.
 	DropWithinNoise Kind = "drop-within-noise"
@@ -623,6 +635,23 @@ func (f Finding) render(e escaper) string {
 			s += "; a reviewer who accepts the removal adds the " + e.id(f.AcceptLabel) + " label"
 		}
 		return accepted(e, f, s)
+	case ItemTaskChanged:
+		ids := make([]string, 0, min(len(f.Items), maxListed))
+		for _, id := range f.Items[:min(len(f.Items), maxListed)] {
+			ids = append(ids, e.id(id))
+		}
+		s := fmt.Sprintf("TASK CHANGED: %d item(s) keep a baseline item's id but not its task (the question, context or reference differs from the baseline's)", f.Count)
+		if len(ids) > 0 {
+			s += ": " + strings.Join(ids, ", ")
+			if f.Count > len(ids) {
+				s += fmt.Sprintf(" and %d more", f.Count-len(ids))
+			}
+		}
+		return s + "; each is compared as the baseline's item removed and a new item added"
+	case TaskUnboundBaseline:
+		return fmt.Sprintf("%d item(s) were compared with the baseline by id alone: the baseline records no input hash for them (made before input hashes, or from results without them), so a changed question under the same id cannot be told", f.Count)
+	case TaskUnboundResults:
+		return fmt.Sprintf("%d item(s) were compared with the baseline by id alone: these results carry no input_hash for them, so a changed question under the same id cannot be told", f.Count)
 	case DropWithinNoise:
 		return fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", DropPct(-f.Change, f.MaxDrop))
 	case NoCommonItems:

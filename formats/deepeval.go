@@ -114,7 +114,7 @@ func deepevalCase(tc node, dirs map[string]native.Direction) (*Record, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, tc.at("name").errf("empty test case name")
 	}
-	rec := &Record{ID: id, Loc: Location{File: tc.file, Line: tc.lineNo(), Path: tc.path}, Meta: map[string]string{}}
+	rec := &Record{ID: id, Loc: Location{File: tc.file, Line: tc.lineNo(), Path: tc.path}, Meta: map[string]string{}, InputHash: deepevalTask(tc)}
 	if s, err := tc.at("success").optBool(); err != nil {
 		return nil, err
 	} else if s != "" {

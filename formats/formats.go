@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"path"
@@ -45,6 +46,10 @@ type Record struct {
 	// Meta holds other facts about the item (the provider, the epoch ...);
 	// keys are documented on each format.
 	Meta map[string]string
+	// InputHash binds the record to its task (gate.HashTask of the input,
+	// context and reference) where the format's file carries the input;
+	// zero where it does not (see docs/results.md for which formats bind).
+	InputHash gate.InputHash `json:"-"`
 }
 
 // Location is where a record was read.

@@ -346,7 +346,7 @@ func (run *inspectRun) sample(n node, loc Location) (*Record, error) {
 	if err := run.seen.add(id+"\x00"+epoch, id, loc, fmt.Sprintf(" in epoch %s; a sample id may appear once per epoch", epoch)); err != nil {
 		return nil, err
 	}
-	rec := &Record{ID: id, Loc: loc, Meta: map[string]string{"epoch": epoch, "task": run.task, "model": run.model}}
+	rec := &Record{ID: id, Loc: loc, Meta: map[string]string{"epoch": epoch, "task": run.task, "model": run.model}, InputHash: inspectTask(n)}
 	if e := n.at("error"); !e.null() {
 		if err := e.object(); err != nil {
 			return nil, err

@@ -332,7 +332,7 @@ func (p *pfRows) add(n node, loc Location) error {
 	if prompt == "" {
 		prompt = "prompt " + strconv.Itoa(int(pi))
 	}
-	rec := &Record{Loc: loc, Meta: map[string]string{"provider": provID}}
+	rec := &Record{Loc: loc, Meta: map[string]string{"provider": provID}, InputHash: promptfooTask(n, tc)}
 	if provLabel != "" {
 		rec.Meta["provider_label"] = provLabel
 	}

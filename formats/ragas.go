@@ -223,6 +223,7 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 				rec.ID = "sha256:" + hex.EncodeToString(sum[:8])
 			}
 			rec.Meta["user_input"] = clip(text, 200)
+			rec.InputHash = ragasTask(head, rw.cells, textCol)
 		}
 		if err := seen.add(rec.ID, rec.ID, loc, hint); err != nil {
 			return err

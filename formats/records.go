@@ -134,7 +134,7 @@ func toGate(g []*Record) *native.Record {
 		sort.SliceStable(g, func(i, j int) bool { return epochOf(g[i]) < epochOf(g[j]) })
 	}
 	first := g[0]
-	out := &native.Record{ID: first.ID, Line: first.Loc.Line}
+	out := &native.Record{ID: first.ID, Line: first.Loc.Line, InputHash: first.InputHash}
 	if p := first.Loc.Path; p != "$" {
 		out.Where = p
 	}

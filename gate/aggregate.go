@@ -82,6 +82,9 @@ type Judged struct {
 	RetrievalMiss bool
 	// Samples is the number of judgings the values sum up.
 	Samples int
+	// InputHash binds the item to its task (the results' input_hash);
+	// zero when the results carry none.
+	InputHash InputHash
 }
 
 // Weighted applies the weighted-mean arithmetic to one item's values:
@@ -195,7 +198,7 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 		}
 		if keep {
 			p.results = append(p.results, ItemResult{ID: string(r.ID), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.Error),
-				JudgeModel: r.JudgeModel, Length: r.Length})
+				JudgeModel: r.JudgeModel, Length: r.Length, InputHash: r.InputHash})
 		}
 		return
 	}
@@ -212,7 +215,7 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 	var res *ItemResult
 	if keep {
 		p.results = append(p.results, ItemResult{ID: string(r.ID), Score: score, Pass: pass, Failed: []string{}, NA: []string{},
-			JudgeModel: r.JudgeModel, Length: r.Length})
+			JudgeModel: r.JudgeModel, Length: r.Length, InputHash: r.InputHash})
 		res = &p.results[len(p.results)-1]
 		res.Reasoning = string(r.Reasoning)
 		if res.Reasoning == "" {

@@ -588,6 +588,9 @@ func Decide(in DecideInput) *GateReport {
 			f := finding.Finding{Kind: finding.ItemsRemoved, Params: finding.Params{Count: p.Removed, Items: ids[:min(len(ids), 5)]}}
 			waivable([]finding.Finding{f}, WaiveRemovedItems)
 		}
+		if p := in.Paired; p != nil {
+			taskFindings(p, warn)
+		}
 		if p := in.Paired; p != nil && p.CI95 != nil {
 			ci := *p.CI95
 			g.CI95 = &ci

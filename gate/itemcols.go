@@ -17,6 +17,9 @@ type ItemColumns struct {
 	scores []float64
 	// idx indexes the ids, built when first needed; nil after an append.
 	idx *idIndex
+	// hashes holds the items' InputHash, 32 bytes an item, up to the last
+	// item given one (nil when none is: see SetInputHash).
+	hashes []byte
 }
 
 // NewItemColumns returns empty columns with room for n items whose ids take

@@ -43,6 +43,19 @@ type Paired struct {
 	// resampling) from there on.
 	Interval  IntervalMethod `json:"interval"`
 	Resamples int            `json:"resamples"`
+	// TaskChanged counts items of this run whose id is the baseline's but
+	// whose task is not: both carry an InputHash and they differ (the
+	// question, context or reference was rewritten under the same id). Each
+	// is paired with nothing: the baseline's item counts as Removed, this
+	// run's as Added. TaskChangedIDs lists the first few, in input order.
+	TaskChanged    int      `json:"task_changed,omitempty"`
+	TaskChangedIDs []string `json:"task_changed_ids,omitempty"`
+	// UnboundBaseline counts common items compared by id alone because the
+	// baseline's item has no InputHash (a baseline made before the hashes)
+	// while this run's has one; UnboundCurrent counts those whose baseline
+	// item has one and this run's has none.
+	UnboundBaseline int `json:"unbound_baseline,omitempty"`
+	UnboundCurrent  int `json:"unbound_current,omitempty"`
 }
 
 // ItemDelta is one item's change against the baseline.
@@ -139,6 +152,9 @@ func (pr *Pairer) Add(it *ItemResult) {
 	}
 	if i >= 0 && pr.next >= 0 {
 		pr.next = i + 1
+	}
+	if i >= 0 && !pr.seen[i] && pr.taskChanged(i, it) {
+		i = -1 // another task under the baseline's id: removed plus added
 	}
 	if it.Unscored {
 		if i >= 0 && !pr.seen[i] {

@@ -134,6 +134,9 @@ type ItemResult struct {
 	JudgeModel string `json:"-"`
 	// Length is the answer length in characters, -1 when unknown (not written by --items).
 	Length int `json:"-"`
+	// InputHash binds the item to its task, zero when the results carry
+	// none (not written by --items).
+	InputHash InputHash `json:"-"`
 }
 
 // Warn adds warnings to the report: fs (their severity set to Warning) to

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/llmfake"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -31,6 +32,10 @@ func supportRubric(t testing.TB) *rubric.Rubric {
 	}
 	return rb
 }
+
+// q0Hash is the input_hash of answersN's first item: its task is the
+// question alone.
+var q0Hash = gate.HashTask("question 0", "", "").String()
 
 func answersN(t testing.TB, n int) *Answers {
 	t.Helper()

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/internal/ctxsleep"
 	"github.com/rubricgate/rubricgate/rubric"
 )
@@ -118,6 +119,9 @@ type Result struct {
 	// length-bias check) and Meta the input's other fields, passed through.
 	Length int
 	Meta   []MetaField
+	// InputHash binds the result to the item's task (gate.HashTask of its
+	// question, context and reference), written as "input_hash".
+	InputHash gate.InputHash
 }
 
 // ShardHeader is the first line of a sharded results file.
@@ -321,7 +325,7 @@ feed:
 // when a judging fails a blocking criterion. A judge failure is a Result
 // with Err; the error return stops the run (max-cost, cancellation).
 func (r *runner) judgeItem(ctx context.Context, it *Item) (Result, error) {
-	res := Result{ID: it.ID, Length: utf8.RuneCountInString(it.Output), Meta: it.Meta}
+	res := Result{ID: it.ID, Length: utf8.RuneCountInString(it.Output), Meta: it.Meta, InputHash: gate.HashTask(it.Query, it.Context, it.Reference)}
 	p := r.tmpl.build(it)
 	n := r.cfg.Samples
 	confirmed := false
@@ -546,6 +550,9 @@ func (r *runner) line(res *Result) ([]byte, error) {
 		return nil, err
 	}
 	var tail bytes.Buffer
+	if !res.InputHash.IsZero() {
+		fmt.Fprintf(&tail, `,"input_hash":%q`, res.InputHash.String())
+	}
 	fmt.Fprintf(&tail, `,"length":%d`, res.Length)
 	if len(res.Meta) > 0 {
 		tail.WriteString(`,"meta":{`)

@@ -30,7 +30,7 @@ func TestOpenAIValidAnswers(t *testing.T) {
 	}
 	first := strings.SplitN(raw, "\n", 2)[0]
 	want := `{"id":"q0","scores":{"accuracy":4,"resolution":3,"tone":4,"safety":1},"reasoning":"Fine.","judge_model":"gpt-4o-mini","usage":{"input_tokens":100,"output_tokens":20},"latency_ms":`
-	if !strings.HasPrefix(first, want) || !strings.HasSuffix(first, `"attempts":1,"length":8}`) {
+	if !strings.HasPrefix(first, want) || !strings.HasSuffix(first, `"attempts":1,"input_hash":"`+q0Hash+`","length":8}`) {
 		t.Fatalf("first line\n%s\nwant prefix\n%s", first, want)
 	}
 	for i, l := range lines {
@@ -173,7 +173,7 @@ func TestInvalidTwiceIsAnErrorLine(t *testing.T) {
 			t.Fatalf("error %q", msg)
 		}
 		first := strings.SplitN(raw, "\n", 2)[0]
-		if !strings.HasPrefix(first, `{"id":"q0","error":"invalid judge answer after a re-ask: `) || !strings.HasSuffix(first, `,"judge_model":"`+h.cfg.Model+`","attempts":2,"length":8}`) {
+		if !strings.HasPrefix(first, `{"id":"q0","error":"invalid judge answer after a re-ask: `) || !strings.HasSuffix(first, `,"judge_model":"`+h.cfg.Model+`","attempts":2,"input_hash":"`+q0Hash+`","length":8}`) {
 			t.Fatalf("error line %s", first)
 		}
 	}
@@ -496,7 +496,7 @@ func TestSamplesUseDistinctSeeds(t *testing.T) {
 		t.Fatal("a sampled line has top-level scores")
 	}
 	want := `{"id":"q0","samples":[{"scores":{"accuracy":1,"resolution":3,"tone":4,"safety":1},"reasoning":"seed 1"},{"scores":{"accuracy":2,"resolution":3,"tone":4,"safety":1},"reasoning":"seed 2"},{"scores":{"accuracy":3,"resolution":3,"tone":4,"safety":1},"reasoning":"seed 3"}],"judge_model":"gpt-4o-mini","usage":{"input_tokens":300,"output_tokens":60},"latency_ms":`
-	if !strings.HasPrefix(raw, want) || !strings.HasSuffix(strings.TrimSpace(raw), `"attempts":3,"length":8}`) {
+	if !strings.HasPrefix(raw, want) || !strings.HasSuffix(strings.TrimSpace(raw), `"attempts":3,"input_hash":"`+q0Hash+`","length":8}`) {
 		t.Fatalf("line\n%s\nwant prefix\n%s", raw, want)
 	}
 }

@@ -84,6 +84,9 @@ type Item struct {
 	Length int
 	// Meta holds other top-level fields, only when ReadOptions.KeepMeta.
 	Meta map[string]json.RawMessage
+	// InputHash is the input_hash field: what binds the item to its task
+	// (see gate.InputHash); zero when absent.
+	InputHash gate.InputHash
 }
 
 // ReadOptions tune the readers.
@@ -399,6 +402,7 @@ type rawItem struct {
 	notes         []byte
 	reviewer      []byte
 	judgeModel    []byte
+	inputHash     gate.InputHash
 	retrievalMiss bool
 	pass          int8 // -1 absent, 0 false, 1 true
 	length        int  // -1 unknown
@@ -436,6 +440,7 @@ func (r *rawItem) reset(n, line int) {
 	r.line = line
 	r.id, r.hasID = nil, false
 	r.errMsg, r.reasoning, r.notes, r.reviewer, r.judgeModel = nil, nil, nil, nil, nil
+	r.inputHash = gate.InputHash{}
 	r.retrievalMiss = false
 	r.pass = -1
 	r.length, r.answerLen = -1, -1
@@ -1078,7 +1083,7 @@ func jsonInt(t []byte) (int, bool) {
 func (d *decoder) judged(keep bool) *gate.Judged {
 	r, j := &d.raw, &d.view
 	*j = gate.Judged{ID: r.id, Line: r.line, ItemLine: r.itemLine(), Values: r.vals, Unscored: r.unscored(), Error: r.errMsg,
-		Reasoning: r.reasoning, Notes: r.notes, Why: r.why, Length: r.length, Pass: r.pass, RetrievalMiss: r.retrievalMiss, Samples: r.nSamples}
+		Reasoning: r.reasoning, Notes: r.notes, Why: r.why, Length: r.length, Pass: r.pass, RetrievalMiss: r.retrievalMiss, Samples: r.nSamples, InputHash: r.inputHash}
 	if keep {
 		j.JudgeModel = d.intern(r.judgeModel)
 	}
@@ -1123,6 +1128,7 @@ func (r *rawItem) toItem(sc *schema, it *Item, file string) {
 		JudgeModel:    string(r.judgeModel),
 		RetrievalMiss: r.retrievalMiss,
 		Length:        r.length,
+		InputHash:     r.inputHash,
 	}
 	if r.pass >= 0 {
 		p := r.pass == 1
@@ -1183,4 +1189,16 @@ func truthy(t []byte) (int8, bool) {
 		return 0, true
 	}
 	return -1, false
+}
+
+// inputHash sets the item's input_hash from its text v: "sha256:" and 64
+// lowercase hex digits, as the judge writes it; anything else is refused
+// (a hash misread as none would let the item's task change unseen).
+func (d *decoder) inputHash(v []byte) error {
+	h, ok := gate.ParseInputHash(v)
+	if !ok {
+		return d.errf(d.raw.line, `"input_hash" must be "sha256:" and 64 lowercase hex digits (as rubricgate judge writes it), got %s`, quoteBytes(v))
+	}
+	d.raw.inputHash = h
+	return nil
 }

@@ -28,6 +28,7 @@ const (
 	colPass
 	colLength
 	colAnswer
+	colInputHash
 )
 
 var reservedColumns = map[string]int{
@@ -40,6 +41,7 @@ var reservedColumns = map[string]int{
 	"retrieval_miss": colRetrievalMiss,
 	"pass":           colPass,
 	"length":         colLength,
+	"input_hash":     colInputHash,
 	"answer":         colAnswer,
 	"output":         colAnswer,
 	"response":       colAnswer,
@@ -194,6 +196,12 @@ func (d *decoder) decodeCSV(h *csvHeader, row []string, line int) error {
 				return d.errf(line, "column %s must be a non-negative integer, got %s", quote(h.names[j]), quote(cell))
 			}
 			r.length = n
+		case colInputHash:
+			if t := strings.TrimSpace(cell); t != "" {
+				if err := d.inputHash([]byte(t)); err != nil {
+					return err
+				}
+			}
 		case colAnswer:
 			if r.answerLen < 0 {
 				r.answerLen = utf8.RuneCountInString(cell)

@@ -308,6 +308,12 @@ func (d *decoder) topMember(key []byte, _ int) error {
 	case "judge_model":
 		r.judgeModel, err = d.stringField(key)
 		return err
+	case "input_hash":
+		v, err := d.stringField(key)
+		if err != nil || v == nil {
+			return err
+		}
+		return d.inputHash(v)
 	case "retrieval_miss":
 		v, err := d.boolField(key)
 		r.retrievalMiss = v == 1

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -65,6 +66,10 @@ type Record struct {
 	// Length is the answer length in characters, -1 (or 0 with no answer)
 	// when unknown.
 	Length int
+	// InputHash binds the record to its task when the tool's file carries
+	// the input (gate.HashTask of the question, context and reference);
+	// zero when it does not.
+	InputHash gate.InputHash
 }
 
 // Sample is one judging of a record.
@@ -138,6 +143,7 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 	r.errMsg = []byte(rec.Error)
 	r.reasoning = []byte(rec.Reasoning)
 	r.judgeModel = []byte(rec.JudgeModel)
+	r.inputHash = rec.InputHash
 	if rec.Length > 0 {
 		r.length = rec.Length
 	}
