@@ -14,7 +14,7 @@ import (
 // pull request from a fork, with a read-only token, writing its report.
 func forkReport(t *testing.T, h *harness) string {
 	t.Helper()
-	h.issues.ReadOnly = true
+	h.issues.SetReadOnly(true)
 	h.gateInputs(goodRun)
 	h.input("comment", "never")
 	report := h.path("report.json")
@@ -25,7 +25,7 @@ func forkReport(t *testing.T, h *harness) string {
 	if n := len(h.issues.Comments(prNum)); n != 0 {
 		t.Fatalf("the untrusted run commented (%d)", n)
 	}
-	h.issues.ReadOnly = false
+	h.issues.SetReadOnly(false)
 	return report
 }
 

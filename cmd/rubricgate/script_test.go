@@ -186,7 +186,7 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		f.issues.AddPull(ghfake.PullRequest{Number: prNum, HeadSHA: f.head, HeadRef: "feature", BaseRef: "main"})
 		writeEvent(ts, f, "")
 	case "readonly":
-		f.issues.ReadOnly = true
+		f.issues.SetReadOnly(true)
 	case "fail":
 		if len(args) != 3 {
 			ts.Fatalf("usage: ghfake fail ROUTE CODE")

@@ -364,13 +364,13 @@ func TestCommenter(t *testing.T) {
 	}
 	c.HeadSHA = "abc123"
 	// A fork's read-only token: a permission error, for a warning.
-	is.ReadOnly = true
+	is.SetReadOnly(true)
 	_, err = c.Comment(ctx, "k", "fourth")
 	var pe *comment.PermissionError
 	if !errors.As(err, &pe) || pe.StatusCode != 403 {
 		t.Errorf("read-only token: %v", err)
 	}
-	is.ReadOnly = false
+	is.SetReadOnly(false)
 	c.Token = ""
 	if _, err := c.Comment(ctx, "k", "x"); err == nil || !strings.Contains(err.Error(), "no github-token") {
 		t.Errorf("no token: %v", err)

@@ -140,7 +140,7 @@ func TestIssuesRoutes(t *testing.T) {
 	if r, b := do("PATCH", "repos/o/r/issues/comments/1004", "Bearer tok", `{"body":"`+long[:2*MaxCommentChars]+`"}`); r.StatusCode != 200 || is.Comment(1004).Body != long[:2*MaxCommentChars] {
 		t.Errorf("at the limit: %d %.200s", r.StatusCode, b)
 	}
-	is.ReadOnly = true
+	is.SetReadOnly(true)
 	if r, _ := do("PATCH", "repos/o/r/issues/comments/1004", "Bearer tok", `{"body":"x"}`); r.StatusCode != 403 {
 		t.Errorf("read-only: %d", r.StatusCode)
 	}

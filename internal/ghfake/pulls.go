@@ -371,6 +371,14 @@ func (is *Issues) editComment(w http.ResponseWriter, r *http.Request) {
 	apiError(w, http.StatusNotFound, "Not Found", doc)
 }
 
+// SetReadOnly sets ReadOnly under the fake's lock: a test that changes it
+// while the server runs (a script between two runs) must use this.
+func (is *Issues) SetReadOnly(ro bool) {
+	is.mu.Lock()
+	is.ReadOnly = ro
+	is.mu.Unlock()
+}
+
 // readBody checks a write (token, ReadOnly) and decodes its request, which
 // must be {"body": "..."} only; it answers the request itself when it
 // reports false.
