@@ -247,7 +247,7 @@ func TestTextMatchesDecide(t *testing.T) {
 			}),
 			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02,
 				Detail: ", but its 95% CI -5.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%"}}.Text()},
-			warnings: []string{"the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more items would tell"},
+			warnings: []string{"the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more answers per item or more items would tell"},
 		},
 		{
 			name: "nothing scored",

@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +27,11 @@ type Thresholds struct {
 	// HardDrop is the relative drop that blocks whatever the interval says
 	// (with NoisyWarn; with NoisyBlock MaxDrop already blocks).
 	HardDrop float64
+	// Final is set on the last gate of a noisy-drop rerun (the gate on the
+	// union of the first run and its re-run): a drop within noise is then
+	// decided as noisy-drop warn decides it (hard-drop blocks, else a
+	// pass with a warning), never another rerun.
+	Final bool
 }
 
 // NoisyMode is the noisy-drop setting.
@@ -37,15 +41,19 @@ type NoisyMode string
 const (
 	NoisyBlock NoisyMode = "block"
 	NoisyWarn  NoisyMode = "warn"
+	// NoisyRerun neither passes nor blocks a drop within noise: the
+	// decision is [Rerun], asking for more answers per item; the gate on
+	// the union of both runs (Thresholds.Final) decides as NoisyWarn.
+	NoisyRerun NoisyMode = "rerun"
 )
 
 // ParseNoisyMode reads the noisy-drop setting.
 func ParseNoisyMode(s string) (NoisyMode, error) {
 	switch m := NoisyMode(strings.TrimSpace(s)); m {
-	case NoisyBlock, NoisyWarn:
+	case NoisyBlock, NoisyWarn, NoisyRerun:
 		return m, nil
 	}
-	return "", fmt.Errorf("noisy-drop %q: expected block or warn", s)
+	return "", fmt.Errorf("noisy-drop %q: expected block, warn or rerun", s)
 }
 
 // DefaultThresholds block on a 2% relative drop of the aggregate score (with
@@ -93,6 +101,11 @@ type DropCheck struct {
 	// Resolution is what the interval's width lets the gate tell apart; nil
 	// without an interval.
 	Resolution *Resolution `json:"resolution"`
+	// Rerun is true for a drop within noise under noisy-drop rerun (not
+	// Final): the decision is Rerun. RerunAnswers is how many more answers
+	// per item the re-run should bring (Resolution.RerunAnswers).
+	Rerun        bool `json:"rerun"`
+	RerunAnswers int  `json:"rerun_answers,omitempty"`
 	// Reason is the reason text of a drop at or above max-drop ("" otherwise).
 	Reason string `json:"reason"`
 	// Basis says which items were compared: "all" (the full sets: they are
@@ -110,33 +123,6 @@ const (
 	BasisAll    = "all"
 	BasisCommon = "common"
 )
-
-// Resolution says how fine a drop the gate can tell from noise: the
-// interval's half-width with this many items, and what it would take to
-// bring it down to max-drop. A half-width h shrinks as 1/sqrt(n): n·(h/t)²
-// items, or every item judged K = ceil((h/t)²) times and averaged (which
-// assumes the judge's noise dominates the spread), resolve t.
-type Resolution struct {
-	Items     int     `json:"items"`
-	HalfWidth float64 `json:"half_width"`
-	// Target is max-drop.
-	Target float64 `json:"target"`
-	// ItemsNeeded and Repeats are 0 when the half-width is already within Target.
-	ItemsNeeded int `json:"items_needed"`
-	Repeats     int `json:"repeats"`
-}
-
-// NewResolution computes the resolution of an interval of the given
-// half-width over n items, against target.
-func NewResolution(n int, half, target float64) *Resolution {
-	r := &Resolution{Items: n, HalfWidth: half, Target: target}
-	if target > 0 && half > target {
-		f := (half / target) * (half / target)
-		r.ItemsNeeded = int(math.Ceil(float64(n) * f))
-		r.Repeats = int(math.Ceil(f))
-	}
-	return r
-}
 
 // dropTolerance absorbs floating-point error in the relative-drop check, so
 // that a drop of exactly MaxDrop (in exact arithmetic) always blocks even when
@@ -205,6 +191,11 @@ type Decision string
 const (
 	Pass  Decision = "pass"
 	Block Decision = "block"
+	// Rerun: nothing blocks, but a drop at or above max-drop is within
+	// noise under noisy-drop rerun: the run neither passes nor blocks
+	// until it is re-run with more answers per item and gated again on
+	// both runs (DropCheck.RerunAnswers says how many).
+	Rerun Decision = "rerun"
 )
 
 // BaselineInfo is the baseline as the report shows it.
@@ -433,7 +424,7 @@ func Decide(in DecideInput) *GateReport {
 	}
 	// hard: blocks, never waived; soft: blocks unless accepted; pass:
 	// notices that say why a run passed; warns: warnings.
-	var hard, soft, pass, warns []finding.Finding
+	var hard, soft, pass, warns, rerun []finding.Finding
 	warn := func(f finding.Finding) {
 		f.Severity = finding.Warning
 		warns = append(warns, f)
@@ -558,9 +549,11 @@ func Decide(in DecideInput) *GateReport {
 						// A drop blocks on the baseline branch too: never a warning.
 						soft = append(soft, f)
 						waived = append(waived, WaiveDrop)
+					} else if dc.Rerun {
+						rerun = append(rerun, f, finding.Finding{Kind: finding.RerunNeeded, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop, Count: dc.RerunAnswers}})
 					} else if dc.Case == DropNoise {
 						pass = append(pass, f)
-						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop}})
+						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop, Detail: string(dc.NoisyDrop)}})
 					}
 				}
 			} else if basis == BasisCommon {
@@ -629,6 +622,11 @@ func Decide(in DecideInput) *GateReport {
 	case len(soft) > 0:
 		g.Decision = Block
 		reasons = append(setSeverity(soft, finding.Error), setSeverity(pass, finding.Notice)...)
+	case len(rerun) > 0:
+		// Nothing blocks, but the drop is within noise: neither a pass
+		// nor a block until more answers are in.
+		g.Decision = Rerun
+		reasons = append(setSeverity(rerun, finding.Warning), setSeverity(pass, finding.Notice)...)
 	default:
 		reasons = setSeverity(pass, finding.Notice)
 	}
@@ -685,7 +683,7 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 		ci := *p.CI95
 		dc.CI95 = &ci
 		if th.MaxDrop > 0 {
-			dc.Resolution = NewResolution(p.Common, (ci[1]-ci[0])/2, th.MaxDrop)
+			dc.Resolution = NewResolution(p, base, (ci[1]-ci[0])/2, th)
 		}
 	}
 	if !dropBlocks(base, cur, th.MaxDrop) {
@@ -696,11 +694,18 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 	case dc.CI95 == nil || dc.CI95[1] < 0:
 		// No paired interval: the plain rule. Below zero: a real drop.
 		dc.Case, dc.Blocks = DropReal, true
-	case dc.BeyondHard && dc.NoisyDrop == NoisyWarn:
+	case dc.BeyondHard && (dc.NoisyDrop == NoisyWarn || dc.NoisyDrop == NoisyRerun && th.Final):
 		dc.Case, dc.Blocks = DropReal, true
 	default:
 		dc.Case = DropNoise
 		dc.Blocks = dc.NoisyDrop == NoisyBlock
+		if dc.NoisyDrop == NoisyRerun && !th.Final {
+			dc.Rerun = true
+			dc.RerunAnswers = 1
+			if dc.Resolution != nil {
+				dc.RerunAnswers = dc.Resolution.RerunAnswers
+			}
+		}
 	}
 	return dc
 }

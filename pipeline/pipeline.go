@@ -129,6 +129,10 @@ type Outcome struct {
 // Blocked reports whether the run is blocked (exit 1).
 func (o *Outcome) Blocked() bool { return o.Report.Decision == gate.Block }
 
+// Rerun reports whether the run asks for a re-run (noisy-drop rerun: a
+// drop within noise, neither a pass nor a block).
+func (o *Outcome) Rerun() bool { return o.Report.Decision == gate.Rerun }
+
 // Gate runs the gate. An error is exit 2: bad input, a baseline store that
 // cannot be read under on-baseline-error fail, a judge of the production
 // model's family under same-family fail.
@@ -220,7 +224,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && wantItems {
-			items.Append(it.ID, it.Score)
+			items.AppendAnswers(it.ID, it.Score, it.Answers, it.AnswerVar)
 		}
 		if sameRubric {
 			pairer.Add(it)

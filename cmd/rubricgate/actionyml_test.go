@@ -67,7 +67,7 @@ func TestActionYMLMatchesFlags(t *testing.T) {
 			t.Errorf("input %s is no flag", name)
 		}
 	}
-	for _, o := range []string{"decision", "passed", "score", "baseline-score", "relative-change", "blocking-failures", "report", "baseline-file", "comment-url", "may-advance", "next-tier"} {
+	for _, o := range []string{"decision", "passed", "score", "baseline-score", "relative-change", "blocking-failures", "report", "baseline-file", "comment-url", "rerun", "rerun-answers", "may-advance", "next-tier"} {
 		if _, ok := action.Outputs[o]; !ok {
 			t.Errorf("output %s is not declared", o)
 		}

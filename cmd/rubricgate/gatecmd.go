@@ -140,5 +140,8 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	if res.Blocked() {
 		return exitBlocked, nil
 	}
+	if res.Rerun() {
+		return exitRerun, nil
+	}
 	return exitPass, nil
 }
