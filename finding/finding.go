@@ -571,9 +571,6 @@ func (f Finding) render(e escaper) string {
 		}
 		return accepted(e, f, s)
 	case DropWithinNoise:
-		if f.Detail == "rerun" {
-			return fmt.Sprintf("the drop of %s%% is still within noise on both runs: its 95%% interval includes 0 (noisy-drop rerun, final gate: it passes unless it reaches hard-drop)", DropPct(-f.Change, f.MaxDrop))
-		}
 		return fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more answers per item or more items would tell", DropPct(-f.Change, f.MaxDrop))
 	case RerunNeeded:
 		return fmt.Sprintf("RERUN: the drop of %s%% is within noise (its 95%% interval includes 0) and noisy-drop is rerun: re-run the eval with %d more answer(s) per item and gate on both runs with --final; this run neither passes nor blocks", DropPct(-f.Change, f.MaxDrop), f.Count)

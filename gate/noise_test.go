@@ -165,7 +165,7 @@ func TestMinDetectablePower(t *testing.T) {
 	for _, tc := range []struct {
 		mode NoisyMode
 		se   float64
-	}{{NoisyBlock, 0.02}, {NoisyWarn, 0.02}, {NoisyWarn, 0.005}, {NoisyWarn, 0.04}, {NoisyRerun, 0.02}} {
+	}{{NoisyBlock, 0.02}, {NoisyWarn, 0.02}, {NoisyWarn, 0.005}, {NoisyWarn, 0.04}, {NoisyRerun, 0.02}, {NoisyRerun, 0.005}} {
 		th := DefaultThresholds
 		th.NoisyDrop, th.Final = tc.mode, true
 		mdd := MinDetectable(tc.se, th)
@@ -198,13 +198,14 @@ func TestNoisyRerun(t *testing.T) {
 	if g := decide(runReport(70), base(80), func(in *DecideInput) { rerun(in); in.Paired = pairedCI(50, -0.25, 0.01) }); g.Decision != Rerun {
 		t.Errorf("beyond hard, not final: %s", g.Decision)
 	}
-	// The final gate decides: within noise passes, hard-drop blocks.
+	// The final gate decides as block mode: a drop at or above max-drop
+	// blocks, interval or not; one within max-drop passes.
 	final := func(in *DecideInput) { rerun(in); in.Final = true }
-	if g := decide(runReport(77.6), base(80), final); g.Decision != Pass || g.DropCheck.Rerun {
-		t.Errorf("final within noise: %s %+v", g.Decision, g.DropCheck)
+	if g := decide(runReport(77.6), base(80), final); g.Decision != Block || g.DropCheck.Rerun || !strings.Contains(g.Reasons[0], "final gate") {
+		t.Errorf("final within noise: %s %+v %q", g.Decision, g.DropCheck, g.Reasons)
 	}
-	if g := decide(runReport(70), base(80), func(in *DecideInput) { final(in); in.Paired = pairedCI(50, -0.25, 0.01) }); g.Decision != Block {
-		t.Errorf("final beyond hard: %s", g.Decision)
+	if g := decide(runReport(79), base(80), final); g.Decision != Pass {
+		t.Errorf("final within max-drop: %s", g.Decision)
 	}
 	// A real drop (interval below 0) blocks at once; a safety failure
 	// blocks whatever the drop.

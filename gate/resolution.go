@@ -39,10 +39,11 @@ type Resolution struct {
 	NoisyDrop NoisyMode `json:"noisy_drop"`
 	// MinDetectable is the smallest real relative drop this run blocks
 	// with 80% power: max-drop + 0.84·SE with noisy-drop block (any
-	// observed drop at or above max-drop blocks); with warn (and rerun,
-	// whose final gate decides as warn) the observed drop must also clear
-	// the interval, 1.96·SE, or reach hard-drop: min(max(max-drop,
-	// 1.96·SE), hard-drop) + 0.84·SE.
+	// observed drop at or above max-drop blocks) and rerun (a real drop, or
+	// its final gate, blocks likewise; at this run's SE, which the re-run
+	// only lowers); with warn the observed drop must also clear the
+	// interval, 1.96·SE, or reach hard-drop: min(max(max-drop, 1.96·SE),
+	// hard-drop) + 0.84·SE.
 	MinDetectable float64 `json:"min_detectable_drop"`
 	// Resolves is true when the interval tells a drop of max-drop from
 	// zero with 80% power.
@@ -123,7 +124,7 @@ func NewResolution(p *Paired, base, half float64, th Thresholds) *Resolution {
 // taken as normal around the real one.
 func MinDetectable(se float64, th Thresholds) float64 {
 	t := th.MaxDrop
-	if th.NoisyDrop == NoisyWarn || th.NoisyDrop == NoisyRerun {
+	if th.NoisyDrop == NoisyWarn {
 		t = max(t, z975*se)
 		if th.HardDrop > th.MaxDrop {
 			t = min(t, th.HardDrop)

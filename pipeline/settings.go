@@ -55,8 +55,8 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	th, pol := gate.DefaultThresholds, gate.DefaultPolicy
 	fs.StringVar(&s.MaxDrop, "max-drop", fraction.Percent(th.MaxDrop), "relative drop of the aggregate score that blocks: 2% or 0.02")
 	fs.StringVar(&s.NoisyDrop, "noisy-drop", string(th.NoisyDrop), "a drop at or above max-drop whose paired 95% interval includes 0: block, warn (pass with a warning), or rerun (neither: exit 3 and output rerun=true, asking for more answers per item)")
-	fs.StringVar(&s.HardDrop, "hard-drop", fraction.Percent(th.HardDrop), "with noisy-drop warn (or the final gate of a rerun), the relative drop that blocks whatever the interval: 5% or 0.05")
-	fs.BoolVar(&s.Final, "final", false, "true on the gate of a re-run (the union of both runs' answers): with noisy-drop rerun, a drop still within noise is decided as noisy-drop warn decides it (hard-drop blocks, else a pass with a warning), never another rerun")
+	fs.StringVar(&s.HardDrop, "hard-drop", fraction.Percent(th.HardDrop), "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
+	fs.BoolVar(&s.Final, "final", false, "true on the gate of a re-run (the union of both runs' answers): with noisy-drop rerun, a drop at or above max-drop blocks as under noisy-drop block (interval or not), never another rerun")
 	fs.StringVar(&s.MaxUnscored, "max-unscored", "0", "share of unscored (judge error) items tolerated")
 	fs.StringVar(&s.MaxBaselineAge, "max-baseline-age", "30d", "warn when the baseline is older than this (e.g. 30d, 72h; 0 never)")
 	fs.StringVar(&s.BaselineFile, "baseline", "", "read the baseline from this file")
