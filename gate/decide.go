@@ -553,7 +553,7 @@ func Decide(in DecideInput) *GateReport {
 						soft = append(soft, f)
 						waived = append(waived, WaiveDrop)
 					} else if dc.Rerun {
-						rerun = append(rerun, f, finding.Finding{Kind: finding.RerunNeeded, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop, Count: dc.RerunAnswers}})
+						rerun = append(rerun, finding.Finding{Kind: finding.RerunNeeded, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop, Count: dc.RerunAnswers}}, f)
 					} else if dc.Case == DropNoise {
 						pass = append(pass, f)
 						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Change: -dc.Drop, MaxDrop: in.MaxDrop, Detail: string(dc.NoisyDrop)}})
@@ -740,6 +740,8 @@ func dropClause(dc *DropCheck) string {
 		return "; " + ci + " lies below 0"
 	case dc.Case == DropReal:
 		return ""
+	case dc.Rerun:
+		return ", but its " + ci + " includes 0: noisy-drop rerun decides after a re-run with more answers per item (on both runs, a drop at or above max-drop blocks)"
 	case dc.Blocks && dc.NoisyDrop == NoisyRerun:
 		return "; " + ci + " includes 0 on both runs' answers too (noisy-drop rerun, final gate: a drop at or above max-drop blocks)"
 	case dc.Blocks && dc.BeyondHard:

@@ -191,7 +191,7 @@ func TestNoisyRerun(t *testing.T) {
 	if g.Decision != Rerun || !g.DropCheck.Rerun || g.DropCheck.RerunAnswers < 1 || g.DropCheck.Blocks {
 		t.Fatalf("noisy drop under rerun: %s %+v", g.Decision, g.DropCheck)
 	}
-	if !strings.Contains(g.Reasons[len(g.Reasons)-1], "re-run the eval with") {
+	if !strings.HasPrefix(g.Reasons[0], "RERUN: ") || !strings.Contains(g.Reasons[0], "re-run the eval with") || !strings.Contains(g.Reasons[1], "noisy-drop rerun decides after a re-run") {
 		t.Errorf("reasons %q", g.Reasons)
 	}
 	// Beyond hard-drop, still within noise: rerun too (not yet final).
