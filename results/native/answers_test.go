@@ -156,3 +156,28 @@ func TestIntervalShrinksWithAnswers(t *testing.T) {
 		t.Errorf("4 judgings of one answer: half-width ratio %.2f, want about 1 (the judge here has no noise to average)", r)
 	}
 }
+
+// A tool's records whose samples are answer samples (Inspect epochs) score
+// as "answers" do: the answers counted and their variance kept, and any
+// failing answer fails the gate; the same samples as judgings are decided
+// by majority.
+func TestRecordAnswers(t *testing.T) {
+	rb := supportRubric()
+	ok := Sample{Metrics: metrics("accuracy", 5.0, "resolution", 5.0, "tone", 5.0, "safety", 1.0)}
+	bad := Sample{Metrics: metrics("accuracy", 1.0, "resolution", 1.0, "tone", 1.0, "safety", 0.0)}
+	src := &recs{format: "inspect", list: []Record{
+		{ID: "epochs", Line: 1, Samples: []Sample{ok, ok, bad}, Answers: true},
+		{ID: "judgings", Line: 2, Samples: []Sample{ok, ok, bad}},
+	}}
+	var got []gate.ItemResult
+	rep, err := Score(rb, []Input{{Name: "l.json", Records: src}}, ScoreOptions{OnItem: func(r *gate.ItemResult) error { got = append(got, *r); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Answers != 3 || !(got[0].AnswerVar > 0) || got[1].Answers != 0 || rep.MaxAnswers != 3 {
+		t.Errorf("items %+v, max answers %d", got, rep.MaxAnswers)
+	}
+	if len(rep.BlockingFailures) != 1 || rep.BlockingFailures[0].Item != "epochs" {
+		t.Errorf("blocking %+v: want the epochs item only", rep.BlockingFailures)
+	}
+}
