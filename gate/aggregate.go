@@ -240,7 +240,7 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 			c.sum += v.Score
 			c.scored++
 			c.hist[sc.bin(i, v.Score)]++
-			if v.N > 1 {
+			if v.N > 1 && r.Answers <= 1 { // the judge's spread: judge samples only
 				c.spreadSum += v.Spread
 				c.spreadN++
 			}
