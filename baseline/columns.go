@@ -38,6 +38,38 @@ type idColumn struct {
 type scoreColumn struct {
 	scores []float64
 	err    *columnError
+	// field is the column's name in "items" ("" is "scores").
+	field string
+}
+
+// namedColumn is a column of numbers other than "scores": "answers" (the
+// answer samples per item) or "answer_vars" (the variance of their scores).
+type namedColumn struct {
+	scoreColumn
+}
+
+// answersColumn and answerVarsColumn decode those two columns.
+type answersColumn struct{ namedColumn }
+type answerVarsColumn struct{ namedColumn }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *answersColumn) UnmarshalJSON(raw []byte) error {
+	c.field = "answers"
+	return c.scoreColumn.UnmarshalJSON(raw)
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *answerVarsColumn) UnmarshalJSON(raw []byte) error {
+	c.field = "answer_vars"
+	return c.scoreColumn.UnmarshalJSON(raw)
+}
+
+// name is the column's name in "items".
+func (c *scoreColumn) name() string {
+	if c.field == "" {
+		return "scores"
+	}
+	return c.field
 }
 
 // The column parsers check the JSON grammar of what they accept themselves
@@ -127,7 +159,7 @@ func (c *idColumn) parse(raw []byte, n int) int {
 func (c *scoreColumn) UnmarshalJSON(raw []byte) error {
 	if i := c.parse(raw, elements(raw)); i >= 0 {
 		if i = skipWSb(raw, i); i < len(raw) {
-			c.fail(raw, i, "field \"items.scores\": unexpected %q after the array", raw[i])
+			c.fail(raw, i, "field \"items.%s\": unexpected %q after the array", c.name(), raw[i])
 		}
 	}
 	return nil
@@ -145,7 +177,7 @@ func (c *scoreColumn) parse(raw []byte, n int) int {
 	c.scores, c.err = nil, nil
 	i := skipWSb(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
-		return c.fail(raw, i, "field \"items.scores\": expected an array of numbers, found JSON %s", kind(raw, i))
+		return c.fail(raw, i, "field \"items.%s\": expected an array of numbers, found JSON %s", c.name(), kind(raw, i))
 	}
 	c.scores = make([]float64, 0, n)
 	nc := new(numCache)
@@ -159,7 +191,7 @@ func (c *scoreColumn) parse(raw []byte, n int) int {
 			i++
 		}
 		if start == i {
-			return c.fail(raw, start, "field \"items.scores[%d]\": expected a number, found JSON %s", len(c.scores), kind(raw, start))
+			return c.fail(raw, start, "field \"items.%s[%d]\": expected a number, found JSON %s", c.name(), len(c.scores), kind(raw, start))
 		}
 		v, ok := parseNumber(raw[start:i])
 		if !ok {
@@ -167,12 +199,12 @@ func (c *scoreColumn) parse(raw []byte, n int) int {
 		}
 		if !ok {
 			if !jsonNumber(raw[start:i]) {
-				return c.fail(raw, start, "field \"items.scores[%d]\": %s is not a JSON number", len(c.scores), raw[start:i])
+				return c.fail(raw, start, "field \"items.%s[%d]\": %s is not a JSON number", c.name(), len(c.scores), raw[start:i])
 			}
 			var err error
 			v, err = strconv.ParseFloat(string(raw[start:i]), 64)
 			if err != nil || math.IsInf(v, 0) {
-				return c.fail(raw, start, "field \"items.scores[%d]\": %s is not a finite number", len(c.scores), raw[start:i])
+				return c.fail(raw, start, "field \"items.%s[%d]\": %s is not a finite number", c.name(), len(c.scores), raw[start:i])
 			}
 			nc.put(raw[start:i], v)
 		}
@@ -184,7 +216,7 @@ func (c *scoreColumn) parse(raw []byte, n int) int {
 		if i < len(raw) && raw[i] == ']' {
 			return i + 1
 		}
-		return c.fail(raw, i, "field \"items.scores[%d]\": expected a number", len(c.scores))
+		return c.fail(raw, i, "field \"items.%s[%d]\": expected a number", c.name(), len(c.scores))
 	}
 }
 

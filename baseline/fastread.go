@@ -8,7 +8,8 @@ import (
 
 // readFast decodes data into w when the file has the shape Write gives it
 // (whitespace and member order may differ): a top-level object whose
-// "items" member is an object of exactly "count", "ids" and "scores". The
+// "items" member is an object of exactly "count", "ids" and "scores" (and
+// "answers" and "answer_vars" when items carry answer samples). The
 // item columns are parsed by hand (checking the JSON grammar themselves);
 // the rest of the file, with the items member cut out, goes through
 // encoding/json, a few kilobytes instead of the 27 MiB of a million items
@@ -183,6 +184,20 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 				}
 			}
 			it.Scores = &c
+		case key == "answers" && it.Answers == nil:
+			c := &answersColumn{}
+			c.field = "answers"
+			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
+				return nil, 0, false
+			}
+			it.Answers = c
+		case key == "answer_vars" && it.AnswerVars == nil:
+			c := &answerVarsColumn{}
+			c.field = "answer_vars"
+			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
+				return nil, 0, false
+			}
+			it.AnswerVars = c
 		default:
 			return nil, 0, false
 		}

@@ -25,6 +25,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -173,6 +174,12 @@ type wireItems struct {
 	// InputHashes, optional, binds each item to its task (see
 	// gate.InputHash and hashColumn).
 	InputHashes *hashColumn `json:"input_hashes,omitempty"`
+	// Answers and AnswerVars are written when an item has more than one
+	// answer sample: per item, the answers its score is the mean of and
+	// the variance of their scores (what the next comparison needs to
+	// count answer noise). A file without them has one answer per item.
+	Answers    *answersColumn    `json:"answers,omitempty"`
+	AnswerVars *answerVarsColumn `json:"answer_vars,omitempty"`
 }
 
 // Write writes the file as JSON: an indented header, then the items as two
@@ -246,6 +253,25 @@ func (f *File) Write(w io.Writer) error {
 		flush(false)
 	}
 	b = append(b, ']')
+	if f.Items.HasAnswers() {
+		b = append(b, ",\n    \"answers\": ["...)
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(f.Items.Answers(i)), 10)
+			flush(false)
+		}
+		b = append(b, "],\n    \"answer_vars\": ["...)
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fc.append(b, f.Items.AnswerVar(i))
+			flush(false)
+		}
+		b = append(b, ']')
+	}
 	if f.Items.HasInputHashes() {
 		b = append(b, ",\n    \"input_hashes\": \""...)
 		for i := 0; i < n; i += hashBlock {
@@ -358,11 +384,17 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	case w.Items.Scores == nil:
 		return nil, missing("items.scores")
 	}
-	hashErr := (*columnError)(nil)
+	errs := []*columnError{w.Items.IDs.err, w.Items.Scores.err}
 	if w.Items.InputHashes != nil {
-		hashErr = w.Items.InputHashes.err
+		errs = append(errs, w.Items.InputHashes.err)
 	}
-	for _, c := range []*columnError{w.Items.IDs.err, w.Items.Scores.err, hashErr} {
+	if w.Items.Answers != nil {
+		errs = append(errs, w.Items.Answers.err)
+	}
+	if w.Items.AnswerVars != nil {
+		errs = append(errs, w.Items.AnswerVars.err)
+	}
+	for _, c := range errs {
 		if c != nil {
 			if off, ok := offsetIn(data, c.raw); ok {
 				line, col := position(data, int64(off+c.at))
@@ -411,6 +443,9 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 		if !items.SetInputHashBytes(h.data) {
 			return nil, fmt.Errorf("%s: field \"items.input_hashes\": %d hashes but %d items; the columns must have the same length", name, len(h.data)/32, items.Len())
 		}
+	}
+	if err := setAnswers(items, w.Items); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	f := &File{
 		Schema:          *w.Schema,
@@ -548,6 +583,44 @@ func (f *File) validate() error {
 		return err
 	}
 	return f.checkHistory()
+}
+
+// setAnswers checks the answer columns and puts them in items: both or
+// neither, as long as the ids, whole counts of at least 1, variances that
+// are 0 for one answer and within what K scores on 0-100 averaging the
+// item's score can have (K/(K-1)·m·(100-m)): a variance the item's own
+// score contradicts is refused like a doctored aggregate.
+func setAnswers(items *gate.ItemColumns, w *wireItems) error {
+	switch {
+	case w.Answers == nil && w.AnswerVars == nil:
+		return nil
+	case w.Answers == nil:
+		return errors.New("field \"items.answer_vars\" without \"items.answers\"; the file was edited or is corrupt")
+	case w.AnswerVars == nil:
+		return errors.New("field \"items.answers\" without \"items.answer_vars\"; the file was edited or is corrupt")
+	}
+	ks, vs := w.Answers.scores, w.AnswerVars.scores
+	n := items.Len()
+	if len(ks) != n || len(vs) != n {
+		return fmt.Errorf("field \"items\": %d ids but %d answers and %d answer_vars; the columns must have the same length", n, len(ks), len(vs))
+	}
+	k32 := make([]int32, n)
+	for i, k := range ks {
+		if !(k >= 1 && k <= 1e6) || k != math.Trunc(k) {
+			return fmt.Errorf("field \"items.answers[%d]\": %v is not a whole number of answers from 1 to 1000000", i, k)
+		}
+		k32[i] = int32(k)
+		v, m := vs[i], items.Score(i)
+		most := 0.0
+		if k > 1 {
+			most = k / (k - 1) * m * (100 - m)
+		}
+		if !(v >= 0) || v > most*(1+figureTolerance)+figureTolerance {
+			return fmt.Errorf("field \"items.answer_vars[%d]\" is %v but %v answers averaging %v vary by at most %.6g; the file was edited or is corrupt", i, v, k, m, most)
+		}
+	}
+	items.SetAnswers(k32, vs)
+	return nil
 }
 
 // figureTolerance is how far a stored figure may be from the one recomputed

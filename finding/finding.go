@@ -116,6 +116,11 @@ const (
 	// DropWithinNoise: a drop at or above max-drop whose paired interval
 	// includes 0 passed under noisy-drop warn. Change, MaxDrop.
 	DropWithinNoise Kind = "drop-within-noise"
+	// RerunNeeded: a drop at or above max-drop whose paired interval
+	// includes 0, under noisy-drop rerun: the run is to be re-run with
+	// Count more answers per item and gated on both runs. Change, MaxDrop,
+	// Count.
+	RerunNeeded Kind = "rerun-needed"
 	// NoCommonItems: the run shares no item with the baseline, so the
 	// relative check compares the full sets.
 	NoCommonItems Kind = "no-common-items"
@@ -653,7 +658,9 @@ func (f Finding) render(e escaper) string {
 	case TaskUnboundResults:
 		return fmt.Sprintf("%d item(s) were compared with the baseline by id alone: these results carry no input_hash for them, so a changed question under the same id cannot be told", f.Count)
 	case DropWithinNoise:
-		return fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more items would tell", DropPct(-f.Change, f.MaxDrop))
+		return fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more answers per item or more items would tell", DropPct(-f.Change, f.MaxDrop))
+	case RerunNeeded:
+		return fmt.Sprintf("RERUN: the drop of %s%% is within noise (its 95%% interval includes 0) and noisy-drop is rerun: re-run the eval with %d more answer(s) per item and gate on both runs with --final; this run neither passes nor blocks", DropPct(-f.Change, f.MaxDrop), f.Count)
 	case NoCommonItems:
 		return "the run shares no item with the baseline: the relative check compares the full sets, which may hold different items"
 	case NoBlockingFailed:

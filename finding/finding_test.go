@@ -251,8 +251,9 @@ func TestTextMatchesDecide(t *testing.T) {
 				in.NoisyDrop = gate.NoisyWarn
 				in.Paired = &gate.Paired{Method: "paired", Common: 10, CI95: &[2]float64{-0.05, 0.01}}
 			}),
-			reasons:  []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{Detail: ", but its 95% CI -5.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%", DropParams: finding.DropParams{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02}}}.Text()},
-			warnings: []string{"the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more items would tell"},
+			reasons: []string{finding.Finding{Kind: finding.AggregateDrop, Params: finding.Params{DropParams: finding.DropParams{Change: (78.0 - 80) / 80, Baseline: 80, Current: 78, MaxDrop: 0.02},
+				Detail: ", but its 95% CI -5.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%"}}.Text()},
+			warnings: []string{"the drop of 2.50% is within noise: its 95% interval includes 0 (noisy-drop warn); more answers per item or more items would tell"},
 		},
 		{
 			name: "nothing scored",

@@ -20,7 +20,7 @@ import (
 // scorer/_metric.py (Score, value_to_float), at commit 499e6152e7b8.
 //
 // One record per sample and epoch: the id is samples[].id; epochs are
-// samples of one item, so records of one id differ in Meta["epoch"], and
+// answer samples of one item (regenerated answers; see toGate), so records of one id differ in Meta["epoch"], and
 // only an id repeated within one epoch is refused. Metrics come from
 // scores{scorer: {value, explanation}}, one per scorer (a dict value gives
 // one per key, named scorer/key): a number as is; a bool 1 or 0; the

@@ -162,6 +162,9 @@ func toGate(g []*Record) *native.Record {
 	if out.Error == "" && len(g) == 1 {
 		out.Reasoning = first.Reasoning
 	}
+	// Records of one id told apart by epoch are regenerated answers
+	// (Inspect epochs), not judgings of one answer.
+	out.Answers = len(g) > 1 && first.Meta["epoch"] != ""
 	return out
 }
 

@@ -85,6 +85,11 @@ type Judged struct {
 	// InputHash binds the item to its task (the results' input_hash);
 	// zero when the results carry none.
 	InputHash InputHash
+	// Answers is the number of answer samples (regenerated answers) the
+	// values are the means of (0 or 1: one answer); AnswerVar is the
+	// variance of the answers' weighted scores (points², n - 1).
+	Answers   int
+	AnswerVar float64
 }
 
 // Weighted applies the weighted-mean arithmetic to one item's values:
@@ -153,7 +158,7 @@ func (sc *Scorer) bin(i int, v float64) int {
 type Tally struct {
 	sc                                   *Scorer
 	items, scored, passed, retrievalMiss int
-	maxSamples                           int
+	maxSamples, maxAnswers               int
 	scoreSum                             float64
 	crit                                 []critAgg
 	unscored                             []UnscoredItem
@@ -208,6 +213,7 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 	if r.Samples > p.maxSamples {
 		p.maxSamples = r.Samples
 	}
+	p.maxAnswers = max(p.maxAnswers, r.Answers)
 	p.scoreSum += score
 	if pass {
 		p.passed++
@@ -217,6 +223,9 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 		p.results = append(p.results, ItemResult{ID: string(r.ID), Score: score, Pass: pass, Failed: []string{}, NA: []string{},
 			JudgeModel: r.JudgeModel, Length: r.Length, InputHash: r.InputHash})
 		res = &p.results[len(p.results)-1]
+		if r.Answers > 1 {
+			res.Answers, res.AnswerVar = r.Answers, r.AnswerVar
+		}
 		res.Reasoning = string(r.Reasoning)
 		if res.Reasoning == "" {
 			res.Reasoning = string(r.Notes)
@@ -234,7 +243,7 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 			c.sum += v.Score
 			c.scored++
 			c.hist[sc.bin(i, v.Score)]++
-			if v.N > 1 {
+			if v.N > 1 && r.Answers <= 1 { // the judge's spread: judge samples only
 				c.spreadSum += v.Spread
 				c.spreadN++
 			}
@@ -315,6 +324,7 @@ func (u *Run) Fold(p *Tally) {
 	a.retrievalMiss += p.retrievalMiss
 	a.scoreSum += p.scoreSum
 	a.maxSamples = max(a.maxSamples, p.maxSamples)
+	a.maxAnswers = max(a.maxAnswers, p.maxAnswers)
 	for i := range a.crit {
 		c, d := &a.crit[i], &p.crit[i]
 		c.sum += d.sum
@@ -399,6 +409,9 @@ func (u *Run) Report(maxUnscored float64) *Report {
 	}
 	if a.maxSamples > 1 {
 		rep.MaxSamples = a.maxSamples
+	}
+	if a.maxAnswers > 1 {
+		rep.MaxAnswers = a.maxAnswers
 	}
 	if a.items > 0 {
 		rep.RetrievalMiss = RetrievalMiss{Count: a.retrievalMiss, Rate: float64(a.retrievalMiss) / float64(a.items)}

@@ -10,6 +10,12 @@ import (
 type ItemScore struct {
 	ID    string
 	Score float64
+	// Answers is the number of answer samples (regenerated answers) the
+	// score is the mean of; 0 or 1 is one answer.
+	Answers int
+	// AnswerVar is the variance (n - 1 in the denominator, points² on
+	// 0-100) of the answers' scores; 0 with one answer.
+	AnswerVar float64
 }
 
 // BaselineSource says where a baseline came from, for the report.

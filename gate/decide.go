@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +27,14 @@ type Thresholds struct {
 	// HardDrop is the relative drop that blocks whatever the interval says
 	// (with NoisyWarn; with NoisyBlock MaxDrop already blocks).
 	HardDrop float64
+	// Final is set on the last gate of a noisy-drop rerun (the gate on the
+	// union of the first run and its re-run): a drop at or above max-drop
+	// then blocks as under noisy-drop block, interval or not, and never
+	// asks for another rerun. (Decided on about twice the answers, and
+	// only after a first run that was not clear, it blocks unchanged pull
+	// requests far less often than block mode and misses no more real
+	// drops: see docs/gate.md.)
+	Final bool
 }
 
 // NoisyMode is the noisy-drop setting.
@@ -37,15 +44,19 @@ type NoisyMode string
 const (
 	NoisyBlock NoisyMode = "block"
 	NoisyWarn  NoisyMode = "warn"
+	// NoisyRerun neither passes nor blocks a drop within noise: the
+	// decision is [Rerun], asking for more answers per item; the gate on
+	// the union of both runs (Thresholds.Final) decides as NoisyBlock.
+	NoisyRerun NoisyMode = "rerun"
 )
 
 // ParseNoisyMode reads the noisy-drop setting.
 func ParseNoisyMode(s string) (NoisyMode, error) {
 	switch m := NoisyMode(strings.TrimSpace(s)); m {
-	case NoisyBlock, NoisyWarn:
+	case NoisyBlock, NoisyWarn, NoisyRerun:
 		return m, nil
 	}
-	return "", fmt.Errorf("noisy-drop %q: expected block or warn", s)
+	return "", fmt.Errorf("noisy-drop %q: expected block, warn or rerun", s)
 }
 
 // DefaultThresholds block on a 2% relative drop of the aggregate score (with
@@ -93,6 +104,11 @@ type DropCheck struct {
 	// Resolution is what the interval's width lets the gate tell apart; nil
 	// without an interval.
 	Resolution *Resolution `json:"resolution"`
+	// Rerun is true for a drop within noise under noisy-drop rerun (not
+	// Final): the decision is Rerun. RerunAnswers is how many more answers
+	// per item the re-run should bring (Resolution.RerunAnswers).
+	Rerun        bool `json:"rerun"`
+	RerunAnswers int  `json:"rerun_answers,omitempty"`
 	// Reason is the reason text of a drop at or above max-drop ("" otherwise).
 	Reason string `json:"reason"`
 	// Basis says which items were compared: "all" (the full sets: they are
@@ -110,33 +126,6 @@ const (
 	BasisAll    = "all"
 	BasisCommon = "common"
 )
-
-// Resolution says how fine a drop the gate can tell from noise: the
-// interval's half-width with this many items, and what it would take to
-// bring it down to max-drop. A half-width h shrinks as 1/sqrt(n): n·(h/t)²
-// items, or every item judged K = ceil((h/t)²) times and averaged (which
-// assumes the judge's noise dominates the spread), resolve t.
-type Resolution struct {
-	Items     int     `json:"items"`
-	HalfWidth float64 `json:"half_width"`
-	// Target is max-drop.
-	Target float64 `json:"target"`
-	// ItemsNeeded and Repeats are 0 when the half-width is already within Target.
-	ItemsNeeded int `json:"items_needed"`
-	Repeats     int `json:"repeats"`
-}
-
-// NewResolution computes the resolution of an interval of the given
-// half-width over n items, against target.
-func NewResolution(n int, half, target float64) *Resolution {
-	r := &Resolution{Items: n, HalfWidth: half, Target: target}
-	if target > 0 && half > target {
-		f := (half / target) * (half / target)
-		r.ItemsNeeded = int(math.Ceil(float64(n) * f))
-		r.Repeats = int(math.Ceil(f))
-	}
-	return r
-}
 
 // dropTolerance absorbs floating-point error in the relative-drop check, so
 // that a drop of exactly MaxDrop (in exact arithmetic) always blocks even when
@@ -202,6 +191,11 @@ type Decision string
 const (
 	Pass  Decision = "pass"
 	Block Decision = "block"
+	// Rerun: nothing blocks, but a drop at or above max-drop is within
+	// noise under noisy-drop rerun: the run neither passes nor blocks
+	// until it is re-run with more answers per item and gated again on
+	// both runs (DropCheck.RerunAnswers says how many).
+	Rerun Decision = "rerun"
 )
 
 // BaselineInfo is the baseline as the report shows it.
@@ -438,7 +432,7 @@ func Decide(in DecideInput) *GateReport {
 	}
 	// hard: blocks, never waived; soft: blocks unless accepted; pass:
 	// notices that say why a run passed; warns: warnings.
-	var hard, soft, pass, warns []finding.Finding
+	var hard, soft, pass, warns, rerun []finding.Finding
 	warn := func(f finding.Finding) {
 		f.Severity = finding.Warning
 		warns = append(warns, f)
@@ -563,9 +557,11 @@ func Decide(in DecideInput) *GateReport {
 						// A drop blocks on the baseline branch too: never a warning.
 						soft = append(soft, f)
 						waived = append(waived, WaiveDrop)
+					} else if dc.Rerun {
+						rerun = append(rerun, finding.Finding{Kind: finding.RerunNeeded, Params: finding.Params{Count: dc.RerunAnswers, DropParams: finding.DropParams{Change: -dc.Drop, MaxDrop: in.MaxDrop}}}, f)
 					} else if dc.Case == DropNoise {
 						pass = append(pass, f)
-						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{DropParams: finding.DropParams{Change: -dc.Drop, MaxDrop: in.MaxDrop}}})
+						warn(finding.Finding{Kind: finding.DropWithinNoise, Params: finding.Params{Detail: string(dc.NoisyDrop), DropParams: finding.DropParams{Change: -dc.Drop, MaxDrop: in.MaxDrop}}})
 					}
 				}
 			} else if basis == BasisCommon {
@@ -642,6 +638,11 @@ func Decide(in DecideInput) *GateReport {
 	case len(soft) > 0:
 		g.Decision = Block
 		reasons = append(setSeverity(soft, finding.Error), setSeverity(pass, finding.Notice)...)
+	case len(rerun) > 0:
+		// Nothing blocks, but the drop is within noise: neither a pass
+		// nor a block until more answers are in.
+		g.Decision = Rerun
+		reasons = append(setSeverity(rerun, finding.Warning), setSeverity(pass, finding.Notice)...)
 	default:
 		reasons = setSeverity(pass, finding.Notice)
 	}
@@ -695,7 +696,7 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 		ci := *p.CI95
 		dc.CI95 = &ci
 		if th.MaxDrop > 0 {
-			dc.Resolution = NewResolution(p.Common, (ci[1]-ci[0])/2, th.MaxDrop)
+			dc.Resolution = NewResolution(p, base, (ci[1]-ci[0])/2, th)
 		}
 	}
 	if !dropBlocks(base, cur, th.MaxDrop) {
@@ -710,7 +711,14 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 		dc.Case, dc.Blocks = DropReal, true
 	default:
 		dc.Case = DropNoise
-		dc.Blocks = dc.NoisyDrop == NoisyBlock
+		dc.Blocks = dc.NoisyDrop == NoisyBlock || dc.NoisyDrop == NoisyRerun && th.Final
+		if dc.NoisyDrop == NoisyRerun && !th.Final {
+			dc.Rerun = true
+			dc.RerunAnswers = 1
+			if dc.Resolution != nil {
+				dc.RerunAnswers = dc.Resolution.RerunAnswers
+			}
+		}
 	}
 	return dc
 }
@@ -741,6 +749,10 @@ func dropClause(dc *DropCheck) string {
 		return "; " + ci + " lies below 0"
 	case dc.Case == DropReal:
 		return ""
+	case dc.Rerun:
+		return ", but its " + ci + " includes 0: noisy-drop rerun decides after a re-run with more answers per item (on both runs, a drop at or above max-drop blocks)"
+	case dc.Blocks && dc.NoisyDrop == NoisyRerun:
+		return "; " + ci + " includes 0 on both runs' answers too (noisy-drop rerun, final gate: a drop at or above max-drop blocks)"
 	case dc.Blocks && dc.BeyondHard:
 		return "; " + ci + " includes 0, but the drop reaches hard-drop " + fmtPct(dc.HardDrop) + ", so noisy-drop warn would block it too"
 	case dc.Blocks:

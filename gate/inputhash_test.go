@@ -49,7 +49,7 @@ func TestParseInputHash(t *testing.T) {
 // removed and a new one added; when one side has no hash the items are
 // paired by id and counted for the note.
 func TestPairerTaskChanged(t *testing.T) {
-	cols := ColumnsOf([]ItemScore{{"same", 80}, {"swapped", 20}, {"nohash-now", 70}, {"nohash-base", 60}, {"swapped-err", 30}})
+	cols := ColumnsOf([]ItemScore{{ID: "same", Score: 80}, {ID: "swapped", Score: 20}, {ID: "nohash-now", Score: 70}, {ID: "nohash-base", Score: 60}, {ID: "swapped-err", Score: 30}})
 	h := func(q string) InputHash { return HashTask(q, "", "") }
 	cols.SetInputHash(0, h("same"))
 	cols.SetInputHash(1, h("hard question"))
@@ -87,7 +87,7 @@ func TestPairerTaskChanged(t *testing.T) {
 }
 
 func TestItemColumnsInputHash(t *testing.T) {
-	c := ColumnsOf([]ItemScore{{"a", 1}, {"b", 2}, {"c", 3}})
+	c := ColumnsOf([]ItemScore{{ID: "a", Score: 1}, {ID: "b", Score: 2}, {ID: "c", Score: 3}})
 	if c.HasInputHashes() || !c.InputHash(1).IsZero() {
 		t.Fatal("hashes before any was set")
 	}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"hash/maphash"
+	"math"
 	"strings"
 )
 
@@ -15,6 +16,10 @@ type ItemColumns struct {
 	ids    strings.Builder
 	end    []int
 	scores []float64
+	// answers and answerVars are the answer samples per item and the
+	// variance of their scores; nil while every item has one answer.
+	answers    []int32
+	answerVars []float64
 	// idx indexes the ids, built when first needed; nil after an append.
 	idx *idIndex
 	// hashes holds the items' InputHash, 32 bytes an item, up to the last
@@ -38,9 +43,69 @@ func ColumnsOf(items []ItemScore) *ItemColumns {
 	}
 	c := NewItemColumns(len(items), n)
 	for _, it := range items {
-		c.Append(it.ID, it.Score)
+		c.AppendAnswers(it.ID, it.Score, it.Answers, it.AnswerVar)
 	}
 	return c
+}
+
+// AppendAnswers adds one item whose score is the mean of k answer samples
+// whose scores have variance v (k <= 1: one answer, v ignored).
+func (c *ItemColumns) AppendAnswers(id string, score float64, k int, v float64) {
+	c.Append(id, score)
+	if k <= 1 {
+		return
+	}
+	c.fillAnswers(c.Len())
+	c.answers[c.Len()-1] = int32(min(k, math.MaxInt32))
+	c.answerVars[c.Len()-1] = v
+}
+
+// oneAnswer extends the answer columns, when there are any, by one item
+// of one answer.
+func (c *ItemColumns) oneAnswer() {
+	if c.answers != nil {
+		c.answers = append(c.answers, 1)
+		c.answerVars = append(c.answerVars, 0)
+	}
+}
+
+// fillAnswers starts the answer columns at n items of one answer each.
+func (c *ItemColumns) fillAnswers(n int) {
+	if c.answers != nil {
+		return
+	}
+	c.answers = make([]int32, n, max(n, 16))
+	c.answerVars = make([]float64, n, max(n, 16))
+	for i := range c.answers {
+		c.answers[i] = 1
+	}
+}
+
+// Answers is the i-th item's number of answer samples (1 without answer
+// columns).
+func (c *ItemColumns) Answers(i int) int {
+	if c.answers == nil {
+		return 1
+	}
+	return int(c.answers[i])
+}
+
+// AnswerVar is the variance of the i-th item's answer scores (0 without
+// answer columns).
+func (c *ItemColumns) AnswerVar(i int) float64 {
+	if c.answerVars == nil {
+		return 0
+	}
+	return c.answerVars[i]
+}
+
+// HasAnswers reports whether any item has more than one answer sample.
+func (c *ItemColumns) HasAnswers() bool { return c != nil && c.answers != nil }
+
+// SetAnswers sets every item's answer count and variance (a baseline
+// file's columns; both as long as the items).
+func (c *ItemColumns) SetAnswers(k []int32, v []float64) {
+	c.answers, c.answerVars = k, v
 }
 
 // Append adds one item.
@@ -49,6 +114,7 @@ func (c *ItemColumns) Append(id string, score float64) {
 	c.ids.WriteString(id)
 	c.end = append(c.end, c.ids.Len())
 	c.scores = append(c.scores, score)
+	c.oneAnswer()
 }
 
 // AppendBytes adds one item whose id is the bytes of id (copied).
@@ -57,6 +123,7 @@ func (c *ItemColumns) AppendBytes(id []byte, score float64) {
 	c.ids.Write(id)
 	c.end = append(c.end, c.ids.Len())
 	c.scores = append(c.scores, score)
+	c.oneAnswer()
 }
 
 // grow makes room for one more item with an id of n bytes, doubling what
@@ -109,6 +176,9 @@ func (c *ItemColumns) Items() []ItemScore {
 	out := make([]ItemScore, c.Len())
 	for i := range out {
 		out[i] = ItemScore{ID: c.ID(i), Score: c.scores[i]}
+		if c.answers != nil {
+			out[i].Answers, out[i].AnswerVar = c.Answers(i), c.AnswerVar(i)
+		}
 	}
 	return out
 }

@@ -66,3 +66,26 @@ func BenchmarkIDIndex(b *testing.B) {
 		}
 	}
 }
+
+// Answer columns start at the first item with more than one answer, the
+// items before it at one answer each, and follow every append after it.
+func TestItemColumnsAnswers(t *testing.T) {
+	var c ItemColumns
+	c.Append("a", 50)
+	if c.HasAnswers() || c.Answers(0) != 1 || c.AnswerVar(0) != 0 {
+		t.Fatal("one answer")
+	}
+	c.AppendAnswers("b", 60, 4, 25)
+	c.AppendBytes([]byte("c"), 70)
+	c.AppendAnswers("d", 80, 1, 99) // one answer: no variance
+	want := []ItemScore{{ID: "a", Score: 50, Answers: 1}, {ID: "b", Score: 60, Answers: 4, AnswerVar: 25}, {ID: "c", Score: 70, Answers: 1}, {ID: "d", Score: 80, Answers: 1}}
+	got := c.Items()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("item %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if cc := ColumnsOf(want); cc.Answers(1) != 4 || cc.AnswerVar(1) != 25 || cc.Answers(3) != 1 {
+		t.Errorf("ColumnsOf lost the answers")
+	}
+}

@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -97,27 +99,132 @@ func TestNoisyDropBlockModeBeyondHard(t *testing.T) {
 }
 
 func TestResolution(t *testing.T) {
-	// ±4% over 50 items against 2%: (4/2)² = 4 times the items or judgements.
-	r := NewResolution(50, 0.04, 0.02)
-	if r.ItemsNeeded != 200 || r.Repeats != 4 {
-		t.Errorf("resolution %+v", r)
+	th := DefaultThresholds // max-drop 2%, block
+	// ±4% over 50 single-answer items: SE = 0.04/1.96; the target SE is
+	// 0.02/(1.96+0.8416); items scale with SE², and with all of the
+	// variance answer noise, answers per item (both runs) scale with it too.
+	p := &Paired{Common: 50}
+	r := NewResolution(p, 80, 0.04, th)
+	se, target := 0.04/1.959963984540054, 0.02/(1.959963984540054+0.8416212335729143)
+	wantItems := int(math.Ceil(50 * (se / target) * (se / target)))
+	wantK := int(math.Ceil((se / target) * (se / target)))
+	if r.ItemsNeeded != wantItems || r.AnswersNeeded != wantK || r.Resolves || r.Measured || r.AnswerNoise != 1 {
+		t.Errorf("resolution %+v, want items %d, answers %d", r, wantItems, wantK)
 	}
-	r = NewResolution(50, 0.05, 0.02) // (2.5)² = 6.25
-	if r.ItemsNeeded != 313 || r.Repeats != 7 {
-		t.Errorf("resolution %+v", r)
+	if math.Abs(r.MinDetectable-(0.02+0.8416212335729143*se)) > 1e-12 {
+		t.Errorf("block-mode MDD %v, want max-drop + z80·SE = %v", r.MinDetectable, 0.02+0.8416212335729143*se)
 	}
-	if r := NewResolution(1000, 0.01, 0.02); r.ItemsNeeded != 0 || r.Repeats != 0 {
+	// Warn: the observed drop must clear 1.96·SE too (0.04 here), capped by hard-drop 5%.
+	th.NoisyDrop = NoisyWarn
+	if got, want := NewResolution(p, 80, 0.04, th).MinDetectable, 0.04+0.8416212335729143*se; math.Abs(got-want) > 1e-12 {
+		t.Errorf("warn MDD %v, want %v", got, want)
+	}
+	if got, want := NewResolution(p, 80, 0.08, th).MinDetectable, 0.05+0.8416212335729143*0.08/1.959963984540054; math.Abs(got-want) > 1e-12 {
+		t.Errorf("warn MDD capped by hard-drop %v, want %v", got, want)
+	}
+	if r := NewResolution(&Paired{Common: 1000}, 80, 0.005, DefaultThresholds); !r.Resolves || r.ItemsNeeded != 0 || r.AnswersNeeded != 0 {
 		t.Errorf("already resolved: %+v", r)
+	}
+	// Measured answer noise: 4 answers per item on both sides, per-answer
+	// variance 400 points² at a baseline mean of 80 (relative 400/6400).
+	// Per-item variance of the change = 50·SE²; answer noise is 2·(400/6400)/4.
+	pm := &Paired{Common: 50, Answers: 4, BaselineAnswers: 4, AnswerVar: 400, AnswerVarItems: 50, BaselineAnswerVar: 400, BaselineAnswerVarItems: 50}
+	half := 1.959963984540054 * math.Sqrt(2*(400.0/6400)/4/50) // all of it answer noise
+	r = NewResolution(pm, 80, half, DefaultThresholds)
+	if !r.Measured || math.Abs(r.AnswerNoise-1) > 1e-9 {
+		t.Errorf("measured noise %+v", r)
+	}
+	// To resolve: 2σ²/K' <= 50·target² → K' = ceil(2σ²/(50·target²)).
+	if want := int(math.Ceil(2 * (400.0 / 6400) / (50 * target * target))); r.AnswersNeeded != want {
+		t.Errorf("answers needed %d, want %d", r.AnswersNeeded, want)
+	}
+	// A re-run adds answers to this run only: σ²/K' + σ²/4 <= 50·target².
+	if room := 50*target*target - (400.0/6400)/4; room > 0 {
+		t.Fatalf("test setup: the baseline alone must not resolve (room %v)", room)
+	}
+	if r.RerunAnswers != 4 {
+		t.Errorf("rerun answers %d: the baseline's noise alone exceeds the target, so one more run like this one (4)", r.RerunAnswers)
+	}
+	// Items whose changes are not answer noise: more answers cannot resolve.
+	pm2 := *pm
+	r = NewResolution(&pm2, 80, 3*half, DefaultThresholds)
+	if r.AnswerNoise > 0.12 || r.AnswersNeeded != 0 || r.ItemsNeeded == 0 {
+		t.Errorf("item-level change: %+v", r)
 	}
 	// Decide fills it from the paired interval's half-width.
 	g := decide(runReport(79.5), base(80), func(in *DecideInput) { in.Paired = pairedCI(50, -0.05, 0.03) })
-	if res := g.DropCheck.Resolution; res == nil || res.Items != 50 || res.HalfWidth != 0.04 || res.Repeats != 4 {
+	if res := g.DropCheck.Resolution; res == nil || res.Items != 50 || res.HalfWidth != 0.04 || res.ItemsNeeded != wantItems {
 		t.Errorf("resolution %+v", res)
 	}
 }
 
+// TestMinDetectablePower checks the MDD against the decision itself: at
+// a real drop of MinDetectable, with the observed drop normal around it
+// (SE) and its 95% interval ±1.96·SE, checkDrop blocks 80% of the time, in
+// every mode.
+func TestMinDetectablePower(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, tc := range []struct {
+		mode NoisyMode
+		se   float64
+	}{{NoisyBlock, 0.02}, {NoisyWarn, 0.02}, {NoisyWarn, 0.005}, {NoisyWarn, 0.04}, {NoisyRerun, 0.02}, {NoisyRerun, 0.005}} {
+		th := DefaultThresholds
+		th.NoisyDrop, th.Final = tc.mode, true
+		mdd := MinDetectable(tc.se, th)
+		const trials = 20000
+		blocked := 0
+		for range trials {
+			d := mdd + tc.se*rng.NormFloat64()
+			p := pairedCI(50, -d-z975*tc.se, -d+z975*tc.se)
+			if checkDrop(80, 80*(1-d), th, p).Blocks {
+				blocked++
+			}
+		}
+		if got := float64(blocked) / trials; math.Abs(got-DetectPower) > 0.015 {
+			t.Errorf("%s, SE %v: a real drop of the MDD %.4f blocks %.3f of the time, want %.2f", tc.mode, tc.se, mdd, got, DetectPower)
+		}
+	}
+}
+
+func TestNoisyRerun(t *testing.T) {
+	rerun := func(in *DecideInput) { in.NoisyDrop = NoisyRerun; in.Paired = pairedCI(50, -0.08, 0.02) }
+	// A 3% drop within noise: neither pass nor block.
+	g := decide(runReport(77.6), base(80), rerun)
+	if g.Decision != Rerun || !g.DropCheck.Rerun || g.DropCheck.RerunAnswers < 1 || g.DropCheck.Blocks {
+		t.Fatalf("noisy drop under rerun: %s %+v", g.Decision, g.DropCheck)
+	}
+	if !strings.HasPrefix(g.Reasons[0], "RERUN: ") || !strings.Contains(g.Reasons[0], "re-run the eval with") || !strings.Contains(g.Reasons[1], "noisy-drop rerun decides after a re-run") {
+		t.Errorf("reasons %q", g.Reasons)
+	}
+	// Beyond hard-drop, still within noise: rerun too (not yet final).
+	if g := decide(runReport(70), base(80), func(in *DecideInput) { rerun(in); in.Paired = pairedCI(50, -0.25, 0.01) }); g.Decision != Rerun {
+		t.Errorf("beyond hard, not final: %s", g.Decision)
+	}
+	// The final gate decides as block mode: a drop at or above max-drop
+	// blocks, interval or not; one within max-drop passes.
+	final := func(in *DecideInput) { rerun(in); in.Final = true }
+	if g := decide(runReport(77.6), base(80), final); g.Decision != Block || g.DropCheck.Rerun || !strings.Contains(g.Reasons[0], "final gate") {
+		t.Errorf("final within noise: %s %+v %q", g.Decision, g.DropCheck, g.Reasons)
+	}
+	if g := decide(runReport(79), base(80), final); g.Decision != Pass {
+		t.Errorf("final within max-drop: %s", g.Decision)
+	}
+	// A real drop (interval below 0) blocks at once; a safety failure
+	// blocks whatever the drop.
+	if g := decide(runReport(77.6), base(80), func(in *DecideInput) { rerun(in); in.Paired = pairedCI(50, -0.05, -0.01) }); g.Decision != Block {
+		t.Errorf("real drop under rerun: %s", g.Decision)
+	}
+	if g := decide(runReport(77.6, BlockingFailure{Item: "q", Criterion: "safety"}), base(80), rerun); g.Decision != Block {
+		t.Errorf("safety failure under rerun: %s", g.Decision)
+	}
+	// No drop: a pass.
+	if g := decide(runReport(80), base(80), rerun); g.Decision != Pass {
+		t.Errorf("no drop under rerun: %s", g.Decision)
+	}
+}
+
 func TestParseNoisyMode(t *testing.T) {
-	for s, ok := range map[string]bool{"block": true, "warn": true, " warn ": true, "": false, "pass": false} {
+	for s, ok := range map[string]bool{"block": true, "warn": true, "rerun": true, " warn ": true, "": false, "pass": false} {
 		if _, err := ParseNoisyMode(s); (err == nil) != ok {
 			t.Errorf("ParseNoisyMode(%q): %v", s, err)
 		}

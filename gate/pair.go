@@ -56,6 +56,21 @@ type Paired struct {
 	// item has one and this run's has none.
 	UnboundBaseline int `json:"unbound_baseline,omitempty"`
 	UnboundCurrent  int `json:"unbound_current,omitempty"`
+	// Answers and BaselineAnswers are the mean answer samples per common
+	// item (regenerated answers; 1 for one answer each) in this run and the
+	// baseline. The interval is over the items' mean scores, so the
+	// between-answer variance is in it: it shrinks as answers are added.
+	Answers         float64 `json:"answers"`
+	BaselineAnswers float64 `json:"baseline_answers"`
+	// AnswerVar is the mean, over the AnswerVarItems common items with two
+	// or more answers in this run, of the variance of their answers'
+	// scores (points²); BaselineAnswerVar and BaselineAnswerVarItems the
+	// baseline's. They split the interval's width into answer noise and
+	// the rest (see Resolution).
+	AnswerVar              float64 `json:"answer_var"`
+	AnswerVarItems         int     `json:"answer_var_items"`
+	BaselineAnswerVar      float64 `json:"baseline_answer_var"`
+	BaselineAnswerVarItems int     `json:"baseline_answer_var_items"`
 }
 
 // ItemDelta is one item's change against the baseline.
@@ -111,6 +126,10 @@ type Pairer struct {
 	paired         moments2
 	cur, base      moments1
 	worst          deltaHeap
+	// answer sums over the common items: answers per item and the answer
+	// variances of the items with two or more, this run's and the baseline's
+	ansC, ansB, varC, varB float64
+	varCN, varBN           int
 }
 
 // NewPairer indexes the baseline's items. It keeps its own compact,
@@ -181,6 +200,17 @@ func (pr *Pairer) common(i int, it *ItemResult) {
 	pr.p.Common++
 	b := pr.items.scores[i]
 	pr.paired.add(b, it.Score)
+	pr.ansC += float64(max(it.Answers, 1))
+	if it.Answers > 1 {
+		pr.varC += it.AnswerVar
+		pr.varCN++
+	}
+	kb := pr.items.Answers(i)
+	pr.ansB += float64(kb)
+	if kb > 1 {
+		pr.varB += pr.items.AnswerVar(i)
+		pr.varBN++
+	}
 	pr.pb = keep(pr.pb, b, pr.paired.n)
 	pr.pc = keep(pr.pc, it.Score, pr.paired.n)
 	if pr.paired.n < NormalIntervalItems {
@@ -228,6 +258,14 @@ func (pr *Pairer) Result() *Paired {
 	if p.Common > 0 {
 		mb, mc := pr.paired.mb, pr.paired.mc
 		p.CommonBaseline, p.CommonCurrent = &mb, &mc
+		p.Answers, p.BaselineAnswers = pr.ansC/float64(p.Common), pr.ansB/float64(p.Common)
+	}
+	p.AnswerVarItems, p.BaselineAnswerVarItems = pr.varCN, pr.varBN
+	if pr.varCN > 0 {
+		p.AnswerVar = pr.varC / float64(pr.varCN)
+	}
+	if pr.varBN > 0 {
+		p.BaselineAnswerVar = pr.varB / float64(pr.varBN)
 	}
 	p.Worst = append([]ItemDelta{}, pr.worst...)
 	sort.Slice(p.Worst, func(i, j int) bool { return worse(p.Worst[i], p.Worst[j]) })

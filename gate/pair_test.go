@@ -10,7 +10,7 @@ import (
 )
 
 func TestPairer(t *testing.T) {
-	baseItems := []ItemScore{{"a", 80}, {"b", 60}, {"c", 90}, {"d", 50}, {"gone", 10}}
+	baseItems := []ItemScore{{ID: "a", Score: 80}, {ID: "b", Score: 60}, {ID: "c", Score: 90}, {ID: "d", Score: 50}, {ID: "gone", Score: 10}}
 	pr := NewPairer(baseItems, 2)
 	for _, it := range []ItemResult{
 		{ID: "a", Score: 70, Reasoning: "dropped 10"},
@@ -179,7 +179,7 @@ func TestPairerSwitchesToNormal(t *testing.T) {
 // win as a map would (also when one id fills a bucket), and finds every one
 // of many items at sizes that take one and two radix passes.
 func TestIDIndex(t *testing.T) {
-	items := []ItemScore{{"a", 1}, {"b", 2}, {"a", 3}, {"", 4}}
+	items := []ItemScore{{ID: "a", Score: 1}, {ID: "b", Score: 2}, {ID: "a", Score: 3}, {ID: "", Score: 4}}
 	bi := ColumnsOf(items)
 	x := newIDIndex(bi)
 	if x.unique || !bi.HasDuplicate() {
@@ -225,7 +225,7 @@ func TestIDIndex(t *testing.T) {
 		t.Errorf("find(y3) = %d, want the last, 9989", got)
 	}
 	// An append drops the index: a repeat it makes is seen.
-	bm := ColumnsOf([]ItemScore{{"p", 1}, {"q", 2}})
+	bm := ColumnsOf([]ItemScore{{ID: "p", Score: 1}, {ID: "q", Score: 2}})
 	if bm.HasDuplicate() {
 		t.Error("p, q: repeated")
 	}
@@ -239,7 +239,7 @@ func TestIDIndex(t *testing.T) {
 // order items are found without hashing), and with a repeated baseline id
 // the later one is paired, as with a map.
 func TestPairerOrder(t *testing.T) {
-	base := []ItemScore{{"a", 50}, {"b", 60}, {"c", 70}, {"d", 80}, {"e", 90}}
+	base := []ItemScore{{ID: "a", Score: 50}, {ID: "b", Score: 60}, {ID: "c", Score: 70}, {ID: "d", Score: 80}, {ID: "e", Score: 90}}
 	orders := [][]string{{"a", "b", "c", "d", "e"}, {"e", "d", "c", "b", "a"}, {"a", "x", "c", "b", "e"}, {"b", "c", "a", "e", "d"}}
 	var first *Paired
 	for _, o := range orders[:2] {
@@ -263,7 +263,7 @@ func TestPairerOrder(t *testing.T) {
 		t.Errorf("with a gap: %+v", p)
 	}
 	// A repeated id: the later baseline item is the one paired, in any order.
-	dup := []ItemScore{{"a", 10}, {"b", 20}, {"a", 30}}
+	dup := []ItemScore{{ID: "a", Score: 10}, {ID: "b", Score: 20}, {ID: "a", Score: 30}}
 	for _, o := range [][]string{{"a", "b"}, {"b", "a"}} {
 		pr := NewPairer(dup, 5)
 		for _, id := range o {
@@ -279,7 +279,7 @@ func TestPairerOrder(t *testing.T) {
 // The pairer keeps its own copy of the baseline items: the caller may drop
 // or reuse its slice.
 func TestPairerOwnsItems(t *testing.T) {
-	items := []ItemScore{{"a", 50}, {"b", 60}, {"c", 70}}
+	items := []ItemScore{{ID: "a", Score: 50}, {ID: "b", Score: 60}, {ID: "c", Score: 70}}
 	pr := NewPairer(items, 3)
 	for i := range items {
 		items[i] = ItemScore{ID: "zz", Score: 1}

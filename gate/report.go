@@ -40,6 +40,11 @@ type Report struct {
 	// MaxSamples is the most judgings ("samples") any item carries, when
 	// more than one; 0 otherwise.
 	MaxSamples int `json:"max_samples,omitempty"`
+	// MaxAnswers is the most answer samples (regenerated answers,
+	// "answers") any item carries, when more than one; 0 otherwise. Judge
+	// samples (MaxSamples) and answer samples are kept apart: they reduce
+	// different noise.
+	MaxAnswers int `json:"max_answers,omitempty"`
 }
 
 // CriterionStats are the figures of one criterion over a run.
@@ -128,6 +133,12 @@ type ItemResult struct {
 	NA []string `json:"na"`
 	// Unscored is true for items with a judge error.
 	Unscored bool `json:"unscored,omitempty"`
+	// Answers is the number of answer samples (regenerated answers, an
+	// "answers" array) Score is the mean of; omitted for one answer.
+	Answers int `json:"answers,omitempty"`
+	// AnswerVar is the variance of the answers' scores (points², n - 1 in
+	// the denominator); omitted for one answer.
+	AnswerVar float64 `json:"answer_var,omitempty"`
 	// Reasoning is the judge reasoning or review note (not written by --items).
 	Reasoning string `json:"-"`
 	// JudgeModel is the item's judge_model field, if any (not written by --items).

@@ -270,7 +270,7 @@ func (r *gateRun) score(context.Context) error {
 	}
 	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && r.wantItems {
-			r.items.Append(it.ID, it.Score)
+			r.items.AppendAnswers(it.ID, it.Score, it.Answers, it.AnswerVar)
 			r.items.SetInputHash(r.items.Len()-1, it.InputHash)
 		}
 		if r.sameRubric {

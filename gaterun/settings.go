@@ -27,6 +27,9 @@ type Settings struct {
 	NoisyDrop                      gate.NoisyMode
 	MaxBaselineAge                 time.Duration
 	MaxArchive                     int64
+	// Final marks the last gate of a noisy-drop rerun: a drop still within
+	// noise is decided, never sent to another rerun.
+	Final bool
 	// IfNoBaseline, OnBaselineError, OnRubricChange and AcceptLabel are
 	// the policy.
 	IfNoBaseline    gate.NoBaselinePolicy
@@ -56,8 +59,9 @@ type Settings struct {
 func (s *Settings) Flags(fs *flag.FlagSet) {
 	th, pol := gate.DefaultThresholds, gate.DefaultPolicy
 	cliflag.Var(fs, &s.MaxDrop, "max-drop", fraction.Percent(th.MaxDrop), gate.ParseMaxDrop, "relative drop of the aggregate score that blocks: 2% or 0.02")
-	cliflag.Enum(fs, &s.NoisyDrop, "noisy-drop", th.NoisyDrop, gate.ParseNoisyMode, "a drop at or above max-drop whose paired 95% interval includes 0: block, or warn (pass with a warning)")
+	cliflag.Enum(fs, &s.NoisyDrop, "noisy-drop", th.NoisyDrop, gate.ParseNoisyMode, "a drop at or above max-drop whose paired 95% interval includes 0: block, warn (pass with a warning), or rerun (neither: exit 3 and output rerun=true, asking for more answers per item)")
 	cliflag.Var(fs, &s.HardDrop, "hard-drop", fraction.Percent(th.HardDrop), parseAs("hard-drop", gate.ParseDrop), "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
+	fs.BoolVar(&s.Final, "final", false, "true on the gate of a re-run (the union of both runs' answers): with noisy-drop rerun, a drop at or above max-drop blocks as under noisy-drop block (interval or not), never another rerun")
 	cliflag.Var(fs, &s.MaxUnscored, "max-unscored", "0", parseAs("max-unscored", fraction.Parse), "share of unscored (judge error) items tolerated")
 	cliflag.Var(fs, &s.MaxBaselineAge, "max-baseline-age", "30d", parseAs("max-baseline-age", cliflag.ParseAge), "warn when the baseline is older than this (e.g. 30d, 72h; 0 never)")
 	fs.StringVar(&s.BaselineFile, "baseline", "", "read the baseline from this file")
@@ -126,6 +130,7 @@ func (s *Settings) Parse() (*Checked, error) {
 	if _, err := gate.ParseNoisyMode(string(s.NoisyDrop)); err != nil {
 		return nil, usage.Wrap(err)
 	}
+	th.Final = s.Final
 	p.IfNoBaseline, p.OnRubricChange, p.AcceptLabel = s.IfNoBaseline, s.OnRubricChange, s.AcceptLabel
 	if p.AcceptReason = strings.TrimSpace(s.Accept); s.Accept != "" && p.AcceptReason == "" {
 		return nil, usage.Errorf("accept: give the reason the regression is accepted")

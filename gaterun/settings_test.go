@@ -51,7 +51,7 @@ func TestSettingsErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--max-drop", "two"}, `max-drop "two"`},
-		{[]string{"--noisy-drop=maybe"}, `noisy-drop "maybe": expected block or warn`},
+		{[]string{"--noisy-drop=maybe"}, `noisy-drop "maybe": expected block, warn or rerun`},
 		{[]string{"--hard-drop", "5 percent"}, "hard-drop"},
 		{[]string{"--max-unscored", "150%"}, "max-unscored"},
 		{[]string{"--max-baseline-age", "a month"}, `max-baseline-age "a month": expected days like 30d`},

@@ -108,11 +108,21 @@ func GateOutputs(g *gate.GateReport, reportPath, baselinePath, commentURL string
 		{Name: "report", Value: reportPath},
 		{Name: "baseline-file", Value: baselinePath},
 		{Name: "comment-url", Value: commentURL},
+		{Name: "rerun", Value: strconv.FormatBool(g.Decision == gate.Rerun)},
+		{Name: "rerun-answers", Value: rerunAnswers(g)},
 	}
 	if g.Tier != nil {
 		outs = append(outs, Output{Name: "may-advance", Value: strconv.FormatBool(g.Tier.MayAdvance)}, Output{Name: "next-tier", Value: strconv.Itoa(g.Tier.Next)})
 	}
 	return outs
+}
+
+// rerunAnswers is the answers per item a rerun asks for ("" without one).
+func rerunAnswers(g *gate.GateReport) string {
+	if g.Decision != gate.Rerun || g.DropCheck == nil {
+		return ""
+	}
+	return strconv.Itoa(g.DropCheck.RerunAnswers)
 }
 
 // OutputScore writes a score (0-100) for people: one decimal, as the log,

@@ -60,7 +60,7 @@ func TestGateOutputsAndPaths(t *testing.T) {
 		got[o.Name] = o.Value
 	}
 	want := map[string]string{"decision": "block", "passed": "false", "score": "75.9", "baseline-score": "81.3", "relative-change": "-0.06593",
-		"blocking-failures": "2", "report": "r.json", "baseline-file": "", "comment-url": "https://c", "may-advance": "false", "next-tier": "25"}
+		"blocking-failures": "2", "report": "r.json", "baseline-file": "", "comment-url": "https://c", "rerun": "false", "rerun-answers": "", "may-advance": "false", "next-tier": "25"}
 	if len(got) != len(want) {
 		t.Errorf("outputs %v", got)
 	}

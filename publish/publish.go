@@ -35,6 +35,10 @@ type Result struct {
 // Blocked reports whether the run is blocked (exit 1).
 func (r *Result) Blocked() bool { return r.Report.Decision == gate.Block }
 
+// Rerun reports whether the run asks for a re-run (noisy-drop rerun: a
+// drop within noise, neither a pass nor a block; exit 3).
+func (r *Result) Rerun() bool { return r.Report.Decision == gate.Rerun }
+
 // Options say how [Publish] shows a result.
 type Options struct {
 	// Comment are the comment settings (see host.Host.Commenting); the

@@ -99,6 +99,8 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 	icon, word := "✅", "passed"
 	if g.Decision == gate.Block {
 		icon, word = "❌", "blocked"
+	} else if g.Decision == gate.Rerun {
+		icon, word = "🔁", "needs a re-run"
 	} else if g.Accepted {
 		icon, word = "⚠️", "passed (regression accepted)"
 	}
@@ -487,10 +489,11 @@ func resolutionLine(dc *gate.DropCheck) string {
 	return ""
 }
 
-// ResolutionLine says how fine a drop the gate resolves, from the
-// interval's half-width: "Resolution: with 50 items this gate resolves about
-// ±4.1%; add items (about 211 in all) or judge each item 5 times to resolve
-// 2%." It is "" without a paired interval.
+// ResolutionLine says what the gate can see at this run's size and noise:
+// "Resolution: with 50 items and 1 answer each, ±4.1% (95%); the smallest
+// real drop this gate blocks with 80% power is 3.8%. To tell a 2% drop from
+// noise: 4 answers per item (in this run and the baseline), or about 211
+// items." It is "" without a paired interval.
 func ResolutionLine(dc *gate.DropCheck) string {
 	if dc == nil || dc.Resolution == nil {
 		return ""
@@ -499,12 +502,33 @@ func ResolutionLine(dc *gate.DropCheck) string {
 	if r.HalfWidth == 0 {
 		// Every common item changed by the same amount (a re-run of the
 		// very same scores, say): the interval has no width and tells
-		// nothing about the judge's noise.
-		return fmt.Sprintf("Resolution: unknown; every one of the %d common items changed by the same amount, so the interval has no width (re-judge the answers to measure the noise).", r.Items)
+		// nothing about the noise.
+		return fmt.Sprintf("Resolution: unknown; every one of the %d common items changed by the same amount, so the interval has no width (regenerate the answers to measure the noise).", r.Items)
 	}
-	s := fmt.Sprintf("Resolution: with %d items this gate resolves about ±%s", r.Items, trimZeros(fmt.Sprintf("%.1f", 100*r.HalfWidth))+"%")
-	if r.Repeats == 0 {
-		return s + fmt.Sprintf(", within max-drop %s.", pctPlain(r.Target))
+	s := fmt.Sprintf("Resolution: with %d items and %s, ±%s (95%%); the smallest real drop this gate blocks with %d%% power (noisy-drop %s) is %s",
+		r.Items, answersPhrase(r.Answers), pct1(r.HalfWidth), int(100*gate.DetectPower), r.NoisyDrop, pct1(r.MinDetectable))
+	if r.Resolves {
+		return s + fmt.Sprintf("; a %s drop stands out from noise.", pctPlain(r.Target))
 	}
-	return s + fmt.Sprintf("; add items (about %d in all) or judge each item %d times to resolve %s.", r.ItemsNeeded, r.Repeats, pctPlain(r.Target))
+	s += fmt.Sprintf(". To tell a %s drop from noise: ", pctPlain(r.Target))
+	if r.AnswersNeeded > 0 {
+		s += fmt.Sprintf("%d answers per item (regenerated, in this run and the baseline), or ", r.AnswersNeeded)
+	}
+	s += fmt.Sprintf("about %d items", r.ItemsNeeded)
+	if !r.Measured {
+		s += " (with one answer per item, all of the spread is taken for answer noise)"
+	}
+	return s + "; judging the same answer again does not remove answer noise."
 }
+
+// answersPhrase is "1 answer each" or "4 answers per item" (a mean shown
+// with one decimal when it is not whole).
+func answersPhrase(k float64) string {
+	if k <= 1 {
+		return "1 answer each"
+	}
+	return trimZeros(fmt.Sprintf("%.1f", k)) + " answers per item"
+}
+
+// pct1 is a share as a percentage with one decimal: 0.041 is "4.1%".
+func pct1(f float64) string { return trimZeros(fmt.Sprintf("%.1f", 100*f)) + "%" }

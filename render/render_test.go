@@ -59,7 +59,7 @@ func TestMarkdownGolden(t *testing.T) {
 		Paired: &gate.Paired{Common: 12, Worst: []gate.ItemDelta{{ID: "refund-window", Baseline: 89.3, Current: 71.4, Delta: -17.9, Reasoning: "Says 60 days; policy says 30."}},
 			AddedIDs: []string{}, RemovedIDs: []string{}, CI95: &[2]float64{-0.03, 0.012}, Method: "paired", Interval: "bootstrap", Resamples: 1000},
 		DropCheck: &gate.DropCheck{Case: gate.DropWithin, Drop: 0.01, NoisyDrop: gate.NoisyBlock, HardDrop: 0.05, CI95: &[2]float64{-0.03, 0.012},
-			Resolution: gate.NewResolution(12, 0.021, 0.02)},
+			Resolution: gate.NewResolution(&gate.Paired{Common: 12}, 81.77, 0.021, gate.DefaultThresholds)},
 	}
 	golden(t, "pass.md", Markdown(pass, MarkdownOptions{Title: "rubricgate: support-answers", Now: now, RunsURL: "https://github.com/acme/bot/actions/runs/"}))
 
@@ -157,13 +157,13 @@ func TestMarkdownDropCases(t *testing.T) {
 		resolving string
 	}{
 		{"drop-real.md", gate.NoisyWarn, 78, [2]float64{-0.04, -0.01}, 1000, "### ❌ rubricgate blocked: **real drop beyond max-drop**: aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%; 95% CI -4.00% … -1.00% lies below 0",
-			"_Resolution: with 1000 items this gate resolves about ±1.5%, within max-drop 2%._"},
+			"_Resolution: with 1000 items and 1 answer each, ±1.5% (95%); the smallest real drop this gate blocks with 80% power (noisy-drop warn) is 2.6%. To tell a 2% drop from noise: 2 answers per item (regenerated, in this run and the baseline), or about 1150 items"},
 		{"drop-noise-warn.md", gate.NoisyWarn, 78, [2]float64{-0.06, 0.01}, 50, "### ⚠️ rubricgate passed: **drop within noise**: aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%, but its 95% CI -6.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%",
-			"_Resolution: with 50 items this gate resolves about ±3.5%; add items (about 154 in all) or judge each item 4 times to resolve 2%._"},
+			"_Resolution: with 50 items and 1 answer each, ±3.5% (95%); the smallest real drop this gate blocks with 80% power (noisy-drop warn) is 5%. To tell a 2% drop from noise: 7 answers per item (regenerated, in this run and the baseline), or about 313 items"},
 		{"drop-noise-block.md", gate.NoisyBlock, 78, [2]float64{-0.06, 0.01}, 50, "### ❌ rubricgate blocked: **drop within noise**: aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%; 95% CI -6.00% … +1.00% includes 0 (noisy-drop is block; with noisy-drop warn it would pass unless it reached hard-drop 5%)",
-			"with 50 items this gate resolves about ±3.5%"},
+			"with 50 items and 1 answer each, ±3.5% (95%); the smallest real drop this gate blocks with 80% power (noisy-drop block) is 3.5%"},
 		{"drop-pass.md", gate.NoisyWarn, 79.6, [2]float64{-0.03, 0.02}, 50, "### ✅ rubricgate passed: aggregate score -0.50% vs the baseline (80.0 → 79.6), within max-drop 2%",
-			"_Resolution: with 50 items this gate resolves about ±2.5%; add items (about 79 in all) or judge each item 2 times to resolve 2%._"},
+			"judging the same answer again does not remove answer noise._"},
 	}
 	for _, c := range cases {
 		cur := report()
@@ -186,12 +186,12 @@ func TestMarkdownDropCases(t *testing.T) {
 // An interval of no width (identical common items) resolves nothing: the
 // line must not claim a resolution of ±0%.
 func TestResolutionLineZeroWidth(t *testing.T) {
-	dc := &gate.DropCheck{Resolution: gate.NewResolution(12, 0, 0.02)}
+	dc := &gate.DropCheck{Resolution: gate.NewResolution(&gate.Paired{Common: 12}, 80, 0, gate.DefaultThresholds)}
 	got := ResolutionLine(dc)
 	if strings.Contains(got, "±0%") || !strings.Contains(got, "unknown") {
 		t.Fatalf("zero-width interval: %q", got)
 	}
-	dc = &gate.DropCheck{Resolution: gate.NewResolution(50, 0.041, 0.02)}
+	dc = &gate.DropCheck{Resolution: gate.NewResolution(&gate.Paired{Common: 50}, 80, 0.041, gate.DefaultThresholds)}
 	if got := ResolutionLine(dc); !strings.Contains(got, "±4.1%") {
 		t.Fatalf("resolution line %q", got)
 	}

@@ -102,7 +102,7 @@ func TestActionYMLMatchesFlags(t *testing.T) {
 			t.Errorf("input %s is no flag", name)
 		}
 	}
-	for _, o := range []string{"decision", "passed", "score", "baseline-score", "relative-change", "blocking-failures", "report", "baseline-file", "comment-url", "may-advance", "next-tier"} {
+	for _, o := range []string{"decision", "passed", "score", "baseline-score", "relative-change", "blocking-failures", "report", "baseline-file", "comment-url", "rerun", "rerun-answers", "may-advance", "next-tier"} {
 		out, ok := action.Outputs[o]
 		if !ok {
 			t.Errorf("output %s is not declared", o)

@@ -24,6 +24,9 @@ const (
 	exitPass    = 0
 	exitBlocked = 1
 	exitError   = 2
+	// exitRerun: under noisy-drop rerun, a drop within noise that neither
+	// passes nor blocks until the eval is re-run (output rerun=true).
+	exitRerun = 3
 )
 
 // env is everything the commands take from the process, injected so tests

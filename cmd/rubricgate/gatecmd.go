@@ -115,5 +115,8 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	if res.Blocked() {
 		return exitBlocked, nil
 	}
+	if res.Rerun() {
+		return exitRerun, nil
+	}
 	return exitPass, nil
 }

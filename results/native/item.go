@@ -419,6 +419,12 @@ type rawItem struct {
 	noLine   bool
 	nSamples int
 	samples  []sampleRaw
+	// answers is set when the array is "answers" (regenerated answers,
+	// each judged once) rather than "samples" (judgings of one answer);
+	// arrSeen when either key was read. answerVar is the variance of the
+	// answers' weighted scores, set by finishSamples.
+	answers, arrSeen bool
+	answerVar        float64
 	// why holds, per criterion, the reasoning of the first sample below its
 	// critical minimum (nil: use the item's reasoning).
 	why [][]byte
@@ -457,9 +463,18 @@ func (r *rawItem) reset(n, line int) {
 	r.meta = r.meta[:0]
 	r.hasScores, r.noLine = false, false
 	r.nSamples = -1
+	r.answers, r.arrSeen, r.answerVar = false, false, 0
 	if r.why != nil {
 		clear(r.why)
 	}
+}
+
+// arrName is the name of the line's array of samples: "samples" or "answers".
+func (r *rawItem) arrName() string {
+	if r.answers {
+		return "answers"
+	}
+	return "samples"
 }
 
 // nextSample returns the next sample slot, reset, for n criteria.
@@ -658,8 +673,14 @@ func (d *decoder) finish() error {
 	if r.length < 0 {
 		r.length = r.answerLen
 	}
+	if r.nSamples == 0 && r.answers {
+		return d.errf(line, `"answers" is empty: expected one object {"scores": {...}, "reasoning": "..."} per answer`)
+	}
 	if r.nSamples == 0 {
 		return d.errf(line, `"samples" is empty: expected one object {"scores": {...}, "reasoning": "..."} per judging`)
+	}
+	if r.nSamples > 0 && r.hasScores && r.answers {
+		return d.errf(line, `the item has both "answers" and scores: put every answer's scores in "answers", or give one "scores" without "answers"`)
 	}
 	if r.nSamples > 0 && r.hasScores {
 		return d.errf(line, `the item has both "samples" and scores: put every judging's scores in "samples", or give one "scores" without "samples"`)
@@ -766,7 +787,7 @@ func (d *decoder) finishSamples() error {
 	samples := r.samples[:k]
 	for j := range samples {
 		if !samples[j].hasScores {
-			return d.errf(line, `samples[%d]: expected an object with "scores" (and "reasoning")`, j)
+			return d.errf(line, `%s[%d]: expected an object with "scores" (and "reasoning")`, r.arrName(), j)
 		}
 	}
 	needNote := len(sc.rb.NotesRequiredFor) > 0 && len(bytes.TrimSpace(r.notes)) == 0
@@ -786,7 +807,7 @@ func (d *decoder) finishSamples() error {
 		if present < k {
 			for j := range samples {
 				if !samples[j].raws[i].set {
-					return d.errf(line, "samples[%d]: missing a score for criterion %q (every sample scores the same criteria)", j, sc.ids[i])
+					return d.errf(line, "%s[%d]: missing a score for criterion %q (every %s scores the same criteria)", r.arrName(), j, sc.ids[i], strings.TrimSuffix(r.arrName(), "s"))
 				}
 			}
 		}
@@ -797,14 +818,14 @@ func (d *decoder) finishSamples() error {
 		for j := range samples {
 			sv, err := sc.parseValue(i, &samples[j].raws[i])
 			if err != nil {
-				return d.errf(line, "samples[%d]: criterion %q: %s", j, sc.ids[i], err.Error())
+				return d.errf(line, "%s[%d]: criterion %q: %s", r.arrName(), j, sc.ids[i], err.Error())
 			}
 			if sv.State == gate.NA {
 				v.NAs++
 				continue
 			}
 			if needNote && !sc.cont[i] && sc.rb.NoteRequired(sv.Score) {
-				return d.errf(line, "samples[%d]: criterion %q: a score of %s needs a note in \"notes\" (notes_required_for)", j, sc.ids[i], fmtNum(sv.Score))
+				return d.errf(line, "%s[%d]: criterion %q: a score of %s needs a note in \"notes\" (notes_required_for)", r.arrName(), j, sc.ids[i], fmtNum(sv.Score))
 			}
 			if v.N == 0 || sv.Score < v.Min {
 				v.Min = sv.Score
@@ -832,7 +853,7 @@ func (d *decoder) finishSamples() error {
 		// The mean of values within the scale lies within it; rounding
 		// cannot take it out.
 		v.Score = min(max(v.Score, v.Min), v.Max)
-		if v.N > 1 {
+		if v.N > 1 && !r.answers { // the judge's spread; answer noise goes to the gate's resolution
 			for j := range samples {
 				rv := &samples[j].raws[i]
 				sv, _ := sc.parseValue(i, rv)
@@ -843,10 +864,12 @@ func (d *decoder) finishSamples() error {
 			}
 			v.Spread = math.Sqrt(sumSq / (n - 1))
 		}
-		if sc.critical[i] && 2*meets > int(v.N) && firstBelow >= 0 {
+		// Judge samples decide a gate by majority; answer samples are
+		// answers a user may get, so one failing answer fails it.
+		if sc.critical[i] && !r.answers && 2*meets > int(v.N) && firstBelow >= 0 {
 			v.Outvoted = true
 		}
-		if sc.critical[i] && 2*meets <= int(v.N) {
+		if sc.critical[i] && (2*meets <= int(v.N) || r.answers && meets < int(v.N)) {
 			v.Below = true
 			if firstBelow >= 0 && len(samples[firstBelow].reasoning) > 0 {
 				if r.why == nil {
@@ -875,7 +898,46 @@ func (d *decoder) finishSamples() error {
 	if !(weight > 0) && !sc.opts.GatesOnly {
 		return d.errf(line, "item has no weighted criterion with a score (every weighted criterion is na or missing), so it has no score")
 	}
+	if r.answers && k > 1 {
+		r.answerVar = d.answerVariance(samples)
+	}
 	return nil
+}
+
+// answerVariance is the variance (n - 1) of the answers' own weighted
+// scores (0-100, each over the criteria it scores, as an item's score),
+// the between-answer noise the gate's interval and resolution count.
+// Answers with no weighted score are left out.
+func (d *decoder) answerVariance(answers []sampleRaw) float64 {
+	sc := d.sc
+	var n int
+	var mean, m2 float64
+	for j := range answers {
+		var num, den float64
+		for i := range sc.ids {
+			if !answers[j].raws[i].set {
+				continue
+			}
+			v, err := sc.parseValue(i, &answers[j].raws[i])
+			if err != nil || v.State != gate.Scored {
+				continue
+			}
+			num += sc.weight[i] * (v.Score - sc.low[i]) / sc.span[i]
+			den += sc.weight[i]
+		}
+		if !(den > 0) {
+			continue
+		}
+		x := 100 * num / den
+		n++
+		dx := x - mean
+		mean += dx / float64(n)
+		m2 += dx * (x - mean)
+	}
+	if n < 2 {
+		return 0
+	}
+	return m2 / float64(n-1)
 }
 
 // fmtNum formats a score for a message: 3, 0.35.
@@ -1084,6 +1146,9 @@ func (d *decoder) judged(keep bool) *gate.Judged {
 	r, j := &d.raw, &d.view
 	*j = gate.Judged{ID: r.id, Line: r.line, ItemLine: r.itemLine(), Values: r.vals, Unscored: r.unscored(), Error: r.errMsg,
 		Reasoning: r.reasoning, Notes: r.notes, Why: r.why, Length: r.length, Pass: r.pass, RetrievalMiss: r.retrievalMiss, Samples: r.nSamples, InputHash: r.inputHash}
+	if r.answers {
+		j.Samples, j.Answers, j.AnswerVar = 1, r.nSamples, r.answerVar
+	}
 	if keep {
 		j.JudgeModel = d.intern(r.judgeModel)
 	}
@@ -1102,7 +1167,7 @@ func (r *rawItem) samplesN() int {
 	switch {
 	case r.unscored():
 		return 0
-	case r.nSamples > 0:
+	case r.nSamples > 0 && !r.answers:
 		return r.nSamples
 	}
 	return 1

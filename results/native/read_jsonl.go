@@ -349,17 +349,25 @@ func (d *decoder) topMember(key []byte, _ int) error {
 			return d.s.objectMembers(d.scoreMember)
 		}
 		return d.errf(r.line, `"scores" must be an object of criterion scores, got %s`, kind)
-	case "samples":
+	case "samples", "answers":
 		kind, err := d.s.peekKind()
 		if err != nil {
 			return err
 		}
+		ans := string(key) == "answers"
+		if r.arrSeen && r.answers != ans {
+			return d.errf(r.line, `the item has both "samples" (judgings of one answer) and "answers" (regenerated answers): give one of them`)
+		}
+		r.arrSeen, r.answers = true, ans
 		switch kind {
 		case kindNull:
 			return d.s.literal("null")
 		case kindArray:
 			r.nSamples = 0
 			return d.s.arrayElems(d.sample)
+		}
+		if ans {
+			return d.errf(r.line, `"answers" must be an array of answers {"scores": {...}, "reasoning": "..."}, got %s`, kind)
 		}
 		return d.errf(r.line, `"samples" must be an array of judgings {"scores": {...}, "reasoning": "..."}, got %s`, kind)
 	}
@@ -409,10 +417,10 @@ func (d *decoder) sample(j int) error {
 		return err
 	}
 	if kind != kindObject {
-		return d.errf(r.line, `samples[%d] must be an object {"scores": {...}, "reasoning": "..."}, got %s`, j, kind)
+		return d.errf(r.line, `%s[%d] must be an object {"scores": {...}, "reasoning": "..."}, got %s`, r.arrName(), j, kind)
 	}
 	if j >= maxSamples {
-		return d.errf(r.line, `"samples" has more than %d judgings`, maxSamples)
+		return d.errf(r.line, `%q has more than %d elements`, r.arrName(), maxSamples)
 	}
 	sm := r.nextSample(len(d.sc.ids))
 	d.hint = 0
@@ -424,7 +432,7 @@ func (d *decoder) sample(j int) error {
 				return err
 			}
 			if kind != kindObject {
-				return d.errf(r.line, `samples[%d].scores must be an object of criterion scores, got %s`, j, kind)
+				return d.errf(r.line, `%s[%d].scores must be an object of criterion scores, got %s`, r.arrName(), j, kind)
 			}
 			sm.hasScores = true
 			return d.s.objectMembers(func(key []byte, _ int) error {
@@ -437,10 +445,10 @@ func (d *decoder) sample(j int) error {
 					if d.sc.opts.IgnoreUnknown {
 						return nil
 					}
-					return d.errf(r.line, `samples[%d]: unknown criterion %s in "scores" (expected one of: %s)`, j, quoteBytes(key), d.sc.list)
+					return d.errf(r.line, `%s[%d]: unknown criterion %s in "scores" (expected one of: %s)`, r.arrName(), j, quoteBytes(key), d.sc.list)
 				}
 				if err := d.setIn(sm.raws, i, rawVal{kind: kind, raw: raw, str: str, key: key}); err != nil {
-					return d.errf(r.line, "samples[%d]: %s", j, err.(*InputError).Msg)
+					return d.errf(r.line, "%s[%d]: %s", r.arrName(), j, err.(*InputError).Msg)
 				}
 				return nil
 			})

@@ -54,6 +54,11 @@ type Record struct {
 	// a sample feeds is `na` in that sample (tools write the metrics of the
 	// checks a test ran), any other missing criterion is bad input.
 	Samples []Sample
+	// Answers is set when the Samples are answer samples (regenerated
+	// answers, each judged once: Inspect epochs) rather than judgings of
+	// one answer: they are read as a results line's "answers" (the mean,
+	// any failing answer fails a gate, the answers' variance kept).
+	Answers bool
 	// Error is the tool's error for an item it could not score: the item is
 	// then unscored (never a 0); of its Samples only the values of blocking
 	// criteria are looked at, each checked by its gate (the lowest value
@@ -152,6 +157,7 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 			r.errMsg = []byte(msg)
 		}
 	}
+	r.answers = rec.Answers && len(rec.Samples) > 1
 	if !r.unscored() {
 		if len(rec.Samples) == 0 {
 			return fail("the record has no judging (no scores and no error)")
