@@ -57,7 +57,7 @@ func TestRecordsGroupsEpochs(t *testing.T) {
 		if got[1].ID != "q-two" || got[1].Error != "epoch 2 of 2: RuntimeError: sandbox exited" || len(got[1].Samples) != 2 {
 			t.Errorf("failed epoch: %+v", got[1])
 		}
-		if !got[0].Samples[0].Metrics[3].NA || len(got[2].Samples) != 2 {
+		if !got[0].Samples[0].Metrics[3].Unscored || len(got[2].Samples) != 2 {
 			t.Errorf("NaN or item 3: %+v %+v", got[0].Samples[0].Metrics[3], got[2])
 		}
 	}
