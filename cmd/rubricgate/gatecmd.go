@@ -116,7 +116,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	var out staged
+	out := staged{Confine: confineDir(e, h)}
 	defer out.Abort()
 	g, reportPath := res.Report, host.ReportPath(h, c.jsonOut)
 	baselinePath, note, err := res.Stage(&out, c.writeBaseline,
