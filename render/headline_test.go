@@ -37,6 +37,12 @@ func TestHeadlineShowsTheDecisionsFigures(t *testing.T) {
 	if want := "  score 30.0, baseline 90.0, change -66.67% on the items in common (95% CI -100.00% .. +0.00%); full sets: 90.0 → 90.0, +0.00%"; !strings.Contains(strings.Join(log, "\n"), want) {
 		t.Errorf("log lacks %q:\n%s", want, strings.Join(log, "\n"))
 	}
+	// JUnit's aggregate drop case follows the decision's check: it fails
+	// (it passed on the full sets' +0.00%).
+	ju := junit(t, g, JUnitOptions{Name: "x", Now: now})
+	if want := `message="aggregate score -66.67% on the items in common vs the baseline (90.0 → 30.0), max-drop 2%; full sets: 90.0 → 90.0, +0.00%" type="aggregate-drop"`; !strings.Contains(ju, want) {
+		t.Errorf("junit lacks %q:\n%s", want, ju)
+	}
 	var b bytes.Buffer
 	if err := GateText(&b, g, nil); err != nil {
 		t.Fatal(err)
