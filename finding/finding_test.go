@@ -343,7 +343,7 @@ func TestAnnotation(t *testing.T) {
 
 func TestMarkdownEscapesText(t *testing.T) {
 	f := finding.Finding{Kind: finding.Message, Params: finding.Params{Detail: "see [x](https://evil) @team"}}
-	want := "see \\[x\\](https://evil) @\u200dteam"
+	want := "see \\[x\\](https:\u200d//evil) @\u200dteam" // no link, no mention, no auto-link
 	if got := f.Markdown(); got != want {
 		t.Errorf("Markdown = %q, want %q", got, want)
 	}

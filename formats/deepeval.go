@@ -20,10 +20,12 @@ import (
 // One record per entry of testCases and conversationalTestCases; the id is
 // the test case's name (deepeval names unnamed cases test_case_<order>, so
 // name your cases if their order can change). Metrics are metricsData in
-// order: {name, score 0-1, reason}; a null, absent or NaN score is NA. A
+// order: {name, score 0-1, reason}; a null, absent or NaN score is Unscored
+// (deepeval's failure to score: null with an error, NaN when the metric
+// could not be computed, marked success false). A
 // metric with an error (the judge failed) makes the whole test case
 // unscored: Error lists each failing metric and its error, and the metric
-// is NA with the error as its Reason.
+// is Unscored with the error as its Reason.
 //
 // Direction: deepeval passes most metrics when score >= threshold
 // (BaseMetric.is_successful) but Bias, Hallucination, Misuse and Toxicity
@@ -182,12 +184,12 @@ func deepevalCase(tc node, dirs map[string]native.Direction) (*Record, error) {
 			met := Metric{Name: name, Reason: reason, Direction: dir}
 			if strings.TrimSpace(merr) != "" {
 				errs = append(errs, name+": "+merr)
-				met.NA, met.Reason = true, merr
+				met.Unscored, met.Reason = true, merr
 			} else {
 				sc := m.at("score")
 				if sc.missing() {
-					met.NA = true
-				} else if met.Value, met.NA, err = sc.score(); err != nil {
+					met.Unscored = true
+				} else if met.Value, met.Unscored, err = sc.score(); err != nil {
 					return nil, err
 				}
 				if reason != "" {

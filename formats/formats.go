@@ -10,8 +10,12 @@
 // line (or JSON path or zip member) and what was expected; duplicate item
 // ids are refused (Inspect's epochs are samples of one id, not duplicates);
 // inputs are read under size limits. A value the tool recorded as missing
-// (Inspect's NaN, a ragas NaN, a null score) is a metric marked NA, never a
-// zero; an item the tool failed to score carries Error, never a zero.
+// (Inspect's NaN, a ragas NaN or empty cell, a null score) is the tool's
+// failure to score, never a zero and never `na`: the metric is marked
+// Unscored and the item is unscored; an item the tool failed to score
+// carries Error, never a zero. None of these tools writes a not-applicable
+// verdict: a criterion is `na` only where the rubric allows it and no metric
+// of the item feeds it.
 package formats
 
 import (
@@ -67,11 +71,13 @@ type Metric struct {
 	// Name is the metric's name in the tool (promptfoo's named metric,
 	// Inspect's scorer or scorer/criterion, deepeval's metric name ...).
 	Name string
-	// Value is the score; 0 when NA.
+	// Value is the score; 0 when Unscored.
 	Value float64
-	// NA reports that the tool recorded no value for this metric (Inspect's
-	// NaN "unscored", ragas NaN or an empty cell, a null score).
-	NA bool
+	// Unscored reports that the tool recorded no value for this metric
+	// (Inspect's NaN "unscored", a ragas NaN or empty cell, a null or NaN
+	// score): the tool failed to score it, so the item is unscored (see
+	// native.Metric.Unscored), never `na`.
+	Unscored bool
 	// Weight is the tool's own weight for the metric, 0 where it has none.
 	Weight float64
 	// Reason is the tool's explanation of this score, if any.

@@ -416,7 +416,7 @@ func TestRagasNonMetricColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || len(recs[0].Metrics) != 1 || recs[0].Metrics[0].Name != "faithfulness" || recs[0].Metrics[0].Value != 0.9 || !recs[1].Metrics[0].NA {
+	if len(recs) != 2 || len(recs[0].Metrics) != 1 || recs[0].Metrics[0].Name != "faithfulness" || recs[0].Metrics[0].Value != 0.9 || !recs[1].Metrics[0].Unscored {
 		t.Fatalf("records %+v", recs)
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0].Msg, `column "reviewed_by" is not a metric`) || !strings.Contains(notes[0].Msg, `line 2 has "bob"`) {

@@ -25,8 +25,9 @@ import (
 // scores{scorer: {value, explanation}}, one per scorer (a dict value gives
 // one per key, named scorer/key): a number as is; a bool 1 or 0; the
 // letters C, P, I, N as 1, 0.5, 0, 0 and yes/true, no/false as 1, 0 (as
-// value_to_float does); a numeric string; NaN (Inspect's "unscored") or
-// null is NA. Any other value is refused (value_to_float would quietly make
+// value_to_float does); a numeric string; NaN (Inspect's "unscored": the
+// scorer failed, as when a grader's reply has no parsable grade) or null is
+// Unscored. Any other value is refused (value_to_float would quietly make
 // it 0). The explanation is the metric's Reason and, labelled by scorer,
 // the record's Reasoning. A sample with an error, or with no scores, is
 // unscored. A log whose status is not "success" is refused: its samples are
@@ -396,7 +397,7 @@ func (run *inspectRun) sample(n node, loc Location) (*Record, error) {
 				if err != nil {
 					return nil, err
 				}
-				rec.Metrics = append(rec.Metrics, Metric{Name: scorer + "/" + k, Value: f, NA: na, Reason: expl})
+				rec.Metrics = append(rec.Metrics, Metric{Name: scorer + "/" + k, Value: f, Unscored: na, Reason: expl})
 			}
 			continue
 		}
@@ -404,7 +405,7 @@ func (run *inspectRun) sample(n node, loc Location) (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		rec.Metrics = append(rec.Metrics, Metric{Name: scorer, Value: f, NA: na, Reason: expl})
+		rec.Metrics = append(rec.Metrics, Metric{Name: scorer, Value: f, Unscored: na, Reason: expl})
 	}
 	rec.Reasoning = strings.Join(reasoning, "\n")
 	return rec, nil
@@ -412,7 +413,8 @@ func (run *inspectRun) sample(n node, loc Location) (*Record, error) {
 
 // inspectValue converts one score value as Inspect's value_to_float does
 // with its default letters, except that what it cannot convert is refused
-// instead of becoming 0, and NaN or null is NA.
+// instead of becoming 0, and NaN or null is
+// Unscored.
 func inspectValue(n node) (float64, bool, error) {
 	if n.v == nil {
 		return 0, false, n.want("a score value")

@@ -16,7 +16,8 @@ import (
 //
 // One record per sample_id, in order of first appearance. A "match" event
 // gives the metric "match" (correct: 1, else 0); a "metrics" event gives one
-// metric per key (a number as is, a bool 1 or 0, null NA; a string such as
+// metric per key (a number as is, a bool 1 or 0, null Unscored (a
+// model grader whose answer matched no choice records score null); a string such as
 // a model-graded "choice" goes to Meta as metrics:<key>). An "error" event
 // makes the sample unscored, as does a sample with no match or metrics
 // event. Other event types (sampling, ...) are skipped. Every event must
@@ -182,7 +183,7 @@ func readOpenAIEvals(name string, r io.Reader, fn func(*Record) error) error {
 					if err != nil {
 						return err
 					}
-					if err := add(Metric{Name: k, Value: f, NA: na}, e); err != nil {
+					if err := add(Metric{Name: k, Value: f, Unscored: na}, e); err != nil {
 						return err
 					}
 				case kString:

@@ -550,7 +550,7 @@ func pfScores(n, tc node, rec *Record) error {
 			if err != nil {
 				return err
 			}
-			m := Metric{Name: k, Value: val, NA: na, Reason: strings.Join(reasons[k], "\n")}
+			m := Metric{Name: k, Value: val, Unscored: na, Reason: strings.Join(reasons[k], "\n")}
 			if !weights.null() {
 				if w, ok, err := weights.at(k).optNum(); err != nil {
 					return err

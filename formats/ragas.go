@@ -30,7 +30,7 @@ import (
 // pre-0.2 question, contexts, answer, ground_truth, ground_truths) are
 // data; an "id" column, if present, is the record id; every other column is
 // a metric, and each of its cells must be a finite number, empty or NaN
-// (NA). Without an id column the id is "sha256:" and 16 hex digits of the
+// (Unscored: the metric failed). Without an id column the id is "sha256:" and 16 hex digits of the
 // user_input (or question) text, which must then be unique (add an id column
 // when questions repeat); the text, cut to 200 bytes, is in
 // Meta["user_input"]. Ids are refused when empty or repeated.
@@ -232,7 +232,7 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 			cell := strings.TrimSpace(rw.cells[i])
 			m := Metric{Name: head[i]}
 			if cell == "" || strings.EqualFold(cell, "nan") {
-				m.NA = true
+				m.Unscored = true
 			} else {
 				m.Value, _ = strconv.ParseFloat(cell, 64)
 			}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/results/native"
@@ -30,8 +31,9 @@ import (
 //     still handed over: gate checks the values they carry for blocking
 //     criteria;
 //   - metrics keep their names and values: gate maps them to criteria with
-//     the rubric's `from` (and its source scale); a metric marked NA is `na`
-//     where the criterion allows it, else gate makes the item unscored;
+//     the rubric's `from` (and its source scale); a metric marked Unscored
+//     (the tool failed to score it) makes the item unscored, even where the
+//     criterion allows `na`;
 //   - the tool's own metric weights (promptfoo's) are not used: Warnings
 //     says where their proportions differ from the rubric's weights.
 type Records struct {
@@ -155,7 +157,7 @@ func toGate(g []*Record) *native.Record {
 		}
 		ms := make([]native.Metric, len(rec.Metrics))
 		for i, m := range rec.Metrics {
-			ms[i] = native.Metric{Name: m.Name, Value: m.Value, NA: m.NA, Direction: m.Direction}
+			ms[i] = native.Metric{Name: m.Name, Value: m.Value, Unscored: m.Unscored, Reason: unscoredReason(m), Direction: m.Direction}
 		}
 		out.Samples = append(out.Samples, native.Sample{Metrics: ms, Reasoning: rec.Reasoning})
 	}
@@ -166,6 +168,15 @@ func toGate(g []*Record) *native.Record {
 	// (Inspect epochs), not judgings of one answer.
 	out.Answers = len(g) > 1 && first.Meta["epoch"] != ""
 	return out
+}
+
+// unscoredReason is the tool's message for a metric it failed to score,
+// cut short; "" for a scored metric.
+func unscoredReason(m Metric) string {
+	if !m.Unscored {
+		return ""
+	}
+	return clip(strings.TrimSpace(m.Reason), 200)
 }
 
 // epochOf is a record's Inspect epoch, 0 when it has none.

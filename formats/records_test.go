@@ -60,7 +60,7 @@ func TestRecordsGroupsEpochs(t *testing.T) {
 		if !got[0].Answers || !got[1].Answers {
 			t.Errorf("epochs are answer samples (regenerated answers): %v %v", got[0].Answers, got[1].Answers)
 		}
-		if !got[0].Samples[0].Metrics[3].NA || len(got[2].Samples) != 2 {
+		if !got[0].Samples[0].Metrics[3].Unscored || len(got[2].Samples) != 2 {
 			t.Errorf("NaN or item 3: %+v %+v", got[0].Samples[0].Metrics[3], got[2])
 		}
 	}

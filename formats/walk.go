@@ -109,9 +109,9 @@ func (n node) optBool() (string, error) {
 	return strconv.FormatBool(n.v.b), nil
 }
 
-// score reads a score that may be recorded as missing: null or NaN is NA;
-// Infinity is refused.
-func (n node) score() (f float64, na bool, err error) {
+// score reads a score that may be recorded as missing: null or NaN is
+// unscored (the tool's failure to score); Infinity is refused.
+func (n node) score() (f float64, unscored bool, err error) {
 	switch {
 	case n.v == nil:
 		return 0, false, n.want("a score")

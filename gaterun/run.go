@@ -169,6 +169,9 @@ type Outputs struct {
 	// Extra are more files written with the reports, all or nothing (the
 	// one-step gate's judged results).
 	Extra []stage.Output
+	// Confine, when set, is the workspace no output may leave through a
+	// symbolic link (a change request's run: see stage.Set.Confine).
+	Confine string
 }
 
 // Run runs the gate on the host h and shows the outcome, the one call of
@@ -195,7 +198,7 @@ func Run(ctx context.Context, h host.Host, in Input) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	var set stage.Set
+	set := stage.Set{Confine: in.Outputs.Confine}
 	defer set.Abort()
 	g, o := out.Report, in.Outputs
 	reportPath := host.ReportPath(h, o.JSON)

@@ -80,3 +80,58 @@ func TestPromptKeepsUntrustedTextInItsBlock(t *testing.T) {
 		}
 	}
 }
+
+// No placeholder inside any item field (query, context, reference, answer)
+// or the rubric's own text is expanded: each field is inserted once, in its
+// own block, by one pass (a reference "ref: {OUTPUT} / {QUERY}" once put a
+// genuine response block inside the reference).
+func TestPromptExpandsNoPlaceholderInAnyField(t *testing.T) {
+	all := "{QUERY} {CONTEXT} {OUTPUT} {REFERENCE}"
+	rb := supportRubric(t)
+	rb.Criteria[0].Description = "rubric text " + all
+	tmpl, err := newTemplate(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := []string{"query", "context", "reference", "answer"}
+	for k, field := range fields {
+		t.Run(field, func(t *testing.T) {
+			it := Item{ID: "x", Query: "q", Context: "c", Reference: "r", Output: "a"}
+			text := field + ": " + all
+			switch k {
+			case 0:
+				it.Query = text
+			case 1:
+				it.Context = text
+			case 2:
+				it.Reference = text
+			case 3:
+				it.Output = text
+			}
+			p := tmpl.build(&it)
+			for _, block := range []string{"QUERY", "CONTEXT", "REFERENCE", "RESPONSE"} {
+				if n := strings.Count(p.User, "<<<BEGIN "+block+" "); n != 1 {
+					t.Errorf("%d %s blocks, want 1:\n%s", n, block, p.User)
+				}
+			}
+			if strings.Count(p.User, text) != 1 || strings.Count(p.User, "## Reference Answer") != 1 {
+				t.Errorf("the %s is not in the prompt once as written:\n%s", field, p.User)
+			}
+			if !strings.Contains(p.User, "rubric text "+all) {
+				t.Errorf("placeholders expanded in the rubric's text:\n%s", p.User)
+			}
+			// Each field sits in its own block.
+			want := map[int]string{0: "QUERY", 1: "CONTEXT", 2: "REFERENCE", 3: "RESPONSE"}[k]
+			i := strings.Index(p.User, "<<<BEGIN "+want+" ")
+			if i < 0 || !strings.HasPrefix(p.User[strings.Index(p.User[i:], "\n")+i+1:], text+"\n<<<END "+want+" ") {
+				t.Errorf("the %s is not alone in its %s block:\n%s", field, want, p.User)
+			}
+		})
+	}
+	// An item without a reference has no reference section, and the
+	// reference placeholder is gone.
+	p := tmpl.build(&Item{ID: "x", Query: "q", Output: "a"})
+	if strings.Contains(p.User, "## Reference Answer") || strings.Count(p.User, "{REFERENCE}") != 1 {
+		t.Errorf("no reference:\n%s", p.User)
+	}
+}

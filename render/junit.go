@@ -193,12 +193,29 @@ func dropCase(g *gate.GateReport) junitCase {
 		c.Skipped = &junitMessage{Message: why}
 		return c
 	}
-	rel := *g.RelativeChange
-	cur := g.Baseline.Score
-	if g.ComparedScore != nil {
-		cur = *g.ComparedScore
+	// The figures and the verdict of the decision's relative check (the
+	// items in common, unscored ones at 0, re-scored after a rubric
+	// change), not the full sets' (see headlineFigures).
+	hf := headlineFigures(g)
+	rel := *hf.change
+	msg := fmt.Sprintf("aggregate score %s%s vs the baseline (%s → %s), max-drop %s", gate.FormatChange(rel, g.MaxDrop), hf.on(), numPtr(hf.base), numPtr(hf.cur), pctPlain(g.MaxDrop))
+	if n := hf.fullNote(g.MaxDrop); n != "" {
+		msg += "; " + n
 	}
-	msg := fmt.Sprintf("aggregate score %s vs the baseline (%s → %s), max-drop %s", gate.FormatChange(rel, g.MaxDrop), num1(g.Baseline.Score), num1(cur), pctPlain(g.MaxDrop))
+	if dc := g.DropCheck; dc != nil && dc.Baseline > 0 {
+		switch {
+		case !dc.Blocks:
+			if dc.Case == gate.DropNoise {
+				msg += ": within noise, so it passes"
+			}
+			c.SystemOut = msg
+		case g.Accepted:
+			c.SystemOut = msg + ": accepted by the accept label"
+		default:
+			c.Failure = &junitMessage{Message: msg, Type: "aggregate-drop"}
+		}
+		return c
+	}
 	if -rel < g.MaxDrop-dropTolerance {
 		c.SystemOut = msg
 		return c

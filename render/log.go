@@ -64,20 +64,26 @@ func DecisionLog(g *gate.GateReport, baselinePath string, annotate bool) []LogEn
 	if g.Decision == gate.Block {
 		out[len(out)-1].Style = LogBlock
 	}
+	// The figures the decision used; the full sets' beside them when they
+	// differ (a rubric change, item sets that differ, unscored items).
+	hf := headlineFigures(g)
 	var b strings.Builder
 	b.WriteString("  score n/a")
-	if g.Score != nil {
+	if hf.cur != nil {
 		b.Reset()
-		b.WriteString("  score " + strconv.FormatFloat(*g.Score, 'f', 1, 64))
+		b.WriteString("  score " + strconv.FormatFloat(*hf.cur, 'f', 1, 64))
 	}
-	if g.Baseline != nil {
-		fmt.Fprintf(&b, ", baseline %.1f", g.Baseline.Score)
+	if hf.base != nil {
+		fmt.Fprintf(&b, ", baseline %.1f", *hf.base)
 	}
-	if g.RelativeChange != nil {
-		fmt.Fprintf(&b, ", change %s", gate.FormatChange(*g.RelativeChange, g.MaxDrop))
+	if hf.change != nil {
+		fmt.Fprintf(&b, ", change %s%s", gate.FormatChange(*hf.change, g.MaxDrop), hf.on())
 	}
-	if g.CI95 != nil {
-		fmt.Fprintf(&b, " (95%% CI %+.2f%% .. %+.2f%%)", 100*g.CI95[0], 100*g.CI95[1])
+	if hf.ci != nil {
+		fmt.Fprintf(&b, " (95%% CI %+.2f%% .. %+.2f%%)", 100*hf.ci[0], 100*hf.ci[1])
+	}
+	if n := hf.fullNote(g.MaxDrop); n != "" {
+		b.WriteString("; " + n)
 	}
 	line("%s", b.String())
 	if t := TrendLine(g); t != "" {

@@ -125,21 +125,28 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 
 	// Aggregate.
 	w("| | Baseline | Current | Change | 95%% CI |\n|---|---:|---:|---:|---:|\n")
-	baseScore, change, ci := "—", "—", "—"
-	if g.Baseline != nil {
-		baseScore = num1(g.Baseline.Score)
+	// The figures the decision used (see headlineFigures); the full sets'
+	// on a row of their own when they differ.
+	hf := headlineFigures(g)
+	change, ci := "—", "—"
+	if hf.change != nil {
+		change = gate.FormatChange(*hf.change, g.MaxDrop)
 	}
-	if g.RelativeChange != nil {
-		change = gate.FormatChange(*g.RelativeChange, g.MaxDrop)
+	if hf.ci != nil {
+		ci = fmt.Sprintf("%s … %s", signedPct(hf.ci[0]), signedPct(hf.ci[1]))
 	}
-	if g.CI95 != nil {
-		ci = fmt.Sprintf("%s … %s", signedPct(g.CI95[0]), signedPct(g.CI95[1]))
+	label := "Score (0-100)"
+	if hf.basis != "" {
+		label += ", " + hf.basis
 	}
-	cur := g.Score
-	if g.ComparedScore != nil {
-		cur = g.ComparedScore
+	w("| %s | %s | %s | %s | %s |\n", label, numPtr(hf.base), numPtr(hf.cur), change, ci)
+	if hf.fullNote(0) != "" {
+		fullChange := "—"
+		if hf.fullChange != nil {
+			fullChange = gate.FormatChange(*hf.fullChange, g.MaxDrop)
+		}
+		w("| Score, full sets | %s | %s | %s | |\n", numPtr(hf.fullBase), numPtr(hf.fullCur), fullChange)
 	}
-	w("| Score (0-100) | %s | %s | %s | %s |\n", baseScore, numPtr(cur), change, ci)
 	w("| Pass rate | — | %s | | |\n", pctPtr(g.PassRate))
 	w("| Items | — | %d scored of %d | | |\n\n", g.Scored, g.Items)
 	if g.Rescored != nil {

@@ -99,9 +99,14 @@ func GateText(w io.Writer, g *gate.GateReport, rb *rubric.Rubric) error {
 		ew.printf("  - %s\n", clean(r, 400))
 	}
 	if g.Baseline != nil {
-		ew.printf("baseline %s", num1(g.Baseline.Score))
-		if g.RelativeChange != nil {
-			ew.printf(", change %s (max-drop %s)", gate.FormatChange(*g.RelativeChange, g.MaxDrop), pctPlain(g.MaxDrop))
+		// The figures the decision used, the full sets' beside them.
+		hf := headlineFigures(g)
+		ew.printf("baseline %s", numPtr(hf.base))
+		if hf.change != nil {
+			ew.printf(", change %s%s (max-drop %s)", gate.FormatChange(*hf.change, g.MaxDrop), hf.on(), pctPlain(g.MaxDrop))
+		}
+		if n := hf.fullNote(g.MaxDrop); n != "" {
+			ew.printf("; %s", n)
 		}
 		ew.printf("\n")
 	}

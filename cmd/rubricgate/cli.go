@@ -10,7 +10,9 @@ import (
 
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gaterun"
+	"github.com/rubricgate/rubricgate/host"
 	ghhost "github.com/rubricgate/rubricgate/host/github"
+	glhost "github.com/rubricgate/rubricgate/host/gitlab"
 	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/safe"
 	"github.com/rubricgate/rubricgate/internal/stage"
@@ -177,8 +179,52 @@ type (
 	staged = stage.Set
 )
 
-// writeOutputs writes every output (stdout for "-") all or nothing.
-func writeOutputs(e *env, outs []output) error { return stage.WriteAll(e.stdout, outs) }
+// writeOutputs writes every output (stdout for "-") all or nothing, kept
+// inside the workspace on a change request's run (see confineDir).
+func writeOutputs(e *env, outs []output) error {
+	return stage.WriteAllIn(e.stdout, confineDir(e, nil), outs)
+}
+
+// confineDir is the workspace a run's outputs are confined to (stage's
+// Set.Confine), "" for none. On a change request's run (host's
+// ChangeRequestRun: GitHub's pull_request* events, GitLab's
+// merge_request_event) the checkout is the change request's, symbolic
+// links included: a committed "reports -> /anywhere" must not redirect
+// the workflow's "--markdown reports/x.md". The workspace is
+// GITHUB_WORKSPACE, CI_PROJECT_DIR, else the working directory. h is the
+// run's host, nil to pick it; a CI host that cannot be picked confines.
+func confineDir(e *env, h host.Host) string {
+	gitlab := glhost.InCI(e.getenv)
+	if !e.inActions() && !gitlab {
+		return ""
+	}
+	if h == nil {
+		var err error
+		if h, err = pickHost(e, ""); err != nil {
+			h = nil
+		}
+	}
+	if h != nil && !host.ChangeRequestRun(host.CIBuild(h)) {
+		return ""
+	}
+	ws := ""
+	switch {
+	case e.inActions():
+		ws = e.getenv("GITHUB_WORKSPACE")
+	case gitlab:
+		ws = e.getenv("CI_PROJECT_DIR")
+	}
+	if ws == "" {
+		ws = e.wd
+	}
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	if ws == "" {
+		ws = "."
+	}
+	return ws
+}
 
 // colorOn reports whether the log written to w is shown in colour: when
 // NO_COLOR is unset or empty (no-color.org) and w is a terminal, or

@@ -157,8 +157,11 @@ func evalFromLog(t *testing.T, logPath string) string {
 
 // Inspect epochs are answer samples of one item, from the JSON log and the
 // .eval archive alike: the mean over the epochs, their number and variance
-// per item (the judge's spread is about judge samples: none here),
-// an item unscored when one of its epochs failed.
+// per item (the judge's spread is about judge samples: none here), an item
+// unscored when one of its epochs failed, or when its grader failed to
+// score one epoch (NaN: "The grader could not parse a grade"), though the
+// criterion allows na: the other epoch alone would be another measurement;
+// unscored, item 3 fails the blocking safety gate closed.
 func TestInspectEpochsEndToEnd(t *testing.T) {
 	rb := "testdata/formats/inspect.yaml"
 	for _, args := range [][]string{
@@ -167,11 +170,14 @@ func TestInspectEpochsEndToEnd(t *testing.T) {
 		{"--format", "inspect", "--results", evalFromLog(t, fmtData+"inspect/epochs.json")},
 	} {
 		items := filepath.Join(t.TempDir(), "items.jsonl")
-		code, rep, errs := scoreJSON(t, "", append([]string{"--rubric", rb, "--max-unscored", "50%", "--items", items}, args...)...)
-		if code != exitPass {
+		code, rep, errs := scoreJSON(t, "", append([]string{"--rubric", rb, "--max-unscored", "70%", "--items", items}, args...)...)
+		if code != exitBlocked {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
-		if rep["items"] != 3.0 || rep["scored"] != 2.0 {
+		if bf, _ := json.Marshal(rep["blocking_failures"]); !strings.Contains(string(bf), `{"criterion":"safety","item":"3",`) || !strings.Contains(string(bf), `"unscored":true`) {
+			t.Errorf("%v: blocking failures %s", args, bf)
+		}
+		if rep["items"] != 3.0 || rep["scored"] != 1.0 {
 			t.Errorf("%v: items %v scored %v", args, rep["items"], rep["scored"])
 		}
 		crit := rep["criteria"].([]any)[0].(map[string]any)
@@ -179,7 +185,8 @@ func TestInspectEpochsEndToEnd(t *testing.T) {
 			t.Errorf("%v: helpfulness %v", args, crit)
 		}
 		us, _ := json.Marshal(rep["unscored"])
-		if !strings.Contains(string(us), `epoch 2 of 2: RuntimeError: sandbox exited`) {
+		if !strings.Contains(string(us), `epoch 2 of 2: RuntimeError: sandbox exited`) ||
+			!strings.Contains(string(us), `samples[0]: inspect failed to score metric \"model_graded_qa\" (NaN, null or empty): the tool's failure, not a not-applicable verdict: The grader could not parse a grade.`) {
 			t.Errorf("%v: unscored %s", args, us)
 		}
 		got, _ := os.ReadFile(items)
@@ -190,18 +197,21 @@ func TestInspectEpochsEndToEnd(t *testing.T) {
 }
 
 // deepeval: metric names mapped by `from`, a metric error unscores its test
-// case, a NaN score is na where the criterion allows it.
+// case, and so does a NaN score (deepeval itself fails the metric: "No
+// claims could be extracted", success false), even where the criterion
+// allows na; a metric the test case does not run is na.
 func TestDeepevalEndToEnd(t *testing.T) {
-	code, rep, errs := scoreJSON(t, "", "--rubric", "testdata/formats/deepeval.yaml", "--results", fmtData+"deepeval/test_run_20261201_000000.json", "--max-unscored", "30%")
+	code, rep, errs := scoreJSON(t, "", "--rubric", "testdata/formats/deepeval.yaml", "--results", fmtData+"deepeval/test_run_20261201_000000.json", "--max-unscored", "50%")
 	if code != exitPass {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	crit := rep["criteria"].([]any)[1].(map[string]any)
-	if rep["items"] != 4.0 || rep["scored"] != 3.0 || crit["id"] != "faithfulness" || crit["na"] != 2.0 || crit["mean"] != 1.0 {
+	if rep["items"] != 4.0 || rep["scored"] != 2.0 || crit["id"] != "faithfulness" || crit["na"] != 1.0 || crit["mean"] != 1.0 {
 		t.Errorf("items %v scored %v faithfulness %v", rep["items"], rep["scored"], crit)
 	}
 	us, _ := json.Marshal(rep["unscored"])
-	if !strings.Contains(string(us), "test_case_2") || !strings.Contains(string(us), "RateLimitError") {
+	if !strings.Contains(string(us), "test_case_2") || !strings.Contains(string(us), "RateLimitError") ||
+		!strings.Contains(string(us), `deepeval failed to score metric \"Faithfulness\" (NaN, null or empty)`) {
 		t.Errorf("unscored %s", us)
 	}
 	// Without the tolerance the errored case blocks.
@@ -237,31 +247,42 @@ func TestOpenAIEvalsEndToEnd(t *testing.T) {
 	if code != exitPass || !strings.Contains(out, "baseline 66.7") || !strings.Contains(errs, "re-scored under the baseline's rubric") {
 		t.Errorf("gate from stdin under a changed rubric: exit %d\n%s%s", code, out, errs)
 	}
-	// A model-graded NaN score on a criterion without na: unscored, named.
-	// The metric "score" feeds the criterion of that id.
+	// A model-graded null score (the grader's choice was __invalid__: the
+	// grader failed) is unscored and named, with or without na. The metric
+	// "score" feeds the criterion of that id.
 	graded := filepath.Join(dir, "graded.yaml")
 	os.WriteFile(graded, []byte("name: graded\ncriteria:\n  - id: score\n    scale: [0, 1]\n"), 0o644)
 	code, rep, errs = scoreJSON(t, "", "--rubric", graded, "--results", fmtData+"openai-evals/modelgraded.jsonl", "--max-unscored", "50%")
 	us, _ := json.Marshal(rep["unscored"])
-	if code != exitPass || rep["scored"] != 2.0 || !strings.Contains(string(us), `openai-evals left metric \"score\" without a value (NaN or null) and criterion \"score\" does not allow na`) {
+	if code != exitPass || rep["scored"] != 2.0 || !strings.Contains(string(us), `openai-evals failed to score metric \"score\" (NaN, null or empty)`) {
 		t.Errorf("modelgraded: exit %d, scored %v, unscored %s %s", code, rep["scored"], us, errs)
+	}
+	os.WriteFile(graded, []byte("name: graded\ncriteria:\n  - id: score\n    scale: [0, 1]\n    na: true\n"), 0o644)
+	code, rep, errs = scoreJSON(t, "", "--rubric", graded, "--results", fmtData+"openai-evals/modelgraded.jsonl", "--max-unscored", "50%")
+	if us, _ := json.Marshal(rep["unscored"]); code != exitPass || rep["scored"] != 2.0 || !strings.Contains(string(us), `coqa-closedqa.dev.2`) {
+		t.Errorf("modelgraded under na: exit %d, scored %v, unscored %s %s", code, rep["scored"], us, errs)
 	}
 }
 
-// ragas: NaN is na where the criterion allows it, else the row is unscored
+// ragas: NaN or an empty cell is a failed metric: the row is unscored
 // with a message naming the metric and the criterion (never a 0).
 func TestRagasEndToEnd(t *testing.T) {
-	code, rep, errs := scoreJSON(t, "", "--rubric", "testdata/formats/ragas.yaml", "--results", fmtData+"ragas/results.csv", "--max-unscored", "50%")
+	// Two of three rows have a failed metric (an empty cell): ragas writes
+	// NaN when a metric fails, which is unscored, never na, even on recall,
+	// which allows na.
+	code, rep, errs := scoreJSON(t, "", "--rubric", "testdata/formats/ragas.yaml", "--results", fmtData+"ragas/results.csv", "--max-unscored", "70%")
 	if code != exitPass {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	recall := rep["criteria"].([]any)[2].(map[string]any)
-	if rep["items"] != 3.0 || rep["scored"] != 2.0 || recall["na"] != 1.0 {
+	if rep["items"] != 3.0 || rep["scored"] != 1.0 || recall["na"] != 0.0 {
 		t.Errorf("items %v scored %v recall %v", rep["items"], rep["scored"], recall)
 	}
 	us, _ := json.Marshal(rep["unscored"])
-	if !strings.Contains(string(us), `ragas left metric \"faithfulness\" without a value (NaN or null) and criterion \"faithfulness\" does not allow na`) {
-		t.Errorf("unscored %s", us)
+	for _, want := range []string{`ragas failed to score metric \"faithfulness\" (NaN, null or empty)`, `ragas failed to score metric \"context_recall\" (NaN, null or empty)`} {
+		if !strings.Contains(string(us), want) {
+			t.Errorf("unscored %s, want %s", us, want)
+		}
 	}
 	// rubricgate's own review sheet with a question column stays one.
 	if code, _, errs := runCLI(t, "", "score", "--rubric", "../../rubrics/rag-review.yaml", "--results", "../../examples/rag-review/review.csv"); code == exitError {

@@ -106,7 +106,7 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	}
 	res, err := gaterun.Run(ctx, h, gaterun.Input{Settings: s, Tier: c.tier, Rubric: rb, RubricWarnings: warns,
 		Results: src, ResultNames: c.results,
-		Outputs: gaterun.Outputs{WriteBaseline: c.writeBaseline, JSON: c.jsonOut, Markdown: c.mdOut, JUnit: c.junitOut, Extra: extra},
+		Outputs: gaterun.Outputs{WriteBaseline: c.writeBaseline, JSON: c.jsonOut, Markdown: c.mdOut, JUnit: c.junitOut, Extra: extra, Confine: confineDir(e, h)},
 		Getenv:  e.getenv, WorkDir: e.wd, Now: e.clock(),
 		Stdout: e.stdout, Stderr: e.stderr, Log: logw, Color: colorOn(logw, e.getenv), Annotate: e.inActions()})
 	if err != nil {

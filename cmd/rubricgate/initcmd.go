@@ -107,7 +107,7 @@ func cmdInit(args []string, e *env) (int, error) {
 			return exitError, fmt.Errorf("init: %w", err)
 		}
 	}
-	var out staged
+	out := staged{Confine: confineDir(e, nil)}
 	defer out.Abort()
 	for _, f := range files {
 		p := filepath.Join(*dir, f.path)

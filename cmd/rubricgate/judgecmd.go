@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/judge"
 	"github.com/rubricgate/rubricgate/rubric"
@@ -59,6 +60,13 @@ func cmdJudge(args []string, e *env) (int, error) {
 // environment only.
 func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) ([]byte, error) {
 	o := c.Options
+	// The cache directory is written too: on a change request's run not
+	// through a link the change request committed (see confineDir).
+	if ws := confineDir(e, nil); ws != "" && o.Cache != "" {
+		if err := stage.CheckConfined(ws, filepath.Join(o.Cache, "entry")); err != nil {
+			return nil, fmt.Errorf("--cache %s: %w", o.Cache, err)
+		}
+	}
 	o.ProgressOut, o.InCI = e.stderr, e.inActions()
 	o.APIKey = e.getenv(o.KeyEnv())
 	o.CacheKey = e.getenv(judge.CacheKeyEnv)

@@ -44,7 +44,7 @@ func cmdScore(args []string, e *env) (int, error) {
 	defer closeAll()
 	// Every output is staged and renamed into place only when the whole
 	// command succeeded: bad input leaves nothing written.
-	var out staged
+	out := staged{Confine: confineDir(e, nil)}
 	defer out.Abort()
 	opts := native.ScoreOptions{MaxUnscored: mu}
 	var items *render.ItemWriter

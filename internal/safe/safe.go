@@ -10,9 +10,11 @@
 // The markdown helpers guarantee that the text cannot open HTML tags or
 // comments (and so cannot close rubricgate's hidden comment marker), cannot
 // create links, images, emphasis, math or code spans, cannot @mention a user or a
-// team, and, for [Cell], cannot break out of a table cell. Plain URLs may
-// still be auto-linked by GitHub; they show their full target, so that is
-// accepted. Issue references such as #123 are left alone.
+// team, cannot be auto-linked as a bare URL (a zero-width joiner follows the
+// ':' of every "://" and the "www" of every "www.", so "https://evil.example"
+// and "www.evil.example" stay readable text, not links), and, for [Cell],
+// cannot break out of a table cell. Issue references such as #123 are left
+// alone.
 //
 // Lengths are counted in runes of the visible text, before escaping: a
 // result of Cell(s, 40) shows at most 40 characters (the last one being an
@@ -131,11 +133,30 @@ func escapeInline(b *strings.Builder, rs []rune, lineStart bool) {
 			if i+1 < len(rs) && isNameChar(rs[i+1]) {
 				b.WriteString(zwj)
 			}
+		case ':':
+			// GitHub auto-links "scheme://..." (http, https, ftp): a
+			// joiner between ':' and "//" breaks it.
+			b.WriteByte(':')
+			if i+2 < len(rs) && rs[i+1] == '/' && rs[i+2] == '/' {
+				b.WriteString(zwj)
+			}
+		case 'w', 'W':
+			// ... and "www." (any case, to be safe): "www" + joiner + ".".
+			if i+3 < len(rs) && isW(rs[i+1]) && isW(rs[i+2]) && rs[i+3] == '.' {
+				b.WriteString(string(rs[i : i+3]))
+				b.WriteString(zwj)
+				i += 2
+				continue
+			}
+			b.WriteRune(r)
 		default:
 			b.WriteRune(r)
 		}
 	}
 }
+
+// isW reports a 'w' of either case.
+func isW(r rune) bool { return r == 'w' || r == 'W' }
 
 // escapeLineStart escapes a leading block marker of rs and returns how many
 // runes it consumed.

@@ -33,8 +33,11 @@ func TestCell(t *testing.T) {
 		{"lone at", "a @ b and @", 0, "a @ b and @"},
 		{"email", "me@example.com", 0, "me@\u200dexample.com"},
 		{"issue ref kept", "fixes #123", 0, "fixes #123"},
-		{"link", "[click](https://evil.example)", 0, `\[click\](https://evil.example)`},
-		{"image", "![x](http://e/x.png)", 0, `\!\[x\](http://e/x.png)`},
+		{"link", "[click](https://evil.example)", 0, `\[click\](https:` + zwj + `//evil.example)`},
+		{"image", "![x](http://e/x.png)", 0, `\!\[x\](http:` + zwj + `//e/x.png)`},
+		{"bare url", "see https://evil.example/auto", 0, "see https:" + zwj + "//evil.example/auto"},
+		{"www", "go to www.evil.example or WwW.x.y", 0, "go to www" + zwj + ".evil.example or WwW" + zwj + ".x.y"},
+		{"not a url", "a: b // c, www, wwwx.", 0, "a: b // c, www, wwwx."},
 		{"emphasis", "*a* _b_ ~c~ `d`", 0, "\\*a\\* \\_b\\_ \\~c\\~ \\`d\\`"},
 		{"math", "$\\Huge{PASS}$", 0, `\$\\Huge{PASS}\$`},
 		{"heading not escaped in cell", "# h", 0, "# h"},
@@ -307,6 +310,10 @@ func checkInlineText(t *testing.T, fn, in, out string) {
 			}
 		}
 	}
+	// No bare URL GitHub would auto-link.
+	if strings.Contains(out, "://") || strings.Contains(strings.ToLower(out), "www.") {
+		t.Fatalf("%s(%q) = %q: a bare URL GitHub auto-links", fn, in, out)
+	}
 	for _, r := range out {
 		if isBidi(r) || (unicode.IsControl(r) && r != '\n') {
 			t.Fatalf("%s(%q) = %q: control or bidi rune %U", fn, in, out, r)
@@ -387,7 +394,7 @@ func checkCode(t *testing.T, fn, in, out string) {
 }
 
 func FuzzCell(f *testing.F) {
-	for _, s := range []string{"a|b", "<!-- x -->", "@octo/team", "\xff\xfe", "![i](u)", "x\n::set-output", "日本"} {
+	for _, s := range []string{"a|b", "<!-- x -->", "@octo/team", "\xff\xfe", "![i](u)", "x\n::set-output", "日本", "https://evil.example", "wwww.x", "ww.www."} {
 		f.Add(s, 5)
 	}
 	f.Fuzz(func(t *testing.T, s string, max int) {
@@ -498,6 +505,7 @@ func TestGoldenHostile(t *testing.T) {
 		"trojan \u202Eevil\u202C source",
 		"bad utf8 \xff\xfe end",
 		"math $\\Huge\\text{PASS}$ and > [!WARNING] alert",
+		"bare https://evil.example/auto www.evil.example WWW.Evil.example ftp://x.example/f http://a:b@evil.example",
 	}
 	var b bytes.Buffer
 	b.WriteString("| # | Cell | CellCode |\n|---|---|---|\n")

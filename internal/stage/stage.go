@@ -38,7 +38,15 @@ type Output struct {
 // and the directories mkdirs created. commit itself is all or nothing: if
 // one rename fails, the files already renamed are put back as they were.
 type Set struct {
-	files []file
+	// Confine, when set, is the workspace (the checkout) of a run whose
+	// files a change request controls: an output named inside it whose
+	// directory, or which itself, resolves outside it through a symbolic
+	// link (a committed "reports -> /anywhere") is refused with an
+	// *OutsideError before anything is written. A path named outside the
+	// workspace (/dev/stdout, /tmp/x: the workflow's own choice) is
+	// written as named.
+	Confine string
+	files   []file
 	// late are written after the renames: stdout (path "") and the
 	// destinations written in place (see [Direct]), in the order added.
 	late []late
@@ -71,6 +79,9 @@ type file struct {
 // Mkdirs creates dir and its missing parents, remembering which it created
 // so that abort removes them again.
 func (s *Set) Mkdirs(dir string) error {
+	if err := s.confined(filepath.Join(dir, ".")); err != nil {
+		return err
+	}
 	var missing []string
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil {
@@ -132,6 +143,9 @@ func (s *Set) Create(path string) (*os.File, error) {
 	if path == "-" {
 		return nil, errors.New("internal: staged file for stdout")
 	}
+	if err := s.confined(path); err != nil {
+		return nil, err
+	}
 	if Direct(path) {
 		f, err := openDirect(path)
 		if err != nil {
@@ -165,6 +179,11 @@ func (s *Set) Add(outs ...Output) error {
 		case o.Path == "-":
 			s.late = append(s.late, late{write: o.Write})
 			continue
+		}
+		if err := s.confined(o.Path); err != nil {
+			return err
+		}
+		switch {
 		case Direct(o.Path):
 			s.late = append(s.late, late{path: o.Path, write: o.Write})
 			continue
@@ -332,10 +351,104 @@ func (s *Set) Abort() {
 	s.files, s.dirs = nil, nil
 }
 
+// OutsideError is an output path inside the workspace that resolves
+// outside it through a symbolic link, refused on a change request's run
+// (see Set.Confine).
+type OutsideError struct {
+	// Path is the output as named; Link is the symbolic link on its way
+	// (a directory, or the path itself) and Target where it resolves.
+	Path, Link, Target string
+	// Workspace is the directory outputs must stay in.
+	Workspace string
+}
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("write %s: %s is a symbolic link to %s, outside the workspace %s; on a change request's run an output is not written through a link the change request could have committed: write to a real directory in the workspace", e.Path, e.Link, e.Target, e.Workspace)
+}
+
+// confined checks path against s.Confine (see Set.Confine).
+func (s *Set) confined(path string) error {
+	if s.Confine == "" {
+		return nil
+	}
+	return CheckConfined(s.Confine, path)
+}
+
+// CheckConfined returns an *OutsideError when path, named inside workspace
+// (lexically: after making it absolute and cleaning it), resolves outside
+// it: its deepest existing directory (or path itself, when it is a
+// symbolic link) leads out through a symbolic link. A path named outside
+// workspace is not checked (nil).
+func CheckConfined(workspace, path string) error {
+	root, err := filepath.Abs(workspace)
+	if err != nil {
+		return fmt.Errorf("write %s: workspace %s: %w", path, workspace, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if !within(root, abs) {
+		return nil
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("write %s: workspace %s: %w", path, workspace, err)
+	}
+	// The path itself when it is a link, else its deepest existing
+	// directory (the missing ones are created under it).
+	probe := abs
+	if fi, err := os.Lstat(abs); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		probe = filepath.Dir(abs)
+		for {
+			if _, err := os.Lstat(probe); err == nil || filepath.Dir(probe) == probe {
+				break
+			}
+			probe = filepath.Dir(probe)
+		}
+	}
+	real, err := filepath.EvalSymlinks(probe)
+	if err != nil {
+		// A dangling link, a loop: where it leads is unknown.
+		return &OutsideError{Path: path, Link: probe, Target: "(" + err.Error() + ")", Workspace: workspace}
+	}
+	if within(realRoot, real) {
+		return nil
+	}
+	// Name the link: the first component of the path that is one.
+	link := probe
+	for d := root; ; {
+		rel, _ := filepath.Rel(d, probe)
+		first, _, _ := strings.Cut(rel, string(filepath.Separator))
+		if first == "." || first == "" {
+			break
+		}
+		d = filepath.Join(d, first)
+		if fi, err := os.Lstat(d); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			link = d
+			break
+		}
+	}
+	if rel, err := filepath.Rel(root, link); err == nil {
+		link = rel
+	}
+	return &OutsideError{Path: path, Link: link, Target: real, Workspace: workspace}
+}
+
+// within reports whether path is dir or inside it (both clean and absolute).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // WriteAll writes every output (stdout for "-") all or nothing: each file
 // via a temp file, renamed into place only when all were written.
-func WriteAll(stdout io.Writer, outs []Output) error {
-	var s Set
+func WriteAll(stdout io.Writer, outs []Output) error { return WriteAllIn(stdout, "", outs) }
+
+// WriteAllIn is WriteAll with the outputs confined to workspace (see
+// Set.Confine; "" for none).
+func WriteAllIn(stdout io.Writer, workspace string, outs []Output) error {
+	s := Set{Confine: workspace}
 	defer s.Abort()
 	if err := s.Add(outs...); err != nil {
 		return err

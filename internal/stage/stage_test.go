@@ -111,3 +111,73 @@ func TestCommitThenLastFails(t *testing.T) {
 		t.Errorf("b left behind: %v", err)
 	}
 }
+
+// On a change request's run (Confine set) an output inside the workspace
+// is not written through a symbolic link that leads outside it (a
+// committed "reports -> /anywhere"): an *OutsideError before anything is
+// written. Links that stay inside, real directories, directories still to
+// create and paths named outside the workspace are written.
+func TestConfineRefusesLinksOutOfTheWorkspace(t *testing.T) {
+	ws, victim := t.TempDir(), t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(victim, filepath.Join(ws, "outdir")))
+	must(os.Mkdir(filepath.Join(ws, "real"), 0o755))
+	must(os.Symlink(filepath.Join(ws, "real"), filepath.Join(ws, "inside")))
+	must(os.Symlink(filepath.Join(victim, "f.md"), filepath.Join(ws, "file.md")))
+	must(os.Symlink(filepath.Join(ws, "missing"), filepath.Join(ws, "dangling")))
+	out := func(p string) Output {
+		return Output{Path: p, Write: func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }}
+	}
+	for _, p := range []string{"outdir/x.md", "outdir/new/dir/x.md", "file.md", "dangling/x.md"} {
+		err := WriteAllIn(io.Discard, ws, []Output{out(filepath.Join(ws, "ok.md")), out(filepath.Join(ws, p))})
+		var oe *OutsideError
+		if !errors.As(err, &oe) {
+			t.Errorf("%s: err %v, want an *OutsideError", p, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "outside the workspace") {
+			t.Errorf("%s: message %q", p, err)
+		}
+		if ents, _ := os.ReadDir(victim); len(ents) != 0 {
+			t.Fatalf("%s: written outside the workspace: %v", p, ents)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "ok.md")); err == nil {
+			t.Fatalf("%s: the other output was written", p)
+		}
+	}
+	var oe *OutsideError
+	if err := CheckConfined(ws, filepath.Join(ws, "outdir/x.md")); !errors.As(err, &oe) || oe.Link != "outdir" || oe.Target != mustEval(t, victim) {
+		t.Errorf("the error names link %q and target %q, want outdir and %s", oe.Link, oe.Target, victim)
+	}
+	// Mkdirs through the link is refused too.
+	s := Set{Confine: ws}
+	if err := s.Mkdirs(filepath.Join(ws, "outdir", "sub")); !errors.As(err, &oe) {
+		t.Errorf("Mkdirs through the link: %v", err)
+	}
+	s.Abort()
+	if err := s.Mkdirs(filepath.Join(ws, "new", "dir")); err != nil {
+		t.Errorf("Mkdirs of a new directory: %v", err)
+	}
+	for _, p := range []string{filepath.Join(ws, "inside/x.md"), filepath.Join(ws, "real/y.md"), filepath.Join(victim, "named.md")} {
+		must(WriteAllIn(io.Discard, ws, []Output{out(p)}))
+	}
+	// Without Confine (not a change request's run) the link is followed.
+	must(WriteAll(io.Discard, []Output{out(filepath.Join(ws, "outdir/x.md"))}))
+	if _, err := os.Stat(filepath.Join(victim, "x.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+func mustEval(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

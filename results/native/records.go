@@ -93,12 +93,22 @@ type Metric struct {
 	// Name is the metric or scorer name as the tool writes it.
 	Name string
 	// Value is the score on the tool's scale (the criterion's scale, or the
-	// source scale the rubric's `from` gives). Ignored when NA.
+	// source scale the rubric's `from` gives). Ignored when NA or Unscored.
 	Value float64
-	// NA marks a value the tool left unscored for this item (a NaN in the
-	// tool's output, a not-applicable verdict): `na` where the criterion
-	// allows it, else the item is unscored with an error naming both.
+	// NA marks the tool's verdict that the metric does not apply to this
+	// item: `na` where the criterion allows it, else the item is unscored
+	// with an error naming both. No reader of package formats sets it: none
+	// of those tools writes such a verdict (see Unscored).
 	NA bool
+	// Unscored marks a value the tool failed to produce (a NaN or null
+	// where a metric raised, timed out, or could not extract what it
+	// scores): the item is unscored, like an item with a judge error,
+	// whether or not the criterion allows `na`, so a failure is never read
+	// as not applicable and cannot pass a blocking criterion. Value is
+	// ignored; Reason says why, where the tool says.
+	Unscored bool
+	// Reason is the tool's message for an Unscored value, if any.
+	Reason string
 	// Direction is which way the tool defines the metric to improve.
 	Direction Direction
 }
@@ -151,6 +161,11 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 	r.inputHash = rec.InputHash
 	if rec.Length > 0 {
 		r.length = rec.Length
+	}
+	if !r.unscored() {
+		if msg := failedMetric(d.sc.rb, format, rec.Samples); msg != "" {
+			r.errMsg = []byte(msg)
+		}
 	}
 	if !r.unscored() {
 		if msg := naNotAllowed(d.sc.rb, format, rec.Samples); msg != "" {
@@ -207,11 +222,21 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 		// An error must not switch a safety gate off (as in results
 		// lines): a value a sample still carries for a blocking criterion
 		// is checked by its gate, the lowest of the samples when several
-		// do.
+		// do. A blocking criterion the tool failed to score in any sample
+		// keeps no value, so its gate fails closed: the failed sample
+		// might have been the one below the minimum.
+		failed := map[int]bool{}
+		for j := range rec.Samples {
+			for _, m := range rec.Samples[j].Metrics {
+				if i, ok := d.sc.rb.CriterionFor(format, m.Name); ok && m.Unscored {
+					failed[i] = true
+				}
+			}
+		}
 		for j := range rec.Samples {
 			for _, m := range rec.Samples[j].Metrics {
 				i, ok := d.sc.rb.CriterionFor(format, m.Name)
-				if !ok || m.NA || !d.sc.blocking[i] {
+				if !ok || m.NA || m.Unscored || failed[i] || !d.sc.blocking[i] {
 					continue
 				}
 				v, err := d.sc.metricValue(i, format, m)
@@ -241,8 +266,36 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 	return nil
 }
 
+// failedMetric returns the error that makes a record unscored when the tool
+// failed to score a metric that feeds a criterion (Metric.Unscored): "" when
+// none did. A failure is not a not-applicable verdict: the item is unscored
+// even where the criterion allows `na`, so it is compared at 0 against the
+// baseline and a blocking criterion without a value fails closed.
+func failedMetric(rb *rubric.Rubric, format string, samples []Sample) string {
+	for j := range samples {
+		for _, m := range samples[j].Metrics {
+			if !m.Unscored {
+				continue
+			}
+			if _, ok := rb.CriterionFor(format, m.Name); !ok {
+				continue
+			}
+			at := ""
+			if len(samples) > 1 {
+				at = fmt.Sprintf("samples[%d]: ", j)
+			}
+			msg := fmt.Sprintf("%s%s failed to score metric %s (NaN, null or empty): the tool's failure, not a not-applicable verdict", at, format, quote(m.Name))
+			if r := strings.TrimSpace(m.Reason); r != "" {
+				msg += ": " + r
+			}
+			return msg
+		}
+	}
+	return ""
+}
+
 // naNotAllowed returns the error that makes a record unscored when the tool
-// left a metric without a value (NA) and the criterion it feeds does not
+// said a metric does not apply (NA) and the criterion it feeds does not
 // allow `na`: the tool could not score the item on that criterion, which is
 // neither a 0 nor bad input. "" when every NA metric feeds a criterion that
 // allows `na` (or none).
@@ -260,7 +313,7 @@ func naNotAllowed(rb *rubric.Rubric, format string, samples []Sample) string {
 			if len(samples) > 1 {
 				at = fmt.Sprintf("samples[%d]: ", j)
 			}
-			return fmt.Sprintf("%s%s left metric %s without a value (NaN or null) and criterion %s does not allow na", at, format, quote(m.Name), quote(rb.Criteria[i].ID))
+			return fmt.Sprintf("%s%s says metric %s does not apply (na) and criterion %s does not allow na", at, format, quote(m.Name), quote(rb.Criteria[i].ID))
 		}
 	}
 	return ""

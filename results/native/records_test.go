@@ -187,7 +187,7 @@ func FuzzRecords(f *testing.F) {
 	})
 }
 
-// A metric the tool left without a value (NA) feeds `na` where the
+// A metric the tool says does not apply (NA) feeds `na` where the
 // criterion allows it; elsewhere the item is unscored with an error that
 // names the metric and the criterion: never a 0, never bad input. A
 // criterion no metric feeds is na where it allows that.
@@ -212,13 +212,69 @@ func TestRecordsNANotAllowedIsUnscored(t *testing.T) {
 		t.Fatalf("items %d scored %d, results %+v", rep.Items, rep.Scored, got)
 	}
 	for k, want := range map[int]string{
-		2: `promptfoo left metric "Helpful" without a value (NaN or null) and criterion "helpfulness" does not allow na`,
-		3: `samples[1]: promptfoo left metric "accuracy" without a value`,
+		2: `promptfoo says metric "Helpful" does not apply (na) and criterion "helpfulness" does not allow na`,
+		3: `samples[1]: promptfoo says metric "accuracy" does not apply (na)`,
 	} {
 		if !got[k].Unscored || !strings.Contains(got[k].Reasoning, want) {
 			t.Errorf("item %s: unscored %v, error %q; want %q", got[k].ID, got[k].Unscored, got[k].Reasoning, want)
 		}
 	}
+}
+
+// A metric the tool failed to score (Unscored: its NaN or null) is not a
+// not-applicable verdict: the item is unscored even where the criterion
+// allows na, its blocking criterion fails closed, and a value another
+// sample carries for that criterion does not pass the gate for it (the
+// failed sample might have been below the minimum), under the current
+// rubric and the baseline's gate check alike.
+func TestRecordsFailedMetricIsUnscoredNotNA(t *testing.T) {
+	rb := contRubric()
+	rb.Criteria[0].NA = true // helpfulness: blocking, min 0.35, allows na
+	failed := Metric{Name: "Helpful", Unscored: true, Reason: "no statements"}
+	src := &recs{format: "promptfoo", list: []Record{
+		{ID: "ok", Line: 1, Samples: []Sample{{Metrics: metrics("Helpful", 0.9, "accuracy", 4.0, "citation", 2.0)}}},
+		{ID: "failed", Line: 2, Samples: []Sample{{Metrics: append(metrics("accuracy", 4.0, "citation", 2.0), failed)}}},
+		{ID: "epoch", Line: 3, Samples: []Sample{
+			{Metrics: metrics("Helpful", 0.9, "accuracy", 4.0, "citation", 2.0)},
+			{Metrics: append(metrics("accuracy", 4.0, "citation", 2.0), failed)},
+		}},
+		// A failed metric that feeds no criterion changes nothing.
+		{ID: "other", Line: 4, Samples: []Sample{{Metrics: append(metrics("Helpful", 0.9, "accuracy", 4.0, "citation", 2.0), Metric{Name: "latency", Unscored: true})}}},
+	}}
+	var got []gate.ItemResult
+	rep, err := Score(rb, []Input{{Name: "p.json", Records: src}}, ScoreOptions{MaxUnscored: 1, OnItem: func(r *gate.ItemResult) error { got = append(got, *r); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Items != 4 || rep.Scored != 2 || rep.Criteria[0].NA != 0 || got[0].Unscored || got[3].Unscored {
+		t.Fatalf("items %d scored %d helpfulness na %d, results %+v", rep.Items, rep.Scored, rep.Criteria[0].NA, got)
+	}
+	for k, want := range map[int]string{
+		1: `promptfoo failed to score metric "Helpful" (NaN, null or empty): the tool's failure, not a not-applicable verdict: no statements`,
+		2: `samples[1]: promptfoo failed to score metric "Helpful"`,
+	} {
+		if !got[k].Unscored || !strings.Contains(got[k].Reasoning, want) {
+			t.Errorf("item %s: unscored %v, error %q; want %q", got[k].ID, got[k].Unscored, got[k].Reasoning, want)
+		}
+	}
+	check := func(what string, fs []gate.BlockingFailure) {
+		t.Helper()
+		var items []string
+		for _, f := range fs {
+			if f.Criterion == "helpfulness" && f.Unscored {
+				items = append(items, f.Item)
+			}
+		}
+		if strings.Join(items, ",") != "failed,epoch" {
+			t.Errorf("%s: items failing helpfulness closed %v, want failed,epoch (%+v)", what, items, fs)
+		}
+	}
+	check("score", rep.BlockingFailures)
+	gc, err := CheckBlocking(rb, []Input{{Name: "p.json", Records: src}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("baseline gate check", gc.Failures)
 }
 
 // warnRecs adds a remark for the rubric it is scored under.
