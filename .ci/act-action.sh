@@ -80,14 +80,20 @@ git remote set-url origin https://github.com/o/r.git     # act derives github.re
 git checkout -qb pr-head
 mkdir -p .github/workflows
 gate_step() { # id uses results [env block]
+  # A pull request's run may not read a baseline its checkout tracks (the
+  # change request could have written it): the job copies the example's
+  # out of the checkout first, as a real job would fetch it.
   cat <<YAML
+      - name: Baseline for $1, outside the checkout
+        shell: bash
+        run: cp examples/support/baseline.json "\$RUNNER_TEMP/baseline.json"
       - name: Gate $1
         id: $1
         uses: $2
         with:
           rubric: rubrics/support.yaml
           results: $3
-          baseline: examples/support/baseline.json
+          baseline: \${{ runner.temp }}/baseline.json
           markdown: rubricgate.md
 YAML
 }
