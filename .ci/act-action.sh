@@ -167,7 +167,7 @@ run() { # job: its own act cache (so its own, empty, tool cache)
   # the action's start: the job's first line to the gate's first line
   start=$(awk '/Run Set up job/ { print $1; exit }' "$OUT/$1.log")
   step=$(awk '/Run Main Gate gate/ { print $1; exit }' "$OUT/$1.log")
-  first=$(awk '/\| rubricgate: (PASS|BLOCK)/ { print $1; exit }' "$OUT/$1.log")
+  first=$(awk '/rubricgate: (PASS|BLOCK)/ { print $1; exit }' "$OUT/$1.log")  # the line may be coloured
   since() { if [ -n "$1" ] && [ -n "$first" ]; then awk -v a="$1" -v b="$first" 'BEGIN { printf "%.2f", b - a }'; else echo -; fi; }
   printf '%-15s act exit %s; to the gate'"'"'s first line: from job start %s s, from the action step'"'"'s start %s s\n' \
     "$1" "$rc" "$(since "$start")" "$(since "$step")" | tee -a "$OUT/timings"
