@@ -1,16 +1,13 @@
 package formats
 
 import (
-	"bufio"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/internal/crlf"
 	"github.com/rubricgate/rubricgate/results/native"
 )
 
@@ -99,29 +96,11 @@ func pfUnescape(s string) string {
 }
 
 func readPromptfooCSV(name string, r io.Reader, fn func(*Record) error) error {
-	br := bufio.NewReaderSize(limitedReader(r, maxFile), 64<<10)
-	peek, perr := br.Peek(br.Size())
-	if crlf.BareCR(peek) {
-		return &native.InputError{File: name, Line: 1, Msg: crlf.Message}
-	}
-	cr := csv.NewReader(br)
-	csvErr := func(err error) error {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return &native.InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
-		}
-		return &native.InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
-	}
-	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
-		return csvErr(perr)
-	}
-	head, err := cr.Read()
-	if err == io.EOF {
-		return &native.InputError{File: name, Line: 1, Msg: "empty; expected promptfoo's CSV header"}
-	}
+	cf, err := openCSV(name, r, "promptfoo's CSV header")
 	if err != nil {
-		return csvErr(err)
+		return err
 	}
+	cr, head, csvErr := cf.r, cf.head, cf.err
 	groups := pfCSVGroups(head)
 	if len(groups) == 0 {
 		return &native.InputError{File: name, Line: 1, Msg: "no output columns (a column followed by Status, Score, Named Scores ... Grader Reason, Comment); expected promptfoo's CSV (promptfoo eval -o results.csv)"}

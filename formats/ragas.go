@@ -1,19 +1,15 @@
 package formats
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/rubricgate/rubricgate/internal/crlf"
 )
 
 // ragas results as CSV: result.to_pandas().to_csv(path), one row per
@@ -87,31 +83,11 @@ var ragasDataColumns = map[string]bool{
 }
 
 func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
-	br := bufio.NewReaderSize(limitedReader(r, maxFile), 64<<10)
-	// Peek returns (and clears) a read error, so it is checked here.
-	peek, perr := br.Peek(br.Size())
-	if crlf.BareCR(peek) {
-		return &native.InputError{File: name, Line: 1, Msg: crlf.Message}
-	}
-	cr := csv.NewReader(br)
-	cr.ReuseRecord = false
-	csvErr := func(err error) error {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return &native.InputError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
-		}
-		return &native.InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
-	}
-	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
-		return csvErr(perr)
-	}
-	head, err := cr.Read()
-	if err == io.EOF {
-		return &native.InputError{File: name, Line: 1, Msg: "empty; expected a header row"}
-	}
+	cf, err := openCSV(name, r, "a header row")
 	if err != nil {
-		return csvErr(err)
+		return err
 	}
+	cr, head, csvErr := cf.r, cf.head, cf.err
 	idCol, textCol := -1, -1
 	var metrics []int
 	seenCol := map[string]bool{}
