@@ -3,14 +3,13 @@ package local
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/testfs"
 )
 
 const (
@@ -18,23 +17,9 @@ const (
 	sha2 = "2222222222222222222222222222222222222222"
 )
 
-// write creates files under root: path -> content.
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestBuild(t *testing.T) {
 	repo := t.TempDir()
-	write(t, repo, map[string]string{".git/HEAD": "ref: refs/heads/dev\n", ".git/refs/heads/dev": sha1})
+	testfs.Write(t, repo, map[string]string{".git/HEAD": "ref: refs/heads/dev\n", ".git/refs/heads/dev": sha1})
 	h, err := New(Options{Dir: repo})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +37,7 @@ func TestBuild(t *testing.T) {
 		t.Errorf("--branch: %+v %v", h.Build(), err)
 	}
 	// Detached HEAD: no branch, so nothing is saved unless --branch says.
-	write(t, repo, map[string]string{".git/HEAD": sha2})
+	testfs.Write(t, repo, map[string]string{".git/HEAD": sha2})
 	h, _ = New(Options{Dir: repo})
 	if b := h.Build(); b.Branch != "" || b.BaselineEvent || b.SaveBranch("") != "" || b.SHA != sha2 {
 		t.Errorf("detached: %+v", b)

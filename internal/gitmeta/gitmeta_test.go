@@ -1,10 +1,11 @@
 package gitmeta
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rubricgate/rubricgate/internal/testfs"
 )
 
 const (
@@ -12,22 +13,9 @@ const (
 	sha2 = "2222222222222222222222222222222222222222"
 )
 
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestRead(t *testing.T) {
 	repo := t.TempDir()
-	write(t, repo, map[string]string{
+	testfs.Write(t, repo, map[string]string{
 		".git/HEAD":                       "ref: refs/heads/feature/x\n",
 		".git/refs/heads/feature/x":       sha1 + "\n",
 		".git/refs/remotes/origin/HEAD":   "ref: refs/remotes/origin/trunk\n",
@@ -41,11 +29,11 @@ func TestRead(t *testing.T) {
 		".git/worktrees/unborn/commondir": "../..\n",
 	})
 	wt := t.TempDir()
-	write(t, wt, map[string]string{".git": "gitdir: " + filepath.Join(repo, ".git", "worktrees", "wt") + "\n"})
+	testfs.Write(t, wt, map[string]string{".git": "gitdir: " + filepath.Join(repo, ".git", "worktrees", "wt") + "\n"})
 	det := filepath.Join(repo, "det") // relative gitdir, inside the main checkout's tree
-	write(t, det, map[string]string{".git": "gitdir: ../.git/worktrees/det\n"})
+	testfs.Write(t, det, map[string]string{".git": "gitdir: ../.git/worktrees/det\n"})
 	unborn := t.TempDir()
-	write(t, unborn, map[string]string{".git": "gitdir: " + filepath.Join(repo, ".git", "worktrees", "unborn")})
+	testfs.Write(t, unborn, map[string]string{".git": "gitdir: " + filepath.Join(repo, ".git", "worktrees", "unborn")})
 
 	for _, tt := range []struct {
 		name, dir string
@@ -76,24 +64,24 @@ func TestRead(t *testing.T) {
 	// Git writes "ref: " and "gitdir: "; a hand-written file without the
 	// space is read too (as pipeline's own reader did before the fold).
 	tight := t.TempDir()
-	write(t, tight, map[string]string{".git": "gitdir:" + filepath.Join(repo, ".git", "worktrees", "tight")})
-	write(t, repo, map[string]string{".git/worktrees/tight/HEAD": "ref:refs/heads/feature/x", ".git/worktrees/tight/commondir": "../.."})
+	testfs.Write(t, tight, map[string]string{".git": "gitdir:" + filepath.Join(repo, ".git", "worktrees", "tight")})
+	testfs.Write(t, repo, map[string]string{".git/worktrees/tight/HEAD": "ref:refs/heads/feature/x", ".git/worktrees/tight/commondir": "../.."})
 	if g, err := Read(tight); err != nil || g.Branch != "feature/x" || g.SHA != sha1 || g.Head != filepath.Join(repo, ".git", "worktrees", "tight", "HEAD") {
 		t.Errorf("no space after the colons: %+v, %v", g, err)
 	}
 
 	bad := t.TempDir()
-	write(t, bad, map[string]string{".git": "not a gitdir line"})
+	testfs.Write(t, bad, map[string]string{".git": "not a gitdir line"})
 	if _, err := Read(bad); err == nil || !strings.Contains(err.Error(), "gitdir") {
 		t.Errorf("bad .git file: %v", err)
 	}
 	big := t.TempDir()
-	write(t, big, map[string]string{".git": strings.Repeat("x", maxGitFile+1)})
+	testfs.Write(t, big, map[string]string{".git": strings.Repeat("x", maxGitFile+1)})
 	if _, err := Read(big); err == nil {
 		t.Error("an oversized .git file was read")
 	}
 	nohead := t.TempDir()
-	write(t, nohead, map[string]string{".git/config": ""})
+	testfs.Write(t, nohead, map[string]string{".git/config": ""})
 	if _, err := Read(nohead); err == nil || !strings.Contains(err.Error(), "HEAD") {
 		t.Errorf("no HEAD: %v", err)
 	}
