@@ -91,3 +91,26 @@ func TestBaselineAnswersRefused(t *testing.T) {
 		}
 	}
 }
+
+// With answer samples a criterion's histogram bins the items' means of
+// their answers, so its mean need not be the histogram's: such a baseline
+// is written and read back; the same figures without answer samples are
+// refused as before.
+func TestBaselineAnswersBinnedMeans(t *testing.T) {
+	rb := testRubric("answers")
+	items := answerItems()
+	rep := reportOf(rb, items)
+	// Faithfulness 3, 4 and 5 binned; the means were 3.5, 3.5 and 3.5.
+	rep.Criteria[0].Mean, rep.Criteria[0].Normalized = ptr(3.5), ptr(62.5)
+	f, err := New(rb, rep, items, testMeta)
+	if err != nil {
+		t.Fatalf("New with answer samples: %v", err)
+	}
+	if _, err := Read(bytes.NewReader(encode(t, f)), "b.json", 0); err != nil {
+		t.Fatalf("Read with answer samples: %v", err)
+	}
+	_, err = New(rb, rep, testItems, testMeta)
+	if err == nil || !strings.Contains(err.Error(), `field "criteria[0]": mean is not the histogram's mean 4`) {
+		t.Fatalf("without answer samples: %v", err)
+	}
+}

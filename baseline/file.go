@@ -664,8 +664,11 @@ func (f *File) checkFigures() error {
 	if len(f.Criteria) != len(f.rb.Criteria) {
 		return fmt.Errorf("field \"criteria\": %d criteria but the embedded rubric has %d", len(f.Criteria), len(f.rb.Criteria))
 	}
+	// With answer samples an item's value per criterion is the mean of its
+	// answers, binned like a judge-samples mean.
+	means := f.Items.HasAnswers()
 	for i := range f.Criteria {
-		if err := checkCriterion(fmt.Sprintf("criteria[%d]", i), &f.Criteria[i], &f.rb.Criteria[i], f.Items.Len()); err != nil {
+		if err := checkCriterion(fmt.Sprintf("criteria[%d]", i), &f.Criteria[i], &f.rb.Criteria[i], f.Items.Len(), means); err != nil {
 			return err
 		}
 	}
@@ -673,8 +676,9 @@ func (f *File) checkFigures() error {
 }
 
 // checkCriterion checks one criterion's figures against its rubric entry and
-// its own histogram.
-func checkCriterion(field string, c *gate.CriterionStats, rc *rubric.Criterion, items int) error {
+// its own histogram. means is true when items may score a criterion as the
+// mean of answer samples (the file has answer columns).
+func checkCriterion(field string, c *gate.CriterionStats, rc *rubric.Criterion, items int, means bool) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("field %q: "+format+"; the file was edited or is corrupt", append([]any{field}, a...)...)
 	}
@@ -687,9 +691,10 @@ func checkCriterion(field string, c *gate.CriterionStats, rc *rubric.Criterion, 
 	if c.Scored < 0 || c.NA < 0 || c.BelowMin < 0 || c.Scored+c.NA > items {
 		return bad("scored %d and na %d do not fit %d items", c.Scored, c.NA, items)
 	}
-	if rc.Continuous || c.Spread != nil {
-		// Continuous scores and means of samples are binned, not counted
-		// per level: the histogram cannot reproduce the mean or the count
+	if rc.Continuous || c.Spread != nil || means {
+		// Continuous scores and means of samples (judge samples, which
+		// leave a spread, or answer samples) are binned, not counted per
+		// level: the histogram cannot reproduce the mean or the count
 		// below the minimum. Check what still must hold.
 		if c.BelowMin > c.Scored {
 			return bad("below_min %d exceeds scored %d", c.BelowMin, c.Scored)
