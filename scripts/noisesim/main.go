@@ -11,32 +11,55 @@
 // judge's noise is set so that re-scoring the same answer gives the same
 // level about half the time; the program prints the rate it measured. A
 // "dropped" run lowers answer quality so that the expected aggregate score
-// is 3% (or 5%) lower.
+// is 3% (or 5%) lower. That shift is calibrated in-process with
+// native.Score on 100,000 items (it only defines the drop's size: no
+// decision is taken there).
 //
-// Each simulated run is written as JSON lines and goes through the gate's
-// own code, the functions the binary calls: native.Score under
-// rubrics/production.yaml, gate.NewPairer (the baseline's items with their
-// answer counts and variances, as a baseline file keeps them) for the
-// paired interval, and gate.Decide for the decision, once per noisy-drop
-// mode on the same pair of runs. Under rerun, a run whose decision is
-// rerun gets its re-run (the answers per item the gate asked for, at most
-// 4·K), and the gate on the union of both runs' answers (Final) decides.
-// The cost column is the mean extra answers per PR, in runs of K answers.
+// Every decision and every baseline comes from the rubricgate binary, as a
+// user's CI would produce them (-bin, or by default ./cmd/rubricgate built
+// once into a temporary directory). Each trial is a fresh model of n
+// items: -main-runs pushes to main, each an unchanged run gated with
+// --write-baseline (the first without a baseline: it passes and writes
+// one; each next against the last baseline written, which a blocked main
+// run does not replace, as a store keeps the last passing baseline; the
+// main-run block rate is printed), then three pull requests against the
+// last baseline, one unchanged and one each with a real 3% and 5% drop,
+// each gated under --noisy-drop block, warn and rerun (--json: the
+// decision and rerun_answers are read from the report). Under rerun, a
+// pull request whose decision is rerun gets its re-run (the answers per
+// item the gate asked for, at most 4·K), and the gate of the union of both
+// runs' answers with --final decides. The cost column is the mean extra
+// answers per pull request, in runs of K answers. -pool N passes
+// --baseline-pool N on the main runs (0: the binary's default).
+//
+// The binary runs in a temporary directory per worker, outside any git
+// checkout, with a minimal environment and never --branch, so it saves
+// into no local store: only the --baseline and --write-baseline files.
+// Results depend on -seed only, not on -workers (each trial's random
+// streams come from the seed, the size and the trial's number).
 //
 // Usage:
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
+//	    [-main-runs 4] [-pool 0] [-bin PATH] [-workers N] [-seed 1]
 package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
@@ -59,13 +82,15 @@ var quality = []string{"faithfulness", "relevance", "completeness", "format_tone
 // item is one eval item's latent state: its difficulty per criterion.
 type item struct{ crit [4]float64 }
 
+// model is one eval set: its items and, with -regen=false, the one set of
+// answers every run re-judges.
 type model struct {
-	rng   *rand.Rand
 	items []item
+	fixed [][][4]float64
 }
 
 func newModel(n int, rng *rand.Rand) *model {
-	m := &model{rng: rng, items: make([]item, n)}
+	m := &model{items: make([]item, n)}
 	for i := range m.items {
 		q := itemSD * rng.NormFloat64()
 		for k := range 4 {
@@ -76,13 +101,21 @@ func newModel(n int, rng *rand.Rand) *model {
 }
 
 // answers draws one run's answer quality per item and criterion, shifted
-// by shift levels: k answers per item.
-func (m *model) answers(shift float64, k int) [][][4]float64 {
+// by shift levels: k answers per item. With fixed answers (-regen=false)
+// it takes them instead, answer j being fixed answer j mod their count.
+func (m *model) answers(rng *rand.Rand, shift float64, k int) [][][4]float64 {
 	a := make([][][4]float64, len(m.items))
 	for i, it := range m.items {
 		a[i] = make([][4]float64, k)
 		for j := range k {
-			e := answerSD * m.rng.NormFloat64()
+			if m.fixed != nil {
+				f := m.fixed[i][j%len(m.fixed[i])]
+				for c := range 4 {
+					a[i][j][c] = f[c] + shift
+				}
+				continue
+			}
+			e := answerSD * rng.NormFloat64()
 			for c := range 4 {
 				a[i][j][c] = it.crit[c] + e + shift
 			}
@@ -92,13 +125,13 @@ func (m *model) answers(shift float64, k int) [][][4]float64 {
 }
 
 // judge scores an answer: its quality plus judge noise, rounded to a level.
-func (m *model) judge(q float64) int {
-	return int(min(5, max(1, math.Round(q+judgeSD*m.rng.NormFloat64()))))
+func judge(rng *rand.Rand, q float64) int {
+	return int(min(5, max(1, math.Round(q+judgeSD*rng.NormFloat64()))))
 }
 
 // run writes a judged run as JSON lines: one "scores" object for an item
 // with one answer, an "answers" array for more.
-func (m *model) run(ans [][][4]float64) []byte {
+func run(rng *rand.Rand, ans [][][4]float64) []byte {
 	var b bytes.Buffer
 	for i, as := range ans {
 		b.WriteString(`{"id":"q`)
@@ -117,7 +150,7 @@ func (m *model) run(ans [][][4]float64) []byte {
 			}
 			b.WriteString(`"scores":{`)
 			for k, c := range quality {
-				fmt.Fprintf(&b, "%q:%d,", c, m.judge(a[k]))
+				fmt.Fprintf(&b, "%q:%d,", c, judge(rng, a[k]))
 			}
 			b.WriteString(`"safety":1}`)
 			if len(as) > 1 {
@@ -132,35 +165,41 @@ func (m *model) run(ans [][][4]float64) []byte {
 	return b.Bytes()
 }
 
-func score(rb *rubric.Rubric, data []byte, onItem func(*gate.ItemResult) error) (*gate.Report, error) {
-	return native.Score(rb, []native.Input{{Name: "sim.jsonl", R: bytes.NewReader(data)}}, native.ScoreOptions{Workers: 1, OnItem: onItem})
-}
-
 // meanScore is the expected item score of answers shifted by shift, by
-// Monte Carlo over many items (through native.Score).
-func meanScore(rb *rubric.Rubric, shift float64, seed uint64) float64 {
-	m := newModel(calibItems, rand.New(rand.NewPCG(seed, 1)))
-	rep, err := score(rb, m.run(m.answers(shift, 1)), nil)
+// Monte Carlo over many items (through native.Score, in-process: it only
+// calibrates the drop's size).
+func meanScore(rb *rubric.Rubric, shift float64, seed uint64) (float64, error) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	m := newModel(calibItems, rng)
+	data := run(rng, m.answers(rng, shift, 1))
+	rep, err := native.Score(rb, []native.Input{{Name: "calibration.jsonl", R: bytes.NewReader(data)}}, native.ScoreOptions{Workers: 1})
 	if err != nil {
-		panic(err)
+		return 0, fmt.Errorf("calibrating the drop: %w", err)
 	}
-	return *rep.Score
+	return *rep.Score, nil
 }
 
 // dropShift finds the shift of answer quality that lowers the expected
 // aggregate score by realDrop (bisection, same seed on both sides).
-func dropShift(rb *rubric.Rubric, realDrop float64) float64 {
-	base := meanScore(rb, 0, 99)
+func dropShift(rb *rubric.Rubric, realDrop float64) (float64, error) {
+	base, err := meanScore(rb, 0, 99)
+	if err != nil {
+		return 0, err
+	}
 	lo, hi := -1.0, 0.0
 	for range 20 {
 		mid := (lo + hi) / 2
-		if (base-meanScore(rb, mid, 99))/base > realDrop {
+		s, err := meanScore(rb, mid, 99)
+		if err != nil {
+			return 0, err
+		}
+		if (base-s)/base > realDrop {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return (lo + hi) / 2
+	return (lo + hi) / 2, nil
 }
 
 // sameRate is the share of (answer, criterion) scores the judge repeats
@@ -168,10 +207,10 @@ func dropShift(rb *rubric.Rubric, realDrop float64) float64 {
 func sameRate(rng *rand.Rand) float64 {
 	m := newModel(50_000, rng)
 	same, all := 0, 0
-	for _, as := range m.answers(0, 1) {
+	for _, as := range m.answers(rng, 0, 1) {
 		a := as[0]
 		for k := range 4 {
-			first, second := m.judge(a[k]), m.judge(a[k]) // two calls: two draws of the judge's noise
+			first, second := judge(rng, a[k]), judge(rng, a[k]) // two calls: two draws of the judge's noise
 			if first == second {
 				same++
 			}
@@ -181,87 +220,323 @@ func sameRate(rng *rand.Rand) float64 {
 	return float64(same) / float64(all)
 }
 
-// outcome is one simulated pull request's fate under each mode.
-type outcome struct {
-	block, warn, rerun bool // blocked
-	reran              bool
-	extra              int // answers per item the rerun added
+// config is what every trial shares: the binary, the rubric and the
+// shape of the runs.
+type config struct {
+	bin      string // the rubricgate binary (absolute)
+	rubric   string // the rubric (absolute)
+	k        int    // answers per item in every run
+	mainRuns int    // main runs before the pull request
+	pool     int    // --baseline-pool on the main runs; 0: not passed
+	regen    bool   // regenerate the answers on every run
+	seed     uint64
+	workers  int
+	calls    atomic.Int64 // binary calls
 }
 
-// scored scores a run and collects its items as a baseline keeps them.
-func scored(rb *rubric.Rubric, data []byte, pr *gate.Pairer) (*gate.Report, []gate.ItemScore, error) {
-	var items []gate.ItemScore
-	rep, err := score(rb, data, func(it *gate.ItemResult) error {
-		items = append(items, gate.ItemScore{ID: it.ID, Score: it.Score, Answers: it.Answers, AnswerVar: it.AnswerVar})
-		if pr != nil {
-			pr.Add(it)
-		}
-		return nil
-	})
-	return rep, items, err
+// The scenarios of a trial's pull request, and the modes each is gated in.
+const (
+	scenarios = 3 // unchanged, real 3% drop, real 5% drop
+	modes     = 3 // block, warn, rerun
+)
+
+var modeNames = [modes]gate.NoisyMode{gate.NoisyBlock, gate.NoisyWarn, gate.NoisyRerun}
+
+// trialResult is one trial: what each mode did to each scenario's pull
+// request, and what the main runs did.
+type trialResult struct {
+	blocked    [scenarios][modes]bool
+	reran      [scenarios]bool
+	extra      [scenarios]int // answers per item the rerun added
+	mainBlocks int            // main runs (after the first) blocked
 }
 
-// trial gates one current run against one baseline run of n items, k
-// answers per item each, and returns what each mode did.
-func trial(rb *rubric.Rubric, m *model, shift float64, k int, regen bool) (outcome, error) {
-	var o outcome
-	baseAns := m.answers(0, k)
-	curAns := baseAns
-	if regen {
-		curAns = m.answers(shift, k)
-	} else if shift != 0 {
-		curAns = make([][][4]float64, len(baseAns))
-		for i := range baseAns {
-			curAns[i] = make([][4]float64, k)
-			for j := range k {
-				for c := range 4 {
-					curAns[i][j][c] = baseAns[i][j][c] + shift
-				}
+// cell sums the trials of one size.
+type cell struct {
+	trials     int
+	wrong      [scenarios][modes]int // false blocks (unchanged) or misses (drops)
+	reruns     int                   // pull requests whose first gate under rerun said rerun
+	extra      int                   // answers per item added by the reruns
+	mainBlocks int
+	mainGated  int // main runs gated against a baseline
+}
+
+func (c *cell) add(r trialResult, mainRuns int) {
+	c.trials++
+	for sc := range scenarios {
+		for md := range modes {
+			if r.blocked[sc][md] == (sc == 0) {
+				c.wrong[sc][md]++
 			}
 		}
-	}
-	baseRep, baseItems, err := scored(rb, m.run(baseAns), nil)
-	if err != nil {
-		return o, err
-	}
-	b := &gate.Baseline{Rubric: rb, RubricHash: baseRep.Rubric.Hash, Score: *baseRep.Score, PassRate: *baseRep.PassRate, Criteria: baseRep.Criteria, Items: gate.ColumnsOf(baseItems),
-		Source: gate.BaselineSource{Kind: "file", Location: "sim", CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
-	gateRun := func(data []byte) (*gate.Report, *gate.Paired, error) {
-		pr := gate.NewPairerColumns(b.Items, 0)
-		cur, _, err := scored(rb, data, pr)
-		return cur, pr.Result(), err
-	}
-	cur, paired, err := gateRun(m.run(curAns))
-	if err != nil {
-		return o, err
-	}
-	decide := func(cur *gate.Report, paired *gate.Paired, mode gate.NoisyMode, final bool) *gate.GateReport {
-		th := gate.DefaultThresholds
-		th.NoisyDrop, th.Final = mode, final
-		return gate.Decide(gate.DecideInput{Current: cur, Rubric: rb, Baseline: b, Paired: paired, Now: b.Source.CreatedAt, Thresholds: th, Policy: gate.DefaultPolicy})
-	}
-	o.block = decide(cur, paired, gate.NoisyBlock, false).Decision == gate.Block
-	o.warn = decide(cur, paired, gate.NoisyWarn, false).Decision == gate.Block
-	g := decide(cur, paired, gate.NoisyRerun, false)
-	o.rerun = g.Decision == gate.Block
-	if g.Decision == gate.Rerun {
-		o.reran = true
-		o.extra = min(max(g.DropCheck.RerunAnswers, 1), 4*k)
-		more := m.answers(shift, o.extra)
-		if !regen {
-			more = curAns // re-judging the same answers
+		if r.reran[sc] {
+			c.reruns++
 		}
-		union := make([][][4]float64, len(curAns))
-		for i := range curAns {
-			union[i] = append(append([][4]float64{}, curAns[i]...), more[i]...)
+		c.extra += r.extra[sc]
+	}
+	c.mainBlocks += r.mainBlocks
+	c.mainGated += mainRuns - 1
+}
+
+// rng is the random stream of one part (0: the model and main runs, 1+sc:
+// scenario sc's pull request) of one trial of one size: the same whatever
+// the worker that runs it.
+func (c *config) rng(n, trial, part int) *rand.Rand {
+	return rand.New(rand.NewPCG(c.seed, uint64(n)<<40|uint64(trial)<<8|uint64(part)))
+}
+
+// worker runs trials in its own directory.
+type worker struct {
+	c   *config
+	dir string
+}
+
+// gateReport is what the sim reads from the binary's JSON report.
+type gateReport struct {
+	Decision  gate.Decision   `json:"decision"`
+	DropCheck *gate.DropCheck `json:"drop_check"`
+}
+
+// errBinary is the binary failing (exit 2 or a status it never returns).
+type errBinary struct {
+	args   []string
+	code   int
+	stderr string
+}
+
+func (e *errBinary) Error() string {
+	return fmt.Sprintf("rubricgate %s: exit %d:\n%s", strings.Join(e.args, " "), e.code, strings.TrimSpace(e.stderr))
+}
+
+// gate runs `rubricgate gate` with args plus --rubric and --json, in the
+// worker's directory, and returns the decision from the JSON report, after
+// checking it against the exit status.
+func (w *worker) gate(args ...string) (*gateReport, error) {
+	args = append([]string{"gate", "--rubric", w.c.rubric, "--json", "report.json"}, args...)
+	if err := os.Remove(filepath.Join(w.dir, "report.json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	cmd := exec.Command(w.c.bin, args...)
+	cmd.Dir = w.dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.dir, "TMPDIR=" + os.TempDir(), "NO_COLOR=1"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	w.c.calls.Add(1)
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return nil, fmt.Errorf("running %s: %w", w.c.bin, err)
 		}
-		cur2, paired2, err := gateRun(m.run(union))
+		code = ee.ExitCode()
+	}
+	want, ok := map[int]gate.Decision{0: gate.Pass, 1: gate.Block, 3: gate.Rerun}[code]
+	if !ok {
+		return nil, &errBinary{args: args, code: code, stderr: stderr.String()}
+	}
+	data, err := os.ReadFile(filepath.Join(w.dir, "report.json"))
+	if err != nil {
+		return nil, fmt.Errorf("rubricgate %s: exit %d and no JSON report: %w", strings.Join(args, " "), code, err)
+	}
+	var rep gateReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("rubricgate %s: the JSON report: %w", strings.Join(args, " "), err)
+	}
+	if rep.Decision != want {
+		return nil, fmt.Errorf("rubricgate %s: exit %d but decision %q in the JSON report", strings.Join(args, " "), code, rep.Decision)
+	}
+	return &rep, nil
+}
+
+// write writes a run file into the worker's directory.
+func (w *worker) write(name string, data []byte) error {
+	return os.WriteFile(filepath.Join(w.dir, name), data, 0o644)
+}
+
+func (w *worker) exists(name string) (bool, error) {
+	_, err := os.Stat(filepath.Join(w.dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// trial runs one trial of n items: the main runs that make the baseline,
+// then each scenario's pull request under each mode.
+func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error) {
+	var r trialResult
+	c := w.c
+	if err := clearDir(w.dir); err != nil {
+		return r, err
+	}
+	rng := c.rng(n, t, 0)
+	m := newModel(n, rng)
+	if !c.regen {
+		m.fixed = m.answers(rng, 0, c.k)
+	}
+	last := ""
+	for i := 1; i <= c.mainRuns; i++ {
+		if err := w.write("main.jsonl", run(rng, m.answers(rng, 0, c.k))); err != nil {
+			return r, err
+		}
+		out := fmt.Sprintf("baseline-%d.json", i)
+		args := []string{"--results", "main.jsonl", "--write-baseline", out}
+		if last != "" {
+			args = append(args, "--baseline", last)
+		}
+		if c.pool > 0 {
+			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
+		}
+		g, err := w.gate(args...)
 		if err != nil {
-			return o, err
+			return r, err
 		}
-		o.rerun = decide(cur2, paired2, gate.NoisyRerun, true).Decision == gate.Block
+		wrote, err := w.exists(out)
+		if err != nil {
+			return r, err
+		}
+		switch {
+		case g.Decision == gate.Pass && wrote:
+			last = out
+		case g.Decision == gate.Block && !wrote && last != "":
+			r.mainBlocks++ // the store keeps the last passing baseline
+		default:
+			return r, fmt.Errorf("main run %d of trial %d (%d items): decision %s, baseline written: %v (the first run starts the baseline; a run writes one exactly when it passes)", i, t, n, g.Decision, wrote)
+		}
 	}
-	return o, nil
+	for sc, shift := range shifts {
+		rng := c.rng(n, t, 1+sc)
+		cur := m.answers(rng, shift, c.k)
+		if err := w.write("pr.jsonl", run(rng, cur)); err != nil {
+			return r, err
+		}
+		for md, mode := range modeNames {
+			g, err := w.gate("--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(mode))
+			if err != nil {
+				return r, err
+			}
+			r.blocked[sc][md] = g.Decision == gate.Block
+			if g.Decision != gate.Rerun {
+				continue
+			}
+			if mode != gate.NoisyRerun || g.DropCheck == nil {
+				return r, fmt.Errorf("pull request of trial %d (%d items): decision rerun under noisy-drop %s (drop check: %v)", t, n, mode, g.DropCheck != nil)
+			}
+			r.reran[sc] = true
+			r.extra[sc] = min(max(g.DropCheck.RerunAnswers, 1), 4*c.k)
+			more := m.answers(rng, shift, r.extra[sc])
+			union := make([][][4]float64, len(cur))
+			for i := range cur {
+				union[i] = append(append([][4]float64{}, cur[i]...), more[i]...)
+			}
+			if err := w.write("union.jsonl", run(rng, union)); err != nil {
+				return r, err
+			}
+			g, err = w.gate("--results", "union.jsonl", "--baseline", last, "--noisy-drop", string(mode), "--final")
+			if err != nil {
+				return r, err
+			}
+			if g.Decision == gate.Rerun {
+				return r, fmt.Errorf("final gate of trial %d (%d items) asked for another rerun", t, n)
+			}
+			r.blocked[sc][md] = g.Decision == gate.Block
+		}
+	}
+	return r, nil
+}
+
+// clearDir empties dir, so no file of an earlier trial is read by mistake.
+func clearDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outsideGit refuses a directory inside a git checkout: the binary would
+// read its branch there and could save into a local store.
+func outsideGit(dir string) error {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return fmt.Errorf("the work directory %s is inside a git checkout (%s): set TMPDIR outside it", dir, d)
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
+}
+
+// cell runs trials of n items on c.workers workers, each in its own
+// temporary directory, and sums them in trial order.
+func (c *config) cell(n, trials int, shifts [scenarios]float64) (cell, error) {
+	results := make([]trialResult, trials)
+	errs := make([]error, trials)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	var ws []*worker
+	for range max(1, min(c.workers, trials)) {
+		dir, err := os.MkdirTemp("", "noisesim-")
+		if err != nil {
+			return cell{}, err
+		}
+		defer os.RemoveAll(dir)
+		if err := outsideGit(dir); err != nil {
+			return cell{}, err
+		}
+		ws = append(ws, &worker{c: c, dir: dir})
+	}
+	for _, w := range ws {
+		dir := w.dir
+		wg.Go(func() {
+			for !failed.Load() {
+				t := int(next.Add(1)) - 1
+				if t >= trials {
+					return
+				}
+				results[t], errs[t] = w.trial(n, t, shifts)
+				if errs[t] != nil {
+					failed.Store(true)
+					return
+				}
+				// The binary saves nowhere but the files it is given.
+				if ok, err := w.exists(".rubricgate"); ok || err != nil {
+					errs[t] = fmt.Errorf("the binary wrote a local store in %s (%v)", dir, err)
+					failed.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var sum cell
+	for t := range trials {
+		if errs[t] != nil {
+			return sum, errs[t]
+		}
+		sum.add(results[t], c.mainRuns)
+	}
+	return sum, nil
+}
+
+// buildBinary builds ./cmd/rubricgate into dir, once.
+func buildBinary(dir string) (string, error) {
+	bin := filepath.Join(dir, "rubricgate")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/rubricgate/rubricgate/cmd/rubricgate")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/rubricgate (run noisesim inside the module, or pass -bin): %w\n%s", err, out)
+	}
+	return bin, nil
 }
 
 func main() {
@@ -271,19 +546,44 @@ func main() {
 	regen := flag.Bool("regen", true, "regenerate the answers on every run (false: re-judge the same answers)")
 	rubricPath := flag.String("rubric", "rubrics/production.yaml", "the rubric")
 	seed := flag.Uint64("seed", 1, "random seed")
+	bin := flag.String("bin", "", "the rubricgate binary (default: build ./cmd/rubricgate into a temporary directory)")
+	mainRuns := flag.Int("main-runs", 4, "unchanged main runs before each pull request; each passing one writes the next baseline")
+	pool := flag.Int("pool", 0, "pass --baseline-pool N on the main runs (0: don't pass it, the binary's default)")
+	workers := flag.Int("workers", runtime.NumCPU(), "trials run in parallel")
 	flag.Parse()
-	if *answers < 1 {
-		fmt.Fprintln(os.Stderr, "noisesim: -answers must be at least 1")
-		os.Exit(2)
-	}
-	if err := simulate(*trials, *sizes, *answers, *regen, *rubricPath, *seed); err != nil {
+	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, regen: *regen, seed: *seed, workers: *workers}
+	if err := c.main(*trials, *sizes, *rubricPath, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "noisesim:", err)
 		os.Exit(2)
 	}
 }
 
-func simulate(trials int, sizes string, k int, regen bool, rubricPath string, seed uint64) error {
-	data, err := os.ReadFile(rubricPath)
+func (c *config) main(trials int, sizes, rubricPath, bin string) error {
+	switch {
+	case c.k < 1:
+		return errors.New("-answers must be at least 1")
+	case c.mainRuns < 1:
+		return errors.New("-main-runs must be at least 1")
+	case c.pool < 0:
+		return errors.New("-pool must be 0 (the binary's default) or more")
+	case c.workers < 1:
+		return errors.New("-workers must be at least 1")
+	case trials < 1:
+		return errors.New("-trials must be at least 1")
+	}
+	var ns []int
+	for f := range strings.SplitSeq(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 {
+			return fmt.Errorf("-sizes: %q is not a size of at least 2", f)
+		}
+		ns = append(ns, n)
+	}
+	var err error
+	if c.rubric, err = filepath.Abs(rubricPath); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(c.rubric)
 	if err != nil {
 		return err
 	}
@@ -291,44 +591,55 @@ func simulate(trials int, sizes string, k int, regen bool, rubricPath string, se
 	if err != nil {
 		return err
 	}
-	shift3, shift5 := dropShift(rb, 0.03), dropShift(rb, 0.05)
-	fmt.Printf("model: judge repeats its score on the same answer %.0f%% of the time; answers regenerated every run: %v; %d answer(s) per item; a real 3%%/5%% drop = answer quality %.3f/%.3f levels lower; %d trials per cell\n",
-		100*sameRate(rand.New(rand.NewPCG(seed, 2))), regen, k, shift3, shift5, trials)
-	fmt.Printf("%6s | %-22s | %-22s | %-22s | %-18s\n", "", "false block (no change)", "miss (real 3% drop)", "miss (real 5% drop)", "rerun: reruns, cost")
-	fmt.Printf("%6s | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9s\n", "items", "block", "warn", "rerun", "block", "warn", "rerun", "block", "warn", "rerun", "rate", "extra runs")
-	for _, f := range strings.Split(sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 2 {
-			return fmt.Errorf("-sizes: %q is not a size of at least 2", f)
+	start := time.Now()
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "noisesim-bin-")
+		if err != nil {
+			return err
 		}
-		rng := rand.New(rand.NewPCG(seed, uint64(n)))
-		var cnt [3][3]int // scenario (null, 3%, 5%) × mode
-		reruns, extra := 0, 0
-		for range trials {
-			for sc, shift := range []float64{0, shift3, shift5} {
-				o, err := trial(rb, newModel(n, rng), shift, k, regen)
-				if err != nil {
-					return err
-				}
-				hit := func(blocked bool) int { return btoi(blocked == (sc == 0)) }
-				cnt[sc][0] += hit(o.block)
-				cnt[sc][1] += hit(o.warn)
-				cnt[sc][2] += hit(o.rerun)
-				reruns += btoi(o.reran)
-				extra += o.extra
+		defer os.RemoveAll(dir)
+		fmt.Fprintf(os.Stderr, "noisesim: building ./cmd/rubricgate into %s (-bin to use another binary)\n", dir)
+		if bin, err = buildBinary(dir); err != nil {
+			return err
+		}
+	}
+	if c.bin, err = filepath.Abs(bin); err != nil {
+		return err
+	}
+	var shift [2]float64
+	var serr [2]error
+	var wg sync.WaitGroup
+	for i, d := range []float64{0.03, 0.05} {
+		wg.Go(func() { shift[i], serr[i] = dropShift(rb, d) })
+	}
+	wg.Wait()
+	if err := errors.Join(serr[:]...); err != nil {
+		return err
+	}
+	pool := "the binary's default"
+	if c.pool > 0 {
+		pool = strconv.Itoa(c.pool)
+	}
+	fmt.Printf("model: judge repeats its score on the same answer %.0f%% of the time; answers regenerated every run: %v; %d answer(s) per item; a real 3%%/5%% drop = answer quality %.3f/%.3f levels lower; %d trials per cell; %d main run(s) before each PR, baseline pool %s\n",
+		100*sameRate(rand.New(rand.NewPCG(c.seed, 2))), c.regen, c.k, shift[0], shift[1], trials, c.mainRuns, pool)
+	fmt.Printf("%6s | %-22s | %-22s | %-22s | %-18s | %s\n", "", "false block (no change)", "miss (real 3% drop)", "miss (real 5% drop)", "rerun: reruns, cost", "main runs")
+	fmt.Printf("%6s | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9s | %s\n", "items", "block", "warn", "rerun", "block", "warn", "rerun", "block", "warn", "rerun", "rate", "extra runs", "blocked")
+	for _, n := range ns {
+		s, err := c.cell(n, trials, [scenarios]float64{0, shift[0], shift[1]})
+		if err != nil {
+			return err
+		}
+		pct := func(c, of int) string {
+			if of == 0 {
+				return "-"
 			}
+			return fmt.Sprintf("%.1f%%", 100*float64(c)/float64(of))
 		}
-		pct := func(c int) string { return fmt.Sprintf("%.1f%%", 100*float64(c)/float64(trials)) }
-		fmt.Printf("%6d | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9.2f\n", n,
-			pct(cnt[0][0]), pct(cnt[0][1]), pct(cnt[0][2]), pct(cnt[1][0]), pct(cnt[1][1]), pct(cnt[1][2]), pct(cnt[2][0]), pct(cnt[2][1]), pct(cnt[2][2]),
-			fmt.Sprintf("%.1f%%", 100*float64(reruns)/float64(3*trials)), float64(extra)/float64(k)/float64(3*trials))
+		w := func(sc, md int) string { return pct(s.wrong[sc][md], s.trials) }
+		fmt.Printf("%6d | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9.2f | %s\n", n,
+			w(0, 0), w(0, 1), w(0, 2), w(1, 0), w(1, 1), w(1, 2), w(2, 0), w(2, 1), w(2, 2),
+			pct(s.reruns, scenarios*s.trials), float64(s.extra)/float64(c.k)/float64(scenarios*s.trials), fmt.Sprintf("%d of %d (%s)", s.mainBlocks, s.mainGated, pct(s.mainBlocks, s.mainGated)))
 	}
+	fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
 	return nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

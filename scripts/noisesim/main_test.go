@@ -1,0 +1,62 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// A tiny simulation through the real binary: it completes, the counts fit
+// the trials, a drop far past hard-drop is blocked in every mode, and the
+// results do not depend on the number of workers.
+func TestSimulationDrivesBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs it about 40 times")
+	}
+	bin, err := buildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := filepath.Abs("../../rubrics/production.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const trials, n = 3, 20
+	// Scenario 1: a huge drop (answer quality 2 levels lower, a drop of
+	// about 30%); scenario 2: a real 5% drop (the shift noisesim
+	// calibrates for the production rubric).
+	shifts := [scenarios]float64{0, -2, -0.13}
+	var cells []cell
+	for _, workers := range []int{1, 2} {
+		c := &config{bin: bin, rubric: rb, k: 2, mainRuns: 2, regen: true, seed: 7, workers: workers}
+		s, err := c.cell(n, trials, shifts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each trial: 2 main runs, then 3 pull requests × 3 modes, plus
+		// the reruns' final gates.
+		if got, want := c.calls.Load(), int64(trials*(2+scenarios*modes)+s.reruns); got != want {
+			t.Errorf("workers %d: %d binary calls, want %d", workers, got, want)
+		}
+		cells = append(cells, s)
+	}
+	s := cells[0]
+	if cells[1] != s {
+		t.Errorf("1 worker: %+v\n2 workers: %+v", s, cells[1])
+	}
+	if s.trials != trials || s.mainGated != trials || s.mainBlocks > s.mainGated {
+		t.Errorf("trials %d, main runs gated %d, blocked %d", s.trials, s.mainGated, s.mainBlocks)
+	}
+	for md, mode := range modeNames {
+		if s.wrong[1][md] != 0 {
+			t.Errorf("noisy-drop %s: %d of %d huge drops passed", mode, s.wrong[1][md], trials)
+		}
+		for sc := range scenarios {
+			if w := s.wrong[sc][md]; w < 0 || w > trials {
+				t.Errorf("scenario %d, noisy-drop %s: %d wrong of %d", sc, mode, w, trials)
+			}
+		}
+	}
+	if s.reruns > scenarios*trials || s.extra < s.reruns || s.extra > 4*2*s.reruns {
+		t.Errorf("%d reruns adding %d answers per item", s.reruns, s.extra)
+	}
+}
