@@ -69,6 +69,12 @@ type File struct {
 	// History is the chain of the branch's earlier baselines (see
 	// [History]); empty for a file written before baselines had one.
 	History History
+	// PooledRuns is how many consecutive runs of the branch the items
+	// pool (see [File.Pool]); 0 for a baseline of one run. RunScore is
+	// then the score of the run that made it (Score is the pooled
+	// items' mean, what the gate compares with).
+	PooledRuns int
+	RunScore   float64
 
 	// rb caches the decoded rubric (set by New and Read).
 	rb *rubric.Rubric
@@ -165,6 +171,9 @@ type wire struct {
 	RubricCanonical json.RawMessage        `json:"rubric_canonical"`
 	Items           *wireItems             `json:"items,omitempty"`
 	History         *wireHistory           `json:"history,omitempty"`
+	// PooledRuns and RunScore are set on a pooled baseline (File.Pool).
+	PooledRuns *int     `json:"pooled_runs,omitempty"`
+	RunScore   *float64 `json:"run_score,omitempty"`
 }
 
 type wireItems struct {
@@ -211,6 +220,10 @@ func (f *File) Write(w io.Writer) error {
 		Criteria:        &crit,
 		RubricCanonical: f.RubricCanonical,
 		History:         f.historyWire(),
+	}
+	if f.PooledRuns > 1 {
+		runs, own := f.PooledRuns, f.RunScore
+		hdr.PooledRuns, hdr.RunScore = &runs, &own
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -465,6 +478,17 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 		History:         hist,
 		rb:              rb,
 	}
+	switch {
+	case w.PooledRuns != nil && w.RunScore == nil:
+		return nil, fmt.Errorf("%s: field \"pooled_runs\" without \"run_score\"; the file was edited or is corrupt", name)
+	case w.PooledRuns == nil && w.RunScore != nil:
+		return nil, fmt.Errorf("%s: field \"run_score\" without \"pooled_runs\"; the file was edited or is corrupt", name)
+	case w.PooledRuns != nil:
+		if *w.PooledRuns < 2 {
+			return nil, fmt.Errorf("%s: field \"pooled_runs\": %d is not a number of runs from 2 to %d", name, *w.PooledRuns, MaxPoolRuns)
+		}
+		f.PooledRuns, f.RunScore = *w.PooledRuns, *w.RunScore
+	}
 	if err := f.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -492,6 +516,7 @@ func (f *File) Gate(src gate.BaselineSource) (*gate.Baseline, error) {
 		Items:      f.Items,
 		Source:     f.source(src),
 		Trend:      f.Trend(),
+		PooledRuns: f.PooledRuns,
 	}, nil
 }
 
@@ -580,6 +605,9 @@ func (f *File) validate() error {
 		}
 	}
 	if err := f.checkFigures(); err != nil {
+		return err
+	}
+	if err := f.checkPool(); err != nil {
 		return err
 	}
 	return f.checkHistory()

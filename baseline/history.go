@@ -117,7 +117,7 @@ func fixed6(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
 // ownPoint is the file's own point as the next baseline's history keeps
 // it, chained to the file's last entry, with its hash.
 func (f *File) ownPoint() HistoryEntry {
-	e := HistoryEntry{Score: f.Score, SHA: commitOrEmpty(f.SHA), Date: f.CreatedAt.UTC().Truncate(time.Second)}
+	e := HistoryEntry{Score: f.ownScore(), SHA: commitOrEmpty(f.SHA), Date: f.CreatedAt.UTC().Truncate(time.Second)}
 	e.Criteria = make([]gate.CriterionMean, len(f.Criteria))
 	for i, c := range f.Criteria {
 		e.Criteria[i] = gate.CriterionMean{ID: c.ID, Normalized: c.Normalized}

@@ -50,6 +50,9 @@ type Baseline struct {
 	Items *ItemColumns
 	// Source says where it came from.
 	Source BaselineSource
+	// PooledRuns is how many consecutive runs of the branch its items
+	// pool (0 or 1: one run); Score is then the pooled items' mean.
+	PooledRuns int
 	// Trend is the branch's baselines, oldest first, ending with this one
 	// (its history and its own point); empty for a baseline without
 	// history.

@@ -211,6 +211,9 @@ type BaselineInfo struct {
 	Ref string `json:"ref,omitempty"`
 	// RubricHash is the hash of the rubric the baseline was scored under.
 	RubricHash string `json:"rubric_hash"`
+	// PooledRuns is how many consecutive runs of its branch the baseline
+	// pools (0: one run).
+	PooledRuns int `json:"pooled_runs,omitempty"`
 }
 
 // CriterionChange compares one criterion's normalised mean with the baseline's.
@@ -503,6 +506,7 @@ func Decide(in DecideInput) *GateReport {
 		g.Baseline = &BaselineInfo{
 			Score: b.Score, Source: b.Source.Location, SHA: b.Source.SHA, RunURL: b.Source.RunURL,
 			CreatedAt: b.Source.CreatedAt, Kind: b.Source.Kind, Ref: b.Source.Ref, RubricHash: b.RubricHash,
+			PooledRuns: b.PooledRuns,
 		}
 		compared := cur
 		sameRubric := b.RubricHash == cur.Rubric.Hash

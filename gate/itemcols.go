@@ -191,6 +191,15 @@ func (c *ItemColumns) HasDuplicate() bool {
 	return !c.index().unique
 }
 
+// Index returns the position of the item with id, or -1 (of repeated
+// ids, the last). The first call builds the columns' id index.
+func (c *ItemColumns) Index(id string) int {
+	if c == nil || c.Len() == 0 {
+		return -1
+	}
+	return c.index().find(c, id)
+}
+
 // index returns the id index, building it when needed.
 func (c *ItemColumns) index() *idIndex {
 	if c.idx == nil {

@@ -81,6 +81,9 @@ type Options struct {
 	SaveDir *baseline.Dir
 	// WriteBaseline is true when a new baseline file was asked for.
 	WriteBaseline bool
+	// PoolRuns is how many consecutive runs of the branch a new baseline
+	// pools (baseline.File.Pool; 0 or 1: this run alone).
+	PoolRuns int
 	// Save says what decides whether the run may save its baseline.
 	Save host.SaveInputs
 
@@ -163,6 +166,7 @@ type gateRun struct {
 	wantItems  bool
 	sameRubric bool
 	pairer     *gate.Pairer
+	paired     *gate.Paired // the pairer's result, once decided
 	cur        *gate.Report
 
 	compared   *gate.Report
@@ -359,6 +363,7 @@ func (r *gateRun) decide(context.Context) error {
 	if r.pairer != nil {
 		paired = r.pairer.Result()
 	}
+	r.paired = paired
 	g := gate.Decide(gate.DecideInput{
 		Current: r.cur, Rubric: rb, Baseline: r.base, NoBaselineNote: r.noBaseNote,
 		Compared: r.compared, RescoreErr: r.rescoreErr, BaselineGates: r.baseGates, Paired: paired,
@@ -428,6 +433,18 @@ func (r *gateRun) newBaseline(context.Context) error {
 	// history afresh.
 	if r.prev != nil && r.fellBack == "" {
 		bf.Continue(r.prev)
+		// And, while the branch's runs agree within noise, the new
+		// baseline pools their items: the next comparison measures
+		// against their mean, not one noisy run.
+		paired := r.paired
+		if !r.sameRubric {
+			paired = nil // paired under the baseline's rubric, not this one
+		}
+		why, err := bf.Pool(r.prev, baseline.PoolCheck{Paired: paired, Accepted: r.policy.Accepted, MaxDrop: o.Thresholds.MaxDrop}, o.PoolRuns)
+		if err != nil {
+			return fmt.Errorf("new baseline: %w", err)
+		}
+		r.out.Pooling = poolingNote(bf, why)
 	}
 	r.out.NewBaseline = bf
 	if o.WriteBaseline && b != nil && !r.onBase {
@@ -446,6 +463,14 @@ func (r *gateRun) newBaseline(context.Context) error {
 		r.out.SaveTo = p
 	}
 	return nil
+}
+
+// poolingNote says what a new baseline holds, for the log.
+func poolingNote(bf *baseline.File, why baseline.PoolRefusal) string {
+	if why == "" {
+		return fmt.Sprintf("pools the last %d runs of this branch (score %.2f; this run %.2f)", bf.PooledRuns, bf.Score, bf.RunScore)
+	}
+	return "holds this run alone: " + string(why)
 }
 
 // renamedFrom is a store that can tell a renamed rubric whatever the slot

@@ -95,7 +95,7 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 		Rubric: o.Rubric, RubricWarnings: o.RubricWarnings, Results: o.Results, ResultNames: o.ResultNames,
 		Thresholds: s.Thresholds, Policy: s.Policy, MaxUnscored: s.MaxUnscored,
 		Store: store, Query: baseline.Query{Rubric: o.Rubric.Name, Branch: ref.Branch, Key: s.BaselineKey}, StoreName: StoreName(store),
-		OnBaselineError: s.OnBaselineError, SaveDir: saveDir, WriteBaseline: o.WriteBaseline,
+		OnBaselineError: s.OnBaselineError, SaveDir: saveDir, WriteBaseline: o.WriteBaseline, PoolRuns: s.BaselinePool,
 		Save: save, BaselineRef: ref, BaselineLoaded: func(n int) { gctune.ForBaseline(o.Getenv, n) },
 		Build: b, CommentKey: s.CommentKey, Title: s.Title, Tier: o.Tier, Now: o.Now,
 		Accept: h.Commenting(co).Previous, Warn: o.Warn,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,9 @@ type Settings struct {
 	NoisyDrop                      gate.NoisyMode
 	MaxBaselineAge                 time.Duration
 	MaxArchive                     int64
+	// BaselinePool is how many consecutive runs of the baseline branch a
+	// new baseline pools (1: this run alone; see baseline.File.Pool).
+	BaselinePool int
 	// Final marks the last gate of a noisy-drop rerun: a drop still within
 	// noise is decided, never sent to another rerun.
 	Final bool
@@ -62,6 +66,7 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	cliflag.Enum(fs, &s.NoisyDrop, "noisy-drop", th.NoisyDrop, gate.ParseNoisyMode, "a drop at or above max-drop whose paired 95% interval includes 0: block, warn (pass with a warning), or rerun (neither: exit 3 and output rerun=true, asking for more answers per item)")
 	cliflag.Var(fs, &s.HardDrop, "hard-drop", fraction.Percent(th.HardDrop), parseAs("hard-drop", gate.ParseDrop), "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
 	fs.BoolVar(&s.Final, "final", false, "true on the gate of a re-run (the union of both runs' answers): with noisy-drop rerun, a drop at or above max-drop blocks as under noisy-drop block (interval or not), never another rerun")
+	cliflag.Var(fs, &s.BaselinePool, "baseline-pool", strconv.Itoa(baseline.DefaultPoolRuns), parseAs("baseline-pool", ParsePoolRuns), fmt.Sprintf("a new baseline pools the last N runs of its branch while they agree within noise (same rubric, items and tasks; 1: this run alone; at most %d)", baseline.MaxPoolRuns))
 	cliflag.Var(fs, &s.MaxUnscored, "max-unscored", "0", parseAs("max-unscored", fraction.Parse), "share of unscored (judge error) items tolerated")
 	cliflag.Var(fs, &s.MaxBaselineAge, "max-baseline-age", "30d", parseAs("max-baseline-age", cliflag.ParseAge), "warn when the baseline is older than this (e.g. 30d, 72h; 0 never)")
 	fs.StringVar(&s.BaselineFile, "baseline", "", "read the baseline from this file")
@@ -86,6 +91,16 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 // parseAs binds a parser of a named setting to its name.
 func parseAs[T any](name string, parse func(name, s string) (T, error)) func(string) (T, error) {
 	return func(s string) (T, error) { return parse(name, s) }
+}
+
+// ParsePoolRuns reads the baseline-pool setting: a whole number of runs
+// from 1 to baseline.MaxPoolRuns.
+func ParsePoolRuns(name, s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > baseline.MaxPoolRuns {
+		return 0, usage.Errorf("%s %q: expected a whole number of runs from 1 to %d", name, s, baseline.MaxPoolRuns)
+	}
+	return n, nil
 }
 
 // ParseOnBaselineError reads the on-baseline-error setting.

@@ -27,6 +27,9 @@ type Result struct {
 	// local store ("" when it was, or there is none): told after the
 	// decision, as the saved path is.
 	NotSaved string
+	// Pooling says what the new baseline holds: how many runs it pools,
+	// or why it holds this run alone ("" without a new baseline).
+	Pooling string
 	// RubricWarnings is how many of the report's warnings lead it from the
 	// rubric (already shown with their file and line).
 	RubricWarnings int
@@ -116,6 +119,9 @@ func Publish(ctx context.Context, h host.Host, out *Result, o Options) error {
 		default:
 			warn(l.Annotation.Message)
 		}
+	}
+	if out.Pooling != "" && o.BaselinePath != "" {
+		fmt.Fprintln(o.Log, "  new baseline "+safe.LogLine(out.Pooling))
 	}
 	if out.NotSaved != "" {
 		fmt.Fprintln(o.Log, "  baseline not saved: "+safe.LogLine(out.NotSaved))

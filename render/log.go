@@ -75,6 +75,9 @@ func DecisionLog(g *gate.GateReport, baselinePath string, annotate bool) []LogEn
 	}
 	if hf.base != nil {
 		fmt.Fprintf(&b, ", baseline %.1f", *hf.base)
+		if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
+			fmt.Fprintf(&b, " (the mean of the last %d runs of its branch)", g.Baseline.PooledRuns)
+		}
 	}
 	if hf.change != nil {
 		fmt.Fprintf(&b, ", change %s%s", gate.FormatChange(*hf.change, g.MaxDrop), hf.on())

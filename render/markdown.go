@@ -300,6 +300,9 @@ func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 		if !bl.CreatedAt.IsZero() && !o.Now.IsZero() {
 			w(", %s old", age(o.Now.Sub(bl.CreatedAt)))
 		}
+		if bl.PooledRuns > 1 {
+			w(", pooling the last %d runs of its branch", bl.PooledRuns)
+		}
 		w(". Rubric %s, max-drop %s.</sub>\n", safe.Code(shortSHA(trimHash(g.Rubric.Hash)), 20), pctPlain(g.MaxDrop))
 	} else {
 		w("<sub>No baseline. Rubric %s.</sub>\n", safe.Code(shortSHA(trimHash(g.Rubric.Hash)), 20))

@@ -108,6 +108,9 @@ func GateText(w io.Writer, g *gate.GateReport, rb *rubric.Rubric) error {
 		if n := hf.fullNote(g.MaxDrop); n != "" {
 			ew.printf("; %s", n)
 		}
+		if g.Baseline.PooledRuns > 1 {
+			ew.printf(" (the mean of the last %d runs of its branch)", g.Baseline.PooledRuns)
+		}
 		ew.printf("\n")
 	}
 	if line := TrendLine(g); line != "" {

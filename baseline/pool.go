@@ -1,0 +1,187 @@
+package baseline
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rubricgate/rubricgate/gate"
+)
+
+// DefaultPoolRuns is how many consecutive runs of the baseline branch a
+// new baseline pools by default (see [File.Pool]).
+const DefaultPoolRuns = 4
+
+// MaxPoolRuns is the most runs a baseline may pool.
+const MaxPoolRuns = 32
+
+// PoolRefusal says why a new baseline was not pooled with the previous
+// one: it then holds this run alone.
+type PoolRefusal string
+
+// The reasons a new baseline is not pooled.
+const (
+	PoolOff          PoolRefusal = "pooling is off (baseline-pool 1)"
+	PoolNoPrevious   PoolRefusal = "no previous baseline of this branch"
+	PoolRubric       PoolRefusal = "the rubric changed"
+	PoolItems        PoolRefusal = "the items changed (ids added, removed, unscored or with another task)"
+	PoolNotPaired    PoolRefusal = "the run could not be paired with the previous baseline"
+	PoolRealChange   PoolRefusal = "this run differs from the previous baseline beyond noise (its interval excludes 0)"
+	PoolAccepted     PoolRefusal = "the run's regression was accepted"
+	PoolInputHashes  PoolRefusal = "the input hashes of the items differ from the previous baseline's"
+	PoolNotFromCheck PoolRefusal = "the run was not compared with the previous baseline"
+	PoolRose         PoolRefusal = "this run scores max-drop or more above the previous baseline (the branch may have improved: the baseline starts again from this run)"
+	PoolSameAnswers  PoolRefusal = "every item moved by the same amount (the same answers gated again, not new ones: pooling them would count one run's noise twice)"
+)
+
+// PoolCheck is what the gate measured of this run against the previous
+// baseline, which decides whether the two may be pooled.
+type PoolCheck struct {
+	// Paired is the comparison of this run with the previous baseline
+	// (nil when there was none).
+	Paired *gate.Paired
+	// Accepted is set when a regression of this run was accepted.
+	Accepted bool
+	// MaxDrop is the gate's max-drop: a run that rose by as much or more
+	// starts the pool again (the branch may have improved, and a pool
+	// lagging behind it would let the next pull request give the gain
+	// back unseen).
+	MaxDrop float64
+}
+
+// Pool makes f, a new baseline of this run alone, pool prev's items with
+// its own, so the next comparison measures against the mean of the last
+// runs of the branch rather than one noisy run: with K answers per item,
+// the baseline side of a paired comparison then adds 1/P of this run's
+// noise instead of as much again (P pooled runs).
+//
+// It pools only what measures the same thing: the same rubric, exactly
+// the same items (ids and, where either has them, input hashes), a run
+// paired with prev and within noise of it (its 95% interval of the
+// relative change includes 0, and has width: a run whose every item moved
+// by the same amount is the same answers again, not a new measurement),
+// not risen by max-drop or more (which bounds how far the pool can lag
+// behind an improving branch), with no accepted regression. Anything else
+// is a change of the branch, and f is left holding this run alone (the
+// refusal says why). At most maxRuns runs are pooled: prev's weight is
+// capped at maxRuns-1 runs' worth of answers.
+//
+// Each item's pooled score is the answer-weighted mean of prev's and this
+// run's; its answer count their sum (prev's capped); its variance that of
+// all the answers together, the spread between the two runs' means
+// included. The aggregate score is the pooled items' mean (what the next
+// gate compares with); the pass rate is this run's, at most the share of
+// pooled items at the threshold; the per-criterion figures and the trend
+// point stay this run's own (RunScore).
+func (f *File) Pool(prev *File, check PoolCheck, maxRuns int) (PoolRefusal, error) {
+	switch {
+	case maxRuns <= 1:
+		return PoolOff, nil
+	case prev == nil:
+		return PoolNoPrevious, nil
+	case prev.Rubric.Hash != f.Rubric.Hash:
+		return PoolRubric, nil
+	case check.Accepted:
+		return PoolAccepted, nil
+	case check.Paired == nil:
+		return PoolNotFromCheck, nil
+	}
+	p := check.Paired
+	switch {
+	case p.Method != gate.MethodPaired || p.CI95 == nil:
+		return PoolNotPaired, nil
+	case p.Added+p.Removed+p.Unscored+p.TaskChanged > 0 || prev.Items.Len() != f.Items.Len():
+		return PoolItems, nil
+	case p.CI95[0] > 0 || p.CI95[1] < 0:
+		return PoolRealChange, nil
+	case p.CI95[0] == p.CI95[1]:
+		return PoolSameAnswers, nil
+	case p.CommonBaseline == nil || p.CommonCurrent == nil:
+		return PoolNotPaired, nil
+	case *p.CommonBaseline > 0 && (*p.CommonCurrent-*p.CommonBaseline) / *p.CommonBaseline >= check.MaxDrop:
+		return PoolRose, nil
+	}
+	cur, old := f.Items, prev.Items
+	n := cur.Len()
+	if cur.HasInputHashes() != old.HasInputHashes() {
+		return PoolInputHashes, nil
+	}
+	prevRuns := max(prev.PooledRuns, 1)
+	keep := min(prevRuns, maxRuns-1)
+	scale := float64(keep) / float64(prevRuns)
+	out := gate.NewItemColumns(n, 0)
+	for i := range n {
+		id := cur.ID(i)
+		j := old.Index(id)
+		if j < 0 {
+			return PoolItems, nil
+		}
+		if cur.InputHash(i) != old.InputHash(j) {
+			return PoolInputHashes, nil
+		}
+		// prev's answers, scaled to the runs kept: at least one per
+		// run kept (prev pooled prevRuns runs of at least one each).
+		no := max(int(math.Round(float64(old.Answers(j))*scale)), keep)
+		nc := cur.Answers(i)
+		mo, mc := old.Score(j), cur.Score(i)
+		vo, vc := old.AnswerVar(j), cur.AnswerVar(i)
+		nt := no + nc
+		m := (float64(no)*mo + float64(nc)*mc) / float64(nt)
+		ss := float64(no-1)*vo + float64(nc-1)*vc + float64(no)*float64(nc)/float64(nt)*(mc-mo)*(mc-mo)
+		v := ss / float64(nt-1)
+		out.AppendAnswers(id, clamp100(m), nt, math.Max(v, 0))
+		out.SetInputHash(i, cur.InputHash(i))
+	}
+	runScore := f.Score
+	var sum float64
+	at := 0
+	threshold := f.rb.Threshold - 1e-9
+	for _, s := range out.Scores() {
+		sum += s
+		if s >= threshold {
+			at++
+		}
+	}
+	g := *f
+	g.Items = out
+	g.Score = sum / float64(n)
+	g.PassRate = math.Min(f.PassRate, float64(at)/float64(n))
+	g.PooledRuns = keep + 1
+	g.RunScore = runScore
+	if err := g.validate(); err != nil {
+		return "", fmt.Errorf("pool with the previous baseline: %w", err)
+	}
+	*f = g
+	return "", nil
+}
+
+func clamp100(v float64) float64 { return math.Min(100, math.Max(0, v)) }
+
+// checkPool checks the pooled-run fields: none on a file of one run; on a
+// pooled file, 2 to MaxPoolRuns runs, this run's own score on 0-100, and
+// at least one answer per item per run pooled.
+func (f *File) checkPool() error {
+	if f.PooledRuns == 0 {
+		return nil
+	}
+	if f.PooledRuns < 2 || f.PooledRuns > MaxPoolRuns {
+		return fmt.Errorf("field \"pooled_runs\": %d is not a number of runs from 2 to %d", f.PooledRuns, MaxPoolRuns)
+	}
+	if err := inRange("run_score", f.RunScore, 0, 100); err != nil {
+		return err
+	}
+	for i := range f.Items.Len() {
+		if k := f.Items.Answers(i); k < f.PooledRuns {
+			return fmt.Errorf("field \"items.answers[%d]\": %d answers but the baseline pools %d runs of at least one each; the file was edited or is corrupt", i, k, f.PooledRuns)
+		}
+	}
+	return nil
+}
+
+// ownScore is the score of the run that made f: its own, not the pooled
+// one.
+func (f *File) ownScore() float64 {
+	if f.PooledRuns > 1 {
+		return f.RunScore
+	}
+	return f.Score
+}
