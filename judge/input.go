@@ -16,11 +16,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/rubricgate/rubricgate/internal/crlf"
+	"github.com/rubricgate/rubricgate/internal/usage"
 )
 
-// Item is one answer to judge.
+// Item is one answer to judge: one line of the input. Lines that share
+// an id are answers of one item (see [Group]).
 type Item struct {
-	// ID identifies the item (unique within the input).
+	// ID identifies the item; the lines sharing it are its answers.
 	ID string
 	// Query is the question or input the model answered.
 	Query string
@@ -47,9 +49,35 @@ type MetaField struct {
 
 // Answers is a parsed answers input.
 type Answers struct {
+	// Items are the input's answers, one a line, in input order.
 	Items []Item
-	// Hash is "sha256:<hex>" of the input's bytes.
-	Hash string
+	// Groups are the input's items, one an id, in the order of their
+	// first line.
+	Groups []Group
+	// Hash is "sha256:<hex>" of the input's bytes; File is the name the
+	// input was read under.
+	Hash, File string
+}
+
+// Group is one item of an input: the answers (lines) sharing its id, K
+// regenerated answers of one question, in input order. They agree on the
+// question, context and reference (the task input_hash covers) and on the
+// passed-through fields.
+type Group struct {
+	ID string
+	// Answers index Answers.Items, in input order.
+	Answers []int
+}
+
+// MultiAnswer returns the first item (in input order) with more than one
+// answer, and false when every id has one line.
+func (a *Answers) MultiAnswer() (Group, bool) {
+	for _, g := range a.Groups {
+		if len(g.Answers) > 1 {
+			return g, true
+		}
+	}
+	return Group{}, false
 }
 
 // InputError is bad answers input at a line: the one input error type of
@@ -65,11 +93,15 @@ var (
 )
 
 // ReadAnswers reads an answers file: JSON lines, or CSV when name ends in
-// .csv. Every item needs a non-empty unique id and an answer
+// .csv. Every line needs a non-empty id and an answer
 // (output/answer/response); the question (input/query/question), context (a
 // string or a list of strings) and reference are optional; other fields are
-// passed through to the results under "meta". Errors are *InputError naming
-// the file and line.
+// passed through to the results under "meta". Lines sharing an id, adjacent
+// or not, are answers of one item (regenerated answers), grouped in the
+// order of the id's first line: they must agree on the question, context,
+// reference and passed-through fields, and number at most
+// native.MaxSamples. Errors are *InputError naming the file and line (and,
+// for lines that disagree, the id's first line).
 func ReadAnswers(name string, r io.Reader) (*Answers, error) {
 	h := sha256.New()
 	tr := io.TeeReader(r, h)
@@ -86,17 +118,99 @@ func ReadAnswers(name string, r io.Reader) (*Answers, error) {
 	if _, err := io.Copy(io.Discard, tr); err != nil {
 		return nil, &InputError{File: name, Msg: fmt.Sprintf("read error: %v", err)}
 	}
-	seen := make(map[string]int, len(items))
-	for _, it := range items {
-		if prev, dup := seen[it.ID]; dup {
-			return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf("duplicate id %s (first on line %d): every item needs a unique id", quote(it.ID), prev)}
-		}
-		seen[it.ID] = it.Line
-	}
 	if len(items) == 0 {
 		return nil, &InputError{File: name, Msg: "no items: expected one answer per line"}
 	}
-	return &Answers{Items: items, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil))}, nil
+	groups, err := groupAnswers(name, items)
+	if err != nil {
+		return nil, err
+	}
+	return &Answers{Items: items, Groups: groups, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil)), File: name}, nil
+}
+
+// CheckAnswerSamples refuses judging an input with several answers for
+// one id (see [Answers.MultiAnswer]) more than once per answer: a results
+// line holds the judgings of one answer ("samples") or one judging of
+// each of several answers ("answers"), never both, so --samples must be 1
+// and --safety-confirm (which re-judges into "samples") 0. The error is a
+// *usage.Error naming the flag and the first such id.
+func CheckAnswerSamples(samples, safetyConfirm int, ans *Answers) error {
+	g, multi := ans.MultiAnswer()
+	if !multi || samples <= 1 && safetyConfirm <= 0 {
+		return nil
+	}
+	where := fmt.Sprintf("%s: id %s has %d answers, first on line %d", ans.File, quote(g.ID), len(g.Answers), ans.Items[g.Answers[0]].Line)
+	if samples > 1 {
+		return usage.Errorf(`--samples %d with several answers per id (%s): a results line holds the judgings of one answer ("samples") or one judging of each of its answers ("answers"), not both; give --samples 1 (the answers already average the judge's noise with the answers'), or one answer per id`, samples, where)
+	}
+	return usage.Errorf(`--safety-confirm %d with several answers per id (%s): it re-judges one answer into "samples", which a line of several answers cannot hold; give --safety-confirm 0 (with several answers a blocking criterion fails when any answer fails it)`, safetyConfirm, where)
+}
+
+// groupAnswers groups the lines by id, in the order of each id's first
+// line. A line whose id was seen must describe the same item as the id's
+// first line: the same question, context and reference, and the same
+// passed-through fields (one "meta" is written for the item). An id with
+// another question is a mistake or an attack (answers of two tasks scored
+// as one), so it is refused rather than merged.
+func groupAnswers(name string, items []Item) ([]Group, error) {
+	at := make(map[string]int, len(items))
+	var groups []Group
+	for i := range items {
+		it := &items[i]
+		gi, seen := at[it.ID]
+		if !seen {
+			at[it.ID] = len(groups)
+			groups = append(groups, Group{ID: it.ID, Answers: []int{i}})
+			continue
+		}
+		g := &groups[gi]
+		first := &items[g.Answers[0]]
+		if what := differs(first, it); what != "" {
+			return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf("id %s %s (the id's first line): the lines of one id are answers to one item and must agree on its question, context and reference (the task input_hash covers) and on its other fields; give another item another id", quote(it.ID), what)}
+		}
+		if len(g.Answers) == native.MaxSamples {
+			return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf("id %s (first on line %d) has more than %d answers", quote(it.ID), first.Line, native.MaxSamples)}
+		}
+		g.Answers = append(g.Answers, i)
+	}
+	return groups, nil
+}
+
+// differs says how b, a later answer of a's id, differs from a, naming a's
+// line ("" when they describe the same item).
+func differs(a, b *Item) string {
+	switch {
+	case a.Query != b.Query:
+		return fmt.Sprintf("has another question than on line %d", a.Line)
+	case a.Context != b.Context:
+		return fmt.Sprintf("has another context than on line %d", a.Line)
+	case a.Reference != b.Reference:
+		return fmt.Sprintf("has another reference than on line %d", a.Line)
+	}
+	for _, m := range b.Meta {
+		v, ok := metaValue(a.Meta, m.Key)
+		if !ok {
+			return fmt.Sprintf("has a field %s that line %d lacks", quote(m.Key), a.Line)
+		}
+		if !bytes.Equal(v, m.Value) {
+			return fmt.Sprintf("has another %s than on line %d", quote(m.Key), a.Line)
+		}
+	}
+	for _, m := range a.Meta {
+		if _, ok := metaValue(b.Meta, m.Key); !ok {
+			return fmt.Sprintf("lacks the field %s of line %d", quote(m.Key), a.Line)
+		}
+	}
+	return ""
+}
+
+func metaValue(meta []MetaField, key string) (json.RawMessage, bool) {
+	for _, m := range meta {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return nil, false
 }
 
 func readAnswersJSONL(name string, r io.Reader) ([]Item, error) {

@@ -8,21 +8,21 @@ import (
 
 func TestReadAnswersErrors(t *testing.T) {
 	for name, c := range map[string]struct{ file, in, want string }{
-		"no id":         {"a.jsonl", `{"output":"x"}`, `a.jsonl:1: missing "id"`},
-		"empty id":      {"a.jsonl", `{"id":" ","output":"x"}`, `a.jsonl:1: empty "id"`},
-		"dup id":        {"a.jsonl", `{"id":"a","output":"x"}` + "\n\n" + `{"id":"a","output":"y"}`, `a.jsonl:3: duplicate id "a" (first on line 1)`},
-		"dup key":       {"a.jsonl", `{"id":"a","output":"x","output":"y"}`, `a.jsonl:1: key "output" given twice`},
-		"two answers":   {"a.jsonl", `{"id":"a","output":"x","answer":"y"}`, `both "output" and "answer" given`},
-		"no answer":     {"a.jsonl", `{"id":"a","question":"q"}`, `missing the answer`},
-		"bad context":   {"a.jsonl", `{"id":"a","output":"x","context":{"a":1}}`, `"context" must be a string or a list of strings`},
-		"not an object": {"a.jsonl", `["a"]`, `a.jsonl:1: expected a JSON object`},
-		"trailing":      {"a.jsonl", `{"id":"a","output":"x"} {}`, `unexpected text after the JSON object`},
-		"bad json":      {"a.jsonl", `{"id":"a",`, `a.jsonl:1: invalid JSON`},
-		"empty":         {"a.jsonl", "\n\n", `a.jsonl: no items`},
-		"csv no answer": {"a.csv", "id,question\n1,q\n", `a.csv:1: missing the answer column`},
-		"csv empty id":  {"a.csv", "id,answer\n1,x\n,y\n", `a.csv:3: empty "id"`},
-		"csv dup id":    {"a.csv", "id,answer\n1,x\n1,y\n", `a.csv:3: duplicate id "1" (first on line 2)`},
-		"csv CR lines":  {"a.csv", "id,answer\r1,x\r2,y\r", `a.csv:1: the first line ends in a bare carriage return`},
+		"no id":           {"a.jsonl", `{"output":"x"}`, `a.jsonl:1: missing "id"`},
+		"empty id":        {"a.jsonl", `{"id":" ","output":"x"}`, `a.jsonl:1: empty "id"`},
+		"id, other q":     {"a.jsonl", `{"id":"a","input":"q","output":"x"}` + "\n\n" + `{"id":"a","input":"p","output":"y"}`, `a.jsonl:3: id "a" has another question than on line 1 (the id's first line)`},
+		"dup key":         {"a.jsonl", `{"id":"a","output":"x","output":"y"}`, `a.jsonl:1: key "output" given twice`},
+		"two answers":     {"a.jsonl", `{"id":"a","output":"x","answer":"y"}`, `both "output" and "answer" given`},
+		"no answer":       {"a.jsonl", `{"id":"a","question":"q"}`, `missing the answer`},
+		"bad context":     {"a.jsonl", `{"id":"a","output":"x","context":{"a":1}}`, `"context" must be a string or a list of strings`},
+		"not an object":   {"a.jsonl", `["a"]`, `a.jsonl:1: expected a JSON object`},
+		"trailing":        {"a.jsonl", `{"id":"a","output":"x"} {}`, `unexpected text after the JSON object`},
+		"bad json":        {"a.jsonl", `{"id":"a",`, `a.jsonl:1: invalid JSON`},
+		"empty":           {"a.jsonl", "\n\n", `a.jsonl: no items`},
+		"csv no answer":   {"a.csv", "id,question\n1,q\n", `a.csv:1: missing the answer column`},
+		"csv empty id":    {"a.csv", "id,answer\n1,x\n,y\n", `a.csv:3: empty "id"`},
+		"csv id, other q": {"a.csv", "id,question,answer\n1,q,x\n2,q,x\n1,p,y\n", `a.csv:4: id "1" has another question than on line 2 (the id's first line)`},
+		"csv CR lines":    {"a.csv", "id,answer\r1,x\r2,y\r", `a.csv:1: the first line ends in a bare carriage return`},
 	} {
 		_, err := ReadAnswers(c.file, strings.NewReader(c.in))
 		var ie *InputError

@@ -14,7 +14,7 @@ import (
 // with one error type: a caller's errors.As on *native.InputError names the
 // file and line of all three.
 func TestOneInputErrorType(t *testing.T) {
-	_, jerr := ReadAnswers("answers.jsonl", strings.NewReader(`{"id":"a","answer":"x"}`+"\n"+`{"id":"a","answer":"y"}`+"\n"))
+	_, jerr := ReadAnswers("answers.jsonl", strings.NewReader(`{"id":"a","question":"q","answer":"x"}`+"\n"+`{"id":"a","question":"p","answer":"y"}`+"\n"))
 	f, _ := formats.Lookup("promptfoo")
 	ferr := f.Read("results.json", strings.NewReader("{"), func(*formats.Record) error { return nil })
 	rb := &rubric.Rubric{Name: "r", Threshold: 50, Criteria: []rubric.Criterion{{ID: "x", Weight: 1, Scale: rubric.Scale{Low: 0, High: 1}}}}

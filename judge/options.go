@@ -86,7 +86,9 @@ func (o *Options) KeyEnv() string {
 }
 
 // Run checks the options, reads the answers file (JSON lines or CSV, see
-// [ReadAnswers]) and judges them under rb into out (see [Run]). The
+// [ReadAnswers]; several answers for one id refuse Samples over 1 and
+// SafetyConfirm, see [CheckAnswerSamples]) and judges them under rb into
+// out (see [Run]). The
 // judge-family check runs before any request. Some items may end as error
 // lines (the gate counts them as unscored); when every item does, nothing
 // is written and the error is a *NoneScoredError's message, as a 401 or
@@ -107,6 +109,9 @@ func (o Options) Run(ctx context.Context, rb *rubric.Rubric, answers string, out
 	}
 	ans, err := ReadAnswers(answers, bytes.NewReader(data))
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckAnswerSamples(cfg.Samples, cfg.SafetyConfirm, ans); err != nil {
 		return nil, err
 	}
 	if cfg.Cache, err = o.openCache(&cfg); err != nil {

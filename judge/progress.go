@@ -9,11 +9,13 @@ import (
 	"time"
 )
 
-// progress reports items done, rate, ETA, cache hits and errors: a bar
-// redrawn in place on a terminal, plain lines at an interval otherwise.
+// progress reports items (or answers) done, rate, ETA, cache hits and
+// errors: a bar redrawn in place on a terminal, plain lines at an
+// interval otherwise.
 type progress struct {
 	w        io.Writer
 	tty      bool
+	unit     string // what total counts: "items", or "answers"
 	interval time.Duration
 	total    int
 	start    time.Time
@@ -24,14 +26,14 @@ type progress struct {
 	wg       sync.WaitGroup
 }
 
-func newProgress(w io.Writer, tty bool, interval time.Duration, total int) *progress {
+func newProgress(w io.Writer, tty bool, interval time.Duration, total int, unit string) *progress {
 	if interval <= 0 {
 		interval = 10 * time.Second
 		if tty {
 			interval = 200 * time.Millisecond
 		}
 	}
-	return &progress{w: w, tty: tty, interval: interval, total: total, start: time.Now(), stop: make(chan struct{})}
+	return &progress{w: w, tty: tty, unit: unit, interval: interval, total: total, start: time.Now(), stop: make(chan struct{})}
 }
 
 func (p *progress) run() {
@@ -89,7 +91,7 @@ func (p *progress) line() string {
 	} else if int(done) >= p.total {
 		eta = "0s"
 	}
-	return fmt.Sprintf("%d/%d items, %.1f/s, ETA %s, %d cached, %d errors", done, p.total, rate, eta, p.hits.Load(), p.errs.Load())
+	return fmt.Sprintf("%d/%d %s, %.1f/s, ETA %s, %d cached, %d errors", done, p.total, p.unit, rate, eta, p.hits.Load(), p.errs.Load())
 }
 
 func (p *progress) print(final bool) {

@@ -28,12 +28,14 @@ type Config struct {
 	Provider     Provider
 	ProviderName string
 	Model        string
-	// Samples is the number of judgings per item (default 1), each with its
-	// own seed (Seed + sample index).
+	// Samples is the number of judgings per answer (default 1), each with
+	// its own seed (Seed + sample index). An input with several answers
+	// for one id takes 1 (see [Run]).
 	Samples int
 	Seed    int64
 	// SafetyConfirm re-judges an item whose judging fails a blocking
-	// criterion this many more times (distinct seeds); 0 is off.
+	// criterion this many more times (distinct seeds); 0 is off, as it must
+	// be for an input with several answers for one id.
 	SafetyConfirm int
 	// Concurrency is the number of requests in flight (default 8).
 	Concurrency int
@@ -77,11 +79,13 @@ type Config struct {
 	Rand func() float64
 }
 
-// Summary is what a run did.
+// Summary is what a run did. Items, Judged and Errors count items (ids;
+// Errors the error lines); Answers and CacheHits count answers (lines),
+// which equal the items unless an id has several answers.
 type Summary struct {
-	Items, Judged, CacheHits, Errors int
-	Requests                         int
-	InputTokens, OutputTokens        int64
+	Items, Answers, Judged, CacheHits, Errors int
+	Requests                                  int
+	InputTokens, OutputTokens                 int64
 	// FirstError is the error of the first item (in input order) that
 	// ended as an error line, redacted; "" when none did.
 	FirstError string
@@ -95,6 +99,10 @@ type Summary struct {
 
 // String is the one-line summary printed after a run.
 func (s *Summary) String() string {
+	if s.Answers != s.Items {
+		return fmt.Sprintf("judged %d items with %d answers (%d answers from the cache, %d error items) in %s: %d requests, %d tokens in, %d out, cost $%.4f",
+			s.Items, s.Answers, s.CacheHits, s.Errors, s.Wall.Round(time.Millisecond), s.Requests, s.InputTokens, s.OutputTokens, s.Cost)
+	}
 	return fmt.Sprintf("judged %d items (%d cache hits, %d errors) in %s: %d requests, %d tokens in, %d out, cost $%.4f",
 		s.Items, s.CacheHits, s.Errors, s.Wall.Round(time.Millisecond), s.Requests, s.InputTokens, s.OutputTokens, s.Cost)
 }
@@ -108,15 +116,20 @@ type Sample struct {
 
 // Result is the outcome for one item.
 type Result struct {
-	ID      string
+	ID string
+	// Samples are the judgings of the item's one answer; Answers, for an
+	// item of several answers, the one judging of each, in input order
+	// (Samples is then nil).
 	Samples []Sample
+	Answers []Sample
 	// Err is set when the item could not be scored.
 	Err                       string
 	InputTokens, OutputTokens int64
 	Latency                   time.Duration
 	Attempts                  int
 	// Length is the answer's length in characters (for the gate's
-	// length-bias check) and Meta the input's other fields, passed through.
+	// length-bias check; the mean over an item's answers, rounded) and
+	// Meta the input's other fields, passed through.
 	Length int
 	Meta   []MetaField
 	// InputHash binds the result to the item's task (gate.HashTask of its
@@ -197,21 +210,35 @@ type runner struct {
 }
 
 // Run judges the items of ans that fall in cfg.Shard and writes the results
-// JSON lines to out, in input order (after a shard header when sharded).
-// Nothing is written when the run stops early (a *ErrMaxCost or a
-// cancelled context): judged answers are in the cache for the next run.
+// JSON lines to out, one an item, in the order of the items' first lines
+// (after a shard header when sharded). Each answer of an item of several
+// (lines sharing an id) is judged once, as its own request and cache
+// entry, and the item's line carries them as "answers"; such an input
+// needs cfg.Samples 1 and no SafetyConfirm (a line holds the judgings of
+// one answer or the answers, not both), else Run refuses it before any
+// request. Nothing is written when the run stops early (a *ErrMaxCost or
+// a cancelled context): judged answers are in the cache for the next run.
 func Run(ctx context.Context, cfg Config, ans *Answers, out io.Writer) (*Summary, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
+	}
+	if err := CheckAnswerSamples(cfg.Samples, cfg.SafetyConfirm, ans); err != nil {
+		return nil, fmt.Errorf("judge: %w", err)
 	}
 	tmpl, err := newTemplate(cfg.Rubric)
 	if err != nil {
 		return nil, err
 	}
+	// The jobs are the answers of the items in the shard (a shard takes
+	// an id with all its answers), item by item.
+	var groups []Group
 	var items []*Item
-	for i := range ans.Items {
-		if cfg.Shard.Has(ans.Items[i].ID) {
-			items = append(items, &ans.Items[i])
+	for _, g := range ans.Groups {
+		if cfg.Shard.Has(g.ID) {
+			groups = append(groups, g)
+			for _, i := range g.Answers {
+				items = append(items, &ans.Items[i])
+			}
 		}
 	}
 	c := clock{now: cfg.Now, sleep: cfg.Sleep}
@@ -225,7 +252,11 @@ func Run(ctx context.Context, cfg Config, ans *Answers, out io.Writer) (*Summary
 		r.schemaBytes = len(b)
 	}
 	if cfg.Progress != nil {
-		r.prog = newProgress(cfg.Progress, cfg.ProgressTTY, cfg.ProgressInterval, len(items))
+		unit := "items"
+		if len(items) != len(groups) {
+			unit = "answers" // each a request: the rate and ETA are of answers
+		}
+		r.prog = newProgress(cfg.Progress, cfg.ProgressTTY, cfg.ProgressInterval, len(items), unit)
 		r.prog.run()
 	}
 	start := time.Now()
@@ -272,7 +303,8 @@ feed:
 	close(jobs)
 	wg.Wait()
 	r.prog.finish()
-	r.sum.Items = len(items)
+	results = r.merge(groups, items, results)
+	r.sum.Items, r.sum.Answers = len(groups), len(items)
 	r.sum.Cost = r.bud.total()
 	for i := range results {
 		if results[i].Err != "" {
@@ -296,7 +328,7 @@ feed:
 	if cfg.Shard.Enabled() {
 		h := struct {
 			S ShardHeader `json:"rubricgate_shard"`
-		}{ShardHeader{Index: cfg.Shard.Index, Count: cfg.Shard.Count, InputItems: len(ans.Items), InputHash: ans.Hash, InputIDs: idsDigest(ans)}}
+		}{ShardHeader{Index: cfg.Shard.Index, Count: cfg.Shard.Count, InputItems: len(ans.Groups), InputHash: ans.Hash, InputIDs: idsDigest(ans)}}
 		b, _ := json.Marshal(h)
 		buf.Write(b)
 		buf.WriteByte('\n')
@@ -321,7 +353,63 @@ feed:
 	return &r.sum, nil
 }
 
-// judgeItem judges one item Samples times, plus SafetyConfirm more times
+// merge makes the results of the answers (results[i] is items[i]'s, in
+// the groups' order) into one result an item, and counts the items judged
+// and the error lines. An answer of an item of several that failed makes
+// the item an error line naming it: the item is never scored on fewer
+// answers than it has. A result left empty by a stopped run (no ID) is
+// not counted.
+func (r *runner) merge(groups []Group, items []*Item, results []Result) []Result {
+	out := make([]Result, len(groups))
+	next := 0
+	for gi, g := range groups {
+		rs := results[next : next+len(g.Answers)]
+		its := items[next : next+len(g.Answers)]
+		next += len(g.Answers)
+		done := true
+		for i := range rs {
+			done = done && rs[i].ID != ""
+		}
+		if !done {
+			continue
+		}
+		m := rs[0]
+		if len(rs) > 1 {
+			m.Samples, m.Answers = nil, make([]Sample, 0, len(rs))
+			length := 0
+			for i := range rs {
+				length += rs[i].Length
+				if i > 0 {
+					m.InputTokens += rs[i].InputTokens
+					m.OutputTokens += rs[i].OutputTokens
+					m.Latency += rs[i].Latency
+					m.Attempts += rs[i].Attempts
+				}
+				if rs[i].Err != "" && m.Err == "" {
+					m.Err = fmt.Sprintf("answer %d of %d (line %d): %s", i+1, len(rs), its[i].Line, rs[i].Err)
+				}
+				if rs[i].Err == "" {
+					m.Answers = append(m.Answers, rs[i].Samples[0])
+				}
+			}
+			m.Length = (length + len(rs)/2) / len(rs)
+			if m.Err != "" {
+				m.Answers = nil
+			}
+		}
+		out[gi] = m
+		r.count(func(sm *Summary) {
+			if m.Err != "" {
+				sm.Errors++
+			} else {
+				sm.Judged++
+			}
+		})
+	}
+	return out
+}
+
+// judgeItem judges one answer Samples times, plus SafetyConfirm more times
 // when a judging fails a blocking criterion. A judge failure is a Result
 // with Err; the error return stops the run (max-cost, cancellation).
 func (r *runner) judgeItem(ctx context.Context, it *Item) (Result, error) {
@@ -336,7 +424,6 @@ func (r *runner) judgeItem(ctx context.Context, it *Item) (Result, error) {
 			if errors.As(err, &jf) {
 				res.Err = r.redact(jf.Error())
 				res.Samples = nil
-				r.count(func(sm *Summary) { sm.Errors++ })
 				return res, nil
 			}
 			return res, err
@@ -347,12 +434,9 @@ func (r *runner) judgeItem(ctx context.Context, it *Item) (Result, error) {
 			n += r.cfg.SafetyConfirm
 		}
 	}
-	r.count(func(sm *Summary) {
-		sm.Judged++
-		if res.Attempts == 0 {
-			sm.CacheHits++
-		}
-	})
+	if res.Attempts == 0 {
+		r.count(func(sm *Summary) { sm.CacheHits++ })
+	}
 	return res, nil
 }
 
@@ -587,6 +671,20 @@ func (r *runner) judgmentLine(res *Result) ([]byte, error) {
 	}
 	u := usage{res.InputTokens, res.OutputTokens}
 	lat := res.Latency.Milliseconds()
+	if len(res.Answers) > 0 {
+		answers := make([]judgmentObj, len(res.Answers))
+		for i, s := range res.Answers {
+			answers[i] = judgmentObj{Scores: orderedScores{r.cfg.Rubric, s.Judgment.Scores}, Reasoning: r.redact(s.Judgment.Reasoning)}
+		}
+		return json.Marshal(struct {
+			ID       string        `json:"id"`
+			Answers  []judgmentObj `json:"answers"`
+			Model    string        `json:"judge_model"`
+			Usage    usage         `json:"usage"`
+			Latency  int64         `json:"latency_ms"`
+			Attempts int           `json:"attempts"`
+		}{res.ID, answers, r.cfg.Model, u, lat, res.Attempts})
+	}
 	if len(res.Samples) == 1 {
 		j := res.Samples[0].Judgment
 		return json.Marshal(struct {

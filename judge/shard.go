@@ -41,12 +41,14 @@ func (s Shard) Has(id string) bool {
 // internal/shardid, which the gate checks shards with).
 func ShardOf(id string, n int) int { return shardid.ShardOf(id, n) }
 
-// idsDigest is the order-free digest of the answers' ids, which a shard
-// header carries so that the gate can check the shards' union.
+// idsDigest is the order-free digest of the input's ids, each once however
+// many answers it has (the gate sums the ids of the results lines, one an
+// item), which a shard header carries so that the gate can check the
+// shards' union.
 func idsDigest(ans *Answers) string {
 	var d shardid.Digest
-	for i := range ans.Items {
-		h := shardid.Of([]byte(ans.Items[i].ID))
+	for i := range ans.Groups {
+		h := shardid.Of([]byte(ans.Groups[i].ID))
 		d.Add(&h)
 	}
 	return d.String()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -353,5 +354,95 @@ func TestJudgeCacheKeyFromEnv(t *testing.T) {
 	}
 	if code, errs := judgeWith("short"); code != exitError || !strings.Contains(errs, "RUBRICGATE_CACHE_KEY") || srv.Requests() != 8 {
 		t.Fatalf("short key: exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+}
+
+// kAnswersInput writes the example answers with a second, regenerated
+// answer for every id on a later line (as a second eval run appends it)
+// and returns its path.
+func kAnswersInput(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../examples/judge/answers.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for _, l := range lines[:len(lines):len(lines)] {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		m["answer"] = m["answer"].(string) + " Anything else?"
+		b, _ := json.Marshal(m)
+		lines = append(lines, string(b))
+	}
+	in := filepath.Join(dir, "answers.jsonl")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// Several answers per id in judge --input: each answer is judged (one
+// request each), the results carry them as "answers", and the gate reads
+// them back as answers per item; the one-step gate does the same.
+func TestJudgeAnswersPerItemThenGate(t *testing.T) {
+	var later atomic.Bool // a later run: the refund answers score lower
+	srv := llmfake.New(llmfake.OpenAI, judgeKey, func(r *llmfake.Received) llmfake.Reply {
+		acc := 5
+		if strings.HasSuffix(r.Answer(), "Anything else?") {
+			acc = 3
+		}
+		if later.Load() && strings.Contains(r.Answer(), "refund") {
+			acc--
+		}
+		return llmfake.Reply{Text: fmt.Sprintf(`{"accuracy":%d,"resolution":4,"tone":4,"safety":1,"reasoning":"ok"}`, acc)}
+	})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := kAnswersInput(t, dir)
+	out := filepath.Join(dir, "results.jsonl")
+	code, _, errs := judgeEnv(t, "judge", "--rubric", supportRubric, "--input", in, "--out", out,
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--cache", filepath.Join(dir, "cache"), "--progress", "none")
+	if code != exitPass || srv.Requests() != 8 || !strings.Contains(errs, "judge: judged 4 items with 8 answers (0 answers from the cache, 0 error items)") {
+		t.Fatalf("judge exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+	data, _ := os.ReadFile(out)
+	if n := strings.Count(string(data), "\n"); n != 4 || strings.Count(string(data), `"answers":[{"scores":{"accuracy":5,`) != 4 ||
+		strings.Count(string(data), `},{"scores":{"accuracy":3,`) != 4 {
+		t.Fatalf("%d lines, want one an item with its answers in input order:\n%s", n, data)
+	}
+	rep := filepath.Join(dir, "report.json")
+	base := filepath.Join(dir, "baseline.json")
+	code, stdout, errs := runCLI(t, "", "gate", "--rubric", supportRubric, "--results", out, "--baseline-dir", filepath.Join(dir, "store"), "--json", rep, "--write-baseline", base)
+	report, _ := os.ReadFile(rep)
+	if code != exitPass || !strings.Contains(string(report), `"max_answers": 2`) || strings.Contains(string(report), `"max_samples"`) {
+		t.Fatalf("gate exit %d: %s %s\n%s", code, stdout, errs, report)
+	}
+	// A later run against a baseline made of them: the summary counts
+	// the answers.
+	later.Store(true)
+	out2 := filepath.Join(dir, "results2.jsonl")
+	if code, _, errs = judgeEnv(t, "judge", "--rubric", supportRubric, "--input", in, "--out", out2,
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--progress", "none"); code != exitPass || srv.Requests() != 16 {
+		t.Fatalf("second judge exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+	code, stdout, errs = runCLI(t, "", "gate", "--rubric", supportRubric, "--results", out2, "--baseline", base)
+	if !strings.Contains(stdout, "4 items and 2 answers per item") {
+		t.Fatalf("gate against the baseline: exit %d: %s %s", code, stdout, errs)
+	}
+	later.Store(false)
+	// The one-step gate judges the same input (from the cache) and gates it.
+	code, stdout, errs = judgeEnv(t, "gate", "--rubric", supportRubric, "--input", in, "--judge-model", "gpt-4o-mini",
+		"--judge-base-url", srv.BaseURL(), "--judge-cache", filepath.Join(dir, "cache"), "--baseline-dir", filepath.Join(dir, "store2"), "--json", rep)
+	report, _ = os.ReadFile(rep)
+	if code != exitPass || srv.Requests() != 16 || !strings.Contains(string(report), `"max_answers": 2`) {
+		t.Fatalf("one-step gate exit %d, %d requests: %s %s\n%s", code, srv.Requests(), stdout, errs, report)
+	}
+	// --samples over 1 is refused before any request.
+	code, _, errs = judgeEnv(t, "judge", "--rubric", supportRubric, "--input", in, "--out", filepath.Join(dir, "r2.jsonl"),
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--samples", "2")
+	if code != exitError || srv.Requests() != 16 || !strings.Contains(errs, "--samples 2 with several answers per id") {
+		t.Fatalf("--samples 2: exit %d: %s", code, errs)
 	}
 }

@@ -405,8 +405,10 @@ func (d *decoder) scoreMember(key []byte, _ int) error {
 	return d.setVal(i, rawVal{kind: kind, raw: raw, str: str, key: key})
 }
 
-// maxSamples bounds the judgings of one item.
-const maxSamples = 1000
+// MaxSamples bounds the elements of a line's "samples" or "answers":
+// the judgings, or the regenerated answers, of one item (the judge
+// refuses an input with more answers for one id).
+const MaxSamples = 1000
 
 // sample decodes one element of "samples": an object with "scores" and an
 // optional "reasoning" (a string or null); other keys are skipped.
@@ -419,8 +421,8 @@ func (d *decoder) sample(j int) error {
 	if kind != kindObject {
 		return d.errf(r.line, `%s[%d] must be an object {"scores": {...}, "reasoning": "..."}, got %s`, r.arrName(), j, kind)
 	}
-	if j >= maxSamples {
-		return d.errf(r.line, `%q has more than %d elements`, r.arrName(), maxSamples)
+	if j >= MaxSamples {
+		return d.errf(r.line, `%q has more than %d elements`, r.arrName(), MaxSamples)
 	}
 	sm := r.nextSample(len(d.sc.ids))
 	d.hint = 0

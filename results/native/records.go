@@ -177,8 +177,8 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 		if len(rec.Samples) == 0 {
 			return fail("the record has no judging (no scores and no error)")
 		}
-		if len(rec.Samples) > maxSamples {
-			return fail("the record has more than %d judgings", maxSamples)
+		if len(rec.Samples) > MaxSamples {
+			return fail("the record has more than %d judgings", MaxSamples)
 		}
 		for j := range rec.Samples {
 			s := &rec.Samples[j]
