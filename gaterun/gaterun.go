@@ -440,7 +440,7 @@ func (r *gateRun) newBaseline(context.Context) error {
 		if !r.sameRubric {
 			paired = nil // paired under the baseline's rubric, not this one
 		}
-		why, err := bf.Pool(r.prev, baseline.PoolCheck{Paired: paired, Accepted: r.policy.Accepted, MaxDrop: o.Thresholds.MaxDrop}, o.PoolRuns)
+		why, err := bf.Pool(r.prev, baseline.PoolCheck{Paired: paired, Accepted: r.policy.Accepted}, o.PoolRuns)
 		if err != nil {
 			return fmt.Errorf("new baseline: %w", err)
 		}
