@@ -30,7 +30,12 @@
 // item the gate asked for, at most 4·K), and the gate of the union of both
 // runs' answers with --final decides. The cost column is the mean extra
 // answers per pull request, in runs of K answers. -pool N passes
-// --baseline-pool N on the main runs (0: the binary's default).
+// --baseline-pool N on the main runs (0: the binary's default, which
+// pools the last 4 main runs that agree within noise); -main-noisy-drop
+// is the main runs' --noisy-drop (warn, as examples/workflows/baseline.yml
+// gates main: under block, main's unlucky runs never become the baseline
+// and its lucky ones do). The last column is the main-run block rate and
+// the mean runs the pull requests' baselines pool.
 //
 // The binary runs in a temporary directory per worker, outside any git
 // checkout, with a minimal environment and never --branch, so it saves
@@ -41,7 +46,7 @@
 // Usage:
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
-//	    [-main-runs 4] [-pool 0] [-bin PATH] [-workers N] [-seed 1]
+//	    [-main-runs 4] [-pool 0] [-main-noisy-drop warn] [-bin PATH] [-workers N] [-seed 1]
 package main
 
 import (
@@ -228,6 +233,7 @@ type config struct {
 	k        int    // answers per item in every run
 	mainRuns int    // main runs before the pull request
 	pool     int    // --baseline-pool on the main runs; 0: not passed
+	mainMode string // --noisy-drop on the main runs; "": not passed
 	regen    bool   // regenerate the answers on every run
 	seed     uint64
 	workers  int
@@ -249,6 +255,7 @@ type trialResult struct {
 	reran      [scenarios]bool
 	extra      [scenarios]int // answers per item the rerun added
 	mainBlocks int            // main runs (after the first) blocked
+	pooled     int            // runs the pull request's baseline pools
 }
 
 // cell sums the trials of one size.
@@ -259,6 +266,7 @@ type cell struct {
 	extra      int                   // answers per item added by the reruns
 	mainBlocks int
 	mainGated  int // main runs gated against a baseline
+	pooled     int // runs the pull requests' baselines pool, summed
 }
 
 func (c *cell) add(r trialResult, mainRuns int) {
@@ -276,6 +284,7 @@ func (c *cell) add(r trialResult, mainRuns int) {
 	}
 	c.mainBlocks += r.mainBlocks
 	c.mainGated += mainRuns - 1
+	c.pooled += r.pooled
 }
 
 // rng is the random stream of one part (0: the model and main runs, 1+sc:
@@ -295,6 +304,9 @@ type worker struct {
 type gateReport struct {
 	Decision  gate.Decision   `json:"decision"`
 	DropCheck *gate.DropCheck `json:"drop_check"`
+	Baseline  *struct {
+		PooledRuns int `json:"pooled_runs"`
+	} `json:"baseline"`
 }
 
 // errBinary is the binary failing (exit 2 or a status it never returns).
@@ -388,6 +400,9 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 		if c.pool > 0 {
 			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
 		}
+		if c.mainMode != "" {
+			args = append(args, "--noisy-drop", c.mainMode)
+		}
 		g, err := w.gate(args...)
 		if err != nil {
 			return r, err
@@ -413,6 +428,12 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 		}
 		for md, mode := range modeNames {
 			g, err := w.gate("--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(mode))
+			if err == nil && sc == 0 && md == 0 {
+				r.pooled = 1
+				if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
+					r.pooled = g.Baseline.PooledRuns
+				}
+			}
 			if err != nil {
 				return r, err
 			}
@@ -549,9 +570,10 @@ func main() {
 	bin := flag.String("bin", "", "the rubricgate binary (default: build ./cmd/rubricgate into a temporary directory)")
 	mainRuns := flag.Int("main-runs", 4, "unchanged main runs before each pull request; each passing one writes the next baseline")
 	pool := flag.Int("pool", 0, "pass --baseline-pool N on the main runs (0: don't pass it, the binary's default)")
+	mainMode := flag.String("main-noisy-drop", "warn", "--noisy-drop of the main runs (warn, as examples/workflows/baseline.yml; \"\": the binary's default, block)")
 	workers := flag.Int("workers", runtime.NumCPU(), "trials run in parallel")
 	flag.Parse()
-	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, regen: *regen, seed: *seed, workers: *workers}
+	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainMode: *mainMode, regen: *regen, seed: *seed, workers: *workers}
 	if err := c.main(*trials, *sizes, *rubricPath, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "noisesim:", err)
 		os.Exit(2)
@@ -623,7 +645,7 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 	fmt.Printf("model: judge repeats its score on the same answer %.0f%% of the time; answers regenerated every run: %v; %d answer(s) per item; a real 3%%/5%% drop = answer quality %.3f/%.3f levels lower; %d trials per cell; %d main run(s) before each PR, baseline pool %s\n",
 		100*sameRate(rand.New(rand.NewPCG(c.seed, 2))), c.regen, c.k, shift[0], shift[1], trials, c.mainRuns, pool)
 	fmt.Printf("%6s | %-22s | %-22s | %-22s | %-18s | %s\n", "", "false block (no change)", "miss (real 3% drop)", "miss (real 5% drop)", "rerun: reruns, cost", "main runs")
-	fmt.Printf("%6s | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9s | %s\n", "items", "block", "warn", "rerun", "block", "warn", "rerun", "block", "warn", "rerun", "rate", "extra runs", "blocked")
+	fmt.Printf("%6s | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9s | %s\n", "items", "block", "warn", "rerun", "block", "warn", "rerun", "block", "warn", "rerun", "rate", "extra runs", "blocked; baseline runs")
 	for _, n := range ns {
 		s, err := c.cell(n, trials, [scenarios]float64{0, shift[0], shift[1]})
 		if err != nil {
@@ -636,9 +658,9 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 			return fmt.Sprintf("%.1f%%", 100*float64(c)/float64(of))
 		}
 		w := func(sc, md int) string { return pct(s.wrong[sc][md], s.trials) }
-		fmt.Printf("%6d | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9.2f | %s\n", n,
+		fmt.Printf("%6d | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9.2f | %s; %.2f\n", n,
 			w(0, 0), w(0, 1), w(0, 2), w(1, 0), w(1, 1), w(1, 2), w(2, 0), w(2, 1), w(2, 2),
-			pct(s.reruns, scenarios*s.trials), float64(s.extra)/float64(c.k)/float64(scenarios*s.trials), fmt.Sprintf("%d of %d (%s)", s.mainBlocks, s.mainGated, pct(s.mainBlocks, s.mainGated)))
+			pct(s.reruns, scenarios*s.trials), float64(s.extra)/float64(c.k)/float64(scenarios*s.trials), fmt.Sprintf("%d of %d (%s)", s.mainBlocks, s.mainGated, pct(s.mainBlocks, s.mainGated)), float64(s.pooled)/float64(s.trials))
 	}
 	fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
 	return nil
