@@ -31,10 +31,11 @@ func items(t *testing.T, f *Format, path string, data []byte) []*native.Record {
 }
 
 // promptfoo eval --repeat 2 with a vars list (repeatconfig.yaml, run
-// offline): every output gives three items of two samples each, tests of
-// one description apart by their vars, with the same ids in the JSON, the
-// JSON Lines and the CSV.
-func TestPromptfooRepeatsAreSamples(t *testing.T) {
+// offline): every output gives three items of two answers each (each
+// repeat calls the provider again: regenerated answers, not judgings of
+// one answer), tests of one description apart by their vars, with the
+// same ids in the JSON, the JSON Lines and the CSV.
+func TestPromptfooRepeatsAreAnswers(t *testing.T) {
 	const q = " @ table-model # Answer briefly: {{question}}"
 	want := map[string][]float64{
 		`capitals vars:{"question":"What is the capital of France?"}` + q: {1, 1},
@@ -47,6 +48,9 @@ func TestPromptfooRepeatsAreSamples(t *testing.T) {
 			for _, it := range items(t, promptfoo, filepath.Join("testdata", "promptfoo", file), nil) {
 				if it.Error != "" {
 					t.Errorf("%s: unscored: %s", it.ID, it.Error)
+				}
+				if !it.Answers {
+					t.Errorf("%s: repeats read as judge samples, not answers", it.ID)
 				}
 				for _, s := range it.Samples {
 					if len(s.Metrics) != 1 || s.Metrics[0].Name != "accuracy" {
