@@ -31,11 +31,12 @@
 // runs' answers with --final decides. The cost column is the mean extra
 // answers per pull request, in runs of K answers. -pool N passes
 // --baseline-pool N on the main runs (0: the binary's default, which
-// pools the last 4 main runs that agree within noise); -main-noisy-drop
-// is the main runs' --noisy-drop (warn, as examples/workflows/baseline.yml
-// gates main: under block, main's unlucky runs never become the baseline
-// and its lucky ones do). The last column is the main-run block rate and
-// the mean runs the pull requests' baselines pool.
+// pools the last 4 main runs that agree within noise); -main-flags are
+// the main runs' decision flags ("--noisy-drop warn --hard-drop 100%", as
+// examples/workflows/baseline.yml gates main: a run blocked on noise never
+// becomes the baseline while a lucky one does, so blocking main on noise
+// biases the baseline upwards). The last column is the main-run block
+// rate and the mean runs the pull requests' baselines pool.
 //
 // The binary runs in a temporary directory per worker, outside any git
 // checkout, with a minimal environment and never --branch, so it saves
@@ -46,7 +47,7 @@
 // Usage:
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
-//	    [-main-runs 4] [-pool 0] [-main-noisy-drop warn] [-bin PATH] [-workers N] [-seed 1]
+//	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-bin PATH] [-workers N] [-seed 1]
 package main
 
 import (
@@ -228,13 +229,13 @@ func sameRate(rng *rand.Rand) float64 {
 // config is what every trial shares: the binary, the rubric and the
 // shape of the runs.
 type config struct {
-	bin      string // the rubricgate binary (absolute)
-	rubric   string // the rubric (absolute)
-	k        int    // answers per item in every run
-	mainRuns int    // main runs before the pull request
-	pool     int    // --baseline-pool on the main runs; 0: not passed
-	mainMode string // --noisy-drop on the main runs; "": not passed
-	regen    bool   // regenerate the answers on every run
+	bin      string   // the rubricgate binary (absolute)
+	rubric   string   // the rubric (absolute)
+	k        int      // answers per item in every run
+	mainRuns int      // main runs before the pull request
+	pool     int      // --baseline-pool on the main runs; 0: not passed
+	mainArgs []string // the main runs' decision flags
+	regen    bool     // regenerate the answers on every run
 	seed     uint64
 	workers  int
 	calls    atomic.Int64 // binary calls
@@ -400,9 +401,7 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 		if c.pool > 0 {
 			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
 		}
-		if c.mainMode != "" {
-			args = append(args, "--noisy-drop", c.mainMode)
-		}
+		args = append(args, c.mainArgs...)
 		g, err := w.gate(args...)
 		if err != nil {
 			return r, err
@@ -570,10 +569,10 @@ func main() {
 	bin := flag.String("bin", "", "the rubricgate binary (default: build ./cmd/rubricgate into a temporary directory)")
 	mainRuns := flag.Int("main-runs", 4, "unchanged main runs before each pull request; each passing one writes the next baseline")
 	pool := flag.Int("pool", 0, "pass --baseline-pool N on the main runs (0: don't pass it, the binary's default)")
-	mainMode := flag.String("main-noisy-drop", "warn", "--noisy-drop of the main runs (warn, as examples/workflows/baseline.yml; \"\": the binary's default, block)")
+	mainFlags := flag.String("main-flags", "--noisy-drop warn --hard-drop 100%", "the main runs' decision flags, as examples/workflows/baseline.yml sets them (\"\": the binary's defaults)")
 	workers := flag.Int("workers", runtime.NumCPU(), "trials run in parallel")
 	flag.Parse()
-	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainMode: *mainMode, regen: *regen, seed: *seed, workers: *workers}
+	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers}
 	if err := c.main(*trials, *sizes, *rubricPath, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "noisesim:", err)
 		os.Exit(2)
