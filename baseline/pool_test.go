@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -211,6 +212,44 @@ func TestPooledFileRefused(t *testing.T) {
 			_, err := Read(strings.NewReader(strings.Replace(good, tc.from, tc.to, 1)), "pooled.json", 0)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Read = %v; want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkPool pools a 100,000-item baseline of K answers per item with
+// the next run's: one pass over the items with an id lookup each, so its
+// cost grows with the items, not with K.
+func BenchmarkPool(b *testing.B) {
+	const n = 100_000
+	rb := testRubric("bench")
+	for _, k := range []int{1, 4, 16} {
+		mk := func(shift float64) []gate.ItemScore {
+			items := make([]gate.ItemScore, n)
+			for i := range items {
+				items[i] = gate.ItemScore{ID: fmt.Sprintf("item-%06d", i), Score: 1 + float64((i+int(shift))%98), Answers: k}
+				if k > 1 {
+					items[i].AnswerVar = float64(i%37) + 0.25
+				}
+			}
+			return items
+		}
+		prevItems, curItems := mk(0), mk(1)
+		prev, err := New(rb, reportOf(rb, prevItems), prevItems, testMeta)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
+			for range b.N {
+				b.StopTimer()
+				f, err := New(rb, reportOf(rb, curItems), curItems, testMeta)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if why, err := f.Pool(prev, within(), 4); err != nil || why != "" {
+					b.Fatalf("Pool = %q, %v", why, err)
+				}
 			}
 		})
 	}
