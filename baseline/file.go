@@ -75,6 +75,10 @@ type File struct {
 	// items' mean, what the gate compares with).
 	PooledRuns int
 	RunScore   float64
+	// RunDigest is [ItemsDigest] of the items of the run that made a
+	// pooled baseline, before pooling: the same answers gated again are
+	// not pooled again.
+	RunDigest string
 
 	// rb caches the decoded rubric (set by New and Read).
 	rb *rubric.Rubric
@@ -174,6 +178,7 @@ type wire struct {
 	// PooledRuns and RunScore are set on a pooled baseline (File.Pool).
 	PooledRuns *int     `json:"pooled_runs,omitempty"`
 	RunScore   *float64 `json:"run_score,omitempty"`
+	RunDigest  string   `json:"run_digest,omitempty"`
 }
 
 type wireItems struct {
@@ -223,7 +228,7 @@ func (f *File) Write(w io.Writer) error {
 	}
 	if f.PooledRuns > 1 {
 		runs, own := f.PooledRuns, f.RunScore
-		hdr.PooledRuns, hdr.RunScore = &runs, &own
+		hdr.PooledRuns, hdr.RunScore, hdr.RunDigest = &runs, &own, f.RunDigest
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -487,7 +492,7 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 		if *w.PooledRuns < 2 {
 			return nil, fmt.Errorf("%s: field \"pooled_runs\": %d is not a number of runs from 2 to %d", name, *w.PooledRuns, MaxPoolRuns)
 		}
-		f.PooledRuns, f.RunScore = *w.PooledRuns, *w.RunScore
+		f.PooledRuns, f.RunScore, f.RunDigest = *w.PooledRuns, *w.RunScore, w.RunDigest
 	}
 	if err := f.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -146,7 +146,31 @@ func (f *File) Continue(prev *File) {
 		entries = entries[len(entries)-MaxHistory:]
 	}
 	f.History = History{Entries: entries}
-	f.History.Head = f.ownPoint().Hash
+	f.History.Head = f.headHash()
+}
+
+// headHash is what history.head holds: the file's own point's hash, and
+// for a pooled baseline that hash bound to the pooled figures (its score,
+// pass rate, runs and run digest), which the point (this run's own) does
+// not carry: editing the pooled items and score together breaks the head
+// as editing a single run's does.
+func (f *File) headHash() string {
+	own := f.ownPoint().Hash
+	if f.PooledRuns <= 1 {
+		return own
+	}
+	b, err := json.Marshal(struct {
+		V          string `json:"v"`
+		Point      string `json:"point"`
+		PooledRuns int    `json:"pooled_runs"`
+		Score      string `json:"score"`
+		PassRate   string `json:"pass_rate"`
+		RunDigest  string `json:"run_digest"`
+	}{"pooled-1", own, f.PooledRuns, fixed6(f.Score), fixed6(f.PassRate), f.RunDigest})
+	if err != nil {
+		return "" // cannot happen: strings and an int
+	}
+	return hashOf(b)
 }
 
 // Trend is the branch's baselines as the report shows them: the history's
@@ -263,8 +287,8 @@ func (f *File) checkHistory() error {
 			return fmt.Errorf("field %q: the entry (seq %d, score %v, its criteria, sha and date) hashes to %s, not its hash %s: the entry was edited%s", field, e.Seq, e.Score, got, e.Hash, edited)
 		}
 	}
-	if own := f.ownPoint(); own.Hash != h.Head {
-		return fmt.Errorf("field \"history.head\": the file's own point (its score, criteria, sha and created_at) chained to the last entry hashes to %s, not %s: the last entry was removed, or the file's figures were edited%s", own.Hash, h.Head, edited)
+	if own := f.headHash(); own != h.Head {
+		return fmt.Errorf("field \"history.head\": the file's own point (its score, criteria, sha and created_at; pooled: and its pooled figures) chained to the last entry hashes to %s, not %s: the last entry was removed, or the file's figures were edited%s", own, h.Head, edited)
 	}
 	return nil
 }

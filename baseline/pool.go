@@ -1,8 +1,12 @@
 package baseline
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/rubricgate/rubricgate/gate"
 )
@@ -29,7 +33,8 @@ const (
 	PoolAccepted     PoolRefusal = "the run's regression was accepted"
 	PoolInputHashes  PoolRefusal = "the input hashes of the items differ from the previous baseline's"
 	PoolNotFromCheck PoolRefusal = "the run was not compared with the previous baseline"
-	PoolSameAnswers  PoolRefusal = "every item moved by the same amount (the same answers gated again, not new ones: pooling them would count one run's noise twice)"
+	PoolBranch       PoolRefusal = "the previous baseline is another branch's"
+	PoolSameAnswers  PoolRefusal = "the same answers gated again (every item scores as in the run the previous baseline was made from, or moved by the same amount): pooling them would count one run's noise twice"
 )
 
 // PoolCheck is what the gate measured of this run against the previous
@@ -75,6 +80,8 @@ func (f *File) Pool(prev *File, check PoolCheck, maxRuns int) (PoolRefusal, erro
 		return PoolOff, nil
 	case prev == nil:
 		return PoolNoPrevious, nil
+	case prev.Branch != "" && f.Branch != "" && prev.Branch != f.Branch:
+		return PoolBranch, nil
 	case prev.Rubric.Hash != f.Rubric.Hash:
 		return PoolRubric, nil
 	case check.Accepted:
@@ -91,6 +98,10 @@ func (f *File) Pool(prev *File, check PoolCheck, maxRuns int) (PoolRefusal, erro
 	case p.CI95[0] > 0 || p.CI95[1] < 0:
 		return PoolRealChange, nil
 	case p.CI95[0] == p.CI95[1]:
+		return PoolSameAnswers, nil
+	}
+	runDigest := ItemsDigest(f.Items)
+	if runDigest == prev.ownRunDigest() {
 		return PoolSameAnswers, nil
 	}
 	cur, old := f.Items, prev.Items
@@ -140,11 +151,43 @@ func (f *File) Pool(prev *File, check PoolCheck, maxRuns int) (PoolRefusal, erro
 	g.PassRate = math.Min(f.PassRate, float64(at)/float64(n))
 	g.PooledRuns = keep + 1
 	g.RunScore = runScore
+	g.RunDigest = runDigest
+	g.History.Head = g.headHash()
 	if err := g.validate(); err != nil {
 		return "", fmt.Errorf("pool with the previous baseline: %w", err)
 	}
 	*f = g
 	return "", nil
+}
+
+// ItemsDigest is "sha256:<hex>" of the items' ids, scores, answer counts
+// and variances, in order: what tells the same run's answers gated again
+// from a new run.
+func ItemsDigest(c *gate.ItemColumns) string {
+	h := sha256.New()
+	var b []byte
+	for i := range c.Len() {
+		b = b[:0]
+		b = strconv.AppendQuote(b, c.ID(i))
+		b = append(b, ' ')
+		b = strconv.AppendFloat(b, c.Score(i), 'g', -1, 64)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(c.Answers(i)), 10)
+		b = append(b, ' ')
+		b = strconv.AppendFloat(b, c.AnswerVar(i), 'g', -1, 64)
+		b = append(b, '\n')
+		h.Write(b)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// ownRunDigest is the digest of the run that made f: its own items, or
+// for a pooled baseline the digest it keeps.
+func (f *File) ownRunDigest() string {
+	if f.PooledRuns > 1 {
+		return f.RunDigest
+	}
+	return ItemsDigest(f.Items)
 }
 
 func clamp100(v float64) float64 { return math.Min(100, math.Max(0, v)) }
@@ -161,6 +204,12 @@ func (f *File) checkPool() error {
 	}
 	if err := inRange("run_score", f.RunScore, 0, 100); err != nil {
 		return err
+	}
+	if !isHash(f.RunDigest) {
+		return fmt.Errorf("field \"run_digest\": expected \"sha256:<hex>\", found %q", f.RunDigest)
+	}
+	if f.History.Head == "" {
+		return errors.New("field \"history\": a pooled baseline carries its history (its head binds the pooled figures); the file was edited or is corrupt")
 	}
 	for i := range f.Items.Len() {
 		if k := f.Items.Answers(i); k < f.PooledRuns {

@@ -112,6 +112,54 @@ func TestPoolIsTheUnionOfAnswers(t *testing.T) {
 	if err != nil || gb.PooledRuns != 2 {
 		t.Errorf("Gate: pooled runs %v, %v", gb, err)
 	}
+	// The same answers gated again against the pooled baseline are not
+	// pooled again (a cached generation step, a re-run job).
+	again := fileOf(t, ib, "3333333333333333333333333333333333333333")
+	again.Continue(g)
+	if why, err := again.Pool(g, within(), 4); err != nil || why != PoolSameAnswers {
+		t.Errorf("the same answers again: Pool = %q, %v; want %q", why, err, PoolSameAnswers)
+	}
+}
+
+// A pooled file's pooled figures are bound to its history's head like a
+// single run's score: the items and the score edited together, or a
+// single-run file relabelled as pooled, are refused.
+func TestPooledFiguresBound(t *testing.T) {
+	items := func(d float64) []gate.ItemScore {
+		return []gate.ItemScore{answersOf("q-001", 70+d, 80), answersOf("q-002", 90, 100-d), answersOf("q-003", 40+d, 50)}
+	}
+	prev := fileOf(t, items(0), "")
+	f := fileOf(t, items(4), "")
+	f.Continue(prev)
+	if why, err := f.Pool(prev, within(), 4); err != nil || why != "" {
+		t.Fatalf("Pool = %q, %v", why, err)
+	}
+	// Every item 10 points lower, the score recomputed to match.
+	g := *f
+	g.Items = gate.NewItemColumns(3, 0)
+	var sum float64
+	for i := range 3 {
+		s := f.Items.Score(i) - 10
+		sum += s
+		g.Items.AppendAnswers(f.Items.ID(i), s, f.Items.Answers(i), f.Items.AnswerVar(i))
+	}
+	g.Score, g.PassRate = sum/3, 0
+	if err := g.validate(); err == nil || !strings.Contains(err.Error(), `"history.head"`) {
+		t.Errorf("pooled items and score edited together: %v; want a history.head error", err)
+	}
+	// A single-run file relabelled as pooled.
+	one := fileOf(t, items(4), "")
+	one.Continue(prev)
+	one.PooledRuns, one.RunScore, one.RunDigest = 2, one.Score, ItemsDigest(one.Items)
+	if err := one.validate(); err == nil || !strings.Contains(err.Error(), `"history.head"`) {
+		t.Errorf("a single run relabelled as pooled: %v; want a history.head error", err)
+	}
+	// A pooled file without its history.
+	bare := *f
+	bare.History = History{}
+	if err := bare.validate(); err == nil || !strings.Contains(err.Error(), "a pooled baseline carries its history") {
+		t.Errorf("a pooled file without history: %v", err)
+	}
 }
 
 // The pool holds at most maxRuns runs: prev's answers are scaled to
@@ -139,6 +187,7 @@ func TestPoolCapsTheRuns(t *testing.T) {
 // baseline is left as this run alone.
 func TestPoolRefusals(t *testing.T) {
 	base := []gate.ItemScore{answersOf("q-001", 70, 80), answersOf("q-002", 90, 100), answersOf("q-003", 40, 50)}
+	next := []gate.ItemScore{answersOf("q-001", 75, 80), answersOf("q-002", 90, 95), answersOf("q-003", 40, 55)}
 	for _, tc := range []struct {
 		name string
 		edit func(prev, f **File, c *PoolCheck, maxRuns *int)
@@ -155,7 +204,9 @@ func TestPoolRefusals(t *testing.T) {
 		{"task changed", func(_, _ **File, c *PoolCheck, _ *int) { c.Paired.TaskChanged = 1 }, PoolItems},
 		{"real drop", func(_, _ **File, c *PoolCheck, _ *int) { c.Paired.CI95 = &[2]float64{-0.09, -0.01} }, PoolRealChange},
 		{"real gain", func(_, _ **File, c *PoolCheck, _ *int) { c.Paired.CI95 = &[2]float64{0.01, 0.09} }, PoolRealChange},
-		{"same answers", func(_, _ **File, c *PoolCheck, _ *int) { c.Paired.CI95 = &[2]float64{0, 0} }, PoolSameAnswers},
+		{"every item moved alike", func(_, _ **File, c *PoolCheck, _ *int) { c.Paired.CI95 = &[2]float64{0, 0} }, PoolSameAnswers},
+		{"the previous run's answers again", func(_, f **File, _ *PoolCheck, _ *int) { *f = fileOf(t, base, "") }, PoolSameAnswers},
+		{"another branch", func(p, _ **File, _ *PoolCheck, _ *int) { (*p).Branch = "release" }, PoolBranch},
 		{"rose within noise", func(_, _ **File, c *PoolCheck, _ *int) { v := 82.0; c.Paired.CommonCurrent = &v }, ""},
 		{"other ids", func(_, f **File, _ *PoolCheck, _ *int) {
 			*f = fileOf(t, []gate.ItemScore{answersOf("q-001", 70, 80), answersOf("q-002", 90, 100), answersOf("q-004", 40, 50)}, "")
@@ -163,7 +214,7 @@ func TestPoolRefusals(t *testing.T) {
 		{"input hash", func(_, f **File, _ *PoolCheck, _ *int) { (*f).Items.SetInputHash(0, gate.HashTask("q", "c", "r")) }, PoolInputHashes},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			prev, f := fileOf(t, base, ""), fileOf(t, base, "")
+			prev, f := fileOf(t, base, ""), fileOf(t, next, "")
 			c, n := within(), 4
 			tc.edit(&prev, &f, &c, &n)
 			score, items := f.Score, f.Items
@@ -203,6 +254,7 @@ func TestPooledFileRefused(t *testing.T) {
 		{"one run", `"pooled_runs": 2`, `"pooled_runs": 1`, `"pooled_runs": 1 is not a number of runs from 2 to 32`},
 		{"too many", `"pooled_runs": 2`, `"pooled_runs": 33`, `"pooled_runs": 33 is not a number of runs from 2 to 32`},
 		{"more runs than answers", `"pooled_runs": 2`, `"pooled_runs": 3`, `"items.answers[0]": 2 answers but the baseline pools 3 runs`},
+		{"no run digest", `"run_digest": "sha256:`, `"run_digst": "sha256:`, `"run_digest": expected "sha256:<hex>"`},
 		{"own score out of range", `"run_score": `, `"run_score": 1000, "x": `, `"run_score"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
