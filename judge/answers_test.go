@@ -331,3 +331,23 @@ func TestSeveralAnswersRefuseSamplesAndSafetyConfirm(t *testing.T) {
 		t.Fatalf("Options.Run: %v, %d requests", err, srv.Requests())
 	}
 }
+
+// A failed first answer is named like any other: "answer 1 of K (line N)".
+func TestFailedFirstAnswerIsNamed(t *testing.T) {
+	ok := byAnswer(false)
+	h := newHarness(t, llmfake.OpenAI, func(r *llmfake.Received) llmfake.Reply {
+		if r.Answer() == "short" {
+			return llmfake.Reply{Text: `{"accuracy":9}`}
+		}
+		return ok(r)
+	})
+	lines, sum, _, err := h.run(readK(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := lines[0]["error"].(string)
+	if !strings.HasPrefix(msg, "answer 1 of 3 (line 1): invalid judge answer after a re-ask") || lines[0]["answers"] != nil ||
+		!strings.HasPrefix(sum.FirstError, "q0: answer 1 of 3 (line 1): ") || lines[1]["scores"] == nil {
+		t.Fatalf("q0 %v, summary %+v", lines[0], sum)
+	}
+}
