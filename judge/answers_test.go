@@ -332,6 +332,42 @@ func TestSeveralAnswersRefuseSamplesAndSafetyConfirm(t *testing.T) {
 	}
 }
 
+// Two spellings of one id to the gate (white space or invisible characters
+// at the ends, another Unicode normalisation) are refused before any
+// request, naming both lines and both spellings: judged, they would be two
+// items paid for, and the gate would refuse the results as a duplicate id.
+func TestRefusesTwoSpellingsOfOneID(t *testing.T) {
+	rb := supportRubric(t)
+	for name, c := range map[string]struct{ file, in, want string }{
+		"leading space":    {"a.jsonl", `{"id":"q1","output":"x"}` + "\n" + `{"id":"q2","output":"y"}` + "\n" + `{"id":" q1","output":"z"}` + "\n", `a.jsonl:3: id " q1" and the id "q1" of line 1 differ only in white space`},
+		"no-break space":   {"a.jsonl", `{"id":"q1\u00a0","output":"x"}` + "\n" + `{"id":"q1","output":"y"}` + "\n", `a.jsonl:2: id "q1" and the id "q1\u00a0" of line 1`},
+		"zero width":       {"a.csv", "id,answer\nq1,x\nq1\u200b,y\n", `a.csv:3: id "q1\u200b" and the id "q1" of line 2`},
+		"NFC":              {"a.jsonl", `{"id":"caf\u00e9","output":"x"}` + "\n" + `{"id":"cafe\u0301","output":"y"}` + "\n", `a.jsonl:2: id "cafe\u0301" and the id "caf\u00e9" of line 1 differ only in white space or invisible characters at their ends or in Unicode normalisation (NFC): the gate reads them as one id`},
+		"invisible only":   {"a.jsonl", `{"id":"\u200b","output":"x"}` + "\n", `a.jsonl:1: empty "id" "\u200b"`},
+		"later answer, K2": {"a.jsonl", `{"id":"q1","output":"x"}` + "\n" + `{"id":"q1","output":"y"}` + "\n" + `{"id":"q1 ","output":"z"}` + "\n", `a.jsonl:3: id "q1 " and the id "q1" of line 1`},
+	} {
+		in := filepath.Join(t.TempDir(), c.file)
+		if err := os.WriteFile(in, []byte(c.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srv := llmfake.New(llmfake.OpenAI, testKey, func(*llmfake.Received) llmfake.Reply { return llmfake.Reply{Text: validJSON} })
+		o := goodOptions()
+		o.BaseURL = srv.BaseURL()
+		var out bytes.Buffer
+		_, err := o.Run(context.Background(), rb, in, &out)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) || srv.Requests() != 0 || out.Len() != 0 {
+			t.Errorf("%s: err %v, %d requests, %d bytes out; want %q and no request", name, err, srv.Requests(), out.Len(), c.want)
+		}
+		srv.Close()
+	}
+	// Ids that differ in more than that stay different items.
+	a, err := ReadAnswers("a.jsonl", strings.NewReader(`{"id":"caf\u00e9","output":"x"}`+"\n"+`{"id":"cafe","output":"y"}`+"\n"+`{"id":"a b","output":"z"}`+"\n"+`{"id":"ab","output":"w"}`+"\n"))
+	if err != nil || len(a.Groups) != 4 {
+		t.Fatalf("different ids: %v", err)
+	}
+}
+
 // A failed first answer is named like any other: "answer 1 of K (line N)".
 func TestFailedFirstAnswerIsNamed(t *testing.T) {
 	ok := byAnswer(false)

@@ -152,13 +152,30 @@ func CheckAnswerSamples(samples, safetyConfirm int, ans *Answers) error {
 // passed-through fields (one "meta" is written for the item). An id with
 // another question is a mistake or an attack (answers of two tasks scored
 // as one), so it is refused rather than merged.
+//
+// Ids are grouped by their exact text, and two spellings of one id are
+// refused: ids that differ in bytes but are one id to the gate (the same
+// [native.IDKey]: white space or invisible characters at their ends, or
+// another Unicode normalisation of the same text) would be judged (and
+// paid for) as two items, and the gate would then refuse the results as a
+// duplicate id.
 func groupAnswers(name string, items []Item) ([]Group, error) {
 	at := make(map[string]int, len(items))
+	byKey := make(map[string]int, len(items))
 	var groups []Group
 	for i := range items {
 		it := &items[i]
 		gi, seen := at[it.ID]
 		if !seen {
+			key := native.IDKey(it.ID)
+			if key == "" {
+				return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf(`empty "id" %s (only white space and invisible characters, which the gate trims): every item needs a non-empty id`, quoteASCII(it.ID))}
+			}
+			if gk, dup := byKey[key]; dup {
+				first := &items[groups[gk].Answers[0]]
+				return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf("id %s and the id %s of line %d differ only in white space or invisible characters at their ends or in Unicode normalisation (NFC): the gate reads them as one id, so the judged results would be refused as a duplicate id; spell one id one way on every line of its answers, or give another item another id", quoteASCII(it.ID), quoteASCII(first.ID), first.Line)}
+			}
+			byKey[key] = len(groups)
 			at[it.ID] = len(groups)
 			groups = append(groups, Group{ID: it.ID, Answers: []int{i}})
 			continue
@@ -493,6 +510,10 @@ func clip(s string) string {
 }
 
 func quote(s string) string { return strconv.Quote(clip(s)) }
+
+// quoteASCII is quote with every non-ASCII rune escaped: for ids that look
+// the same and differ only in their code points.
+func quoteASCII(s string) string { return strconv.QuoteToASCII(clip(s)) }
 
 // knownAnswerKey reports whether k is a field the judge reads itself; any
 // other field is passed through as metadata.
