@@ -368,6 +368,44 @@ func TestRefusesTwoSpellingsOfOneID(t *testing.T) {
 	}
 }
 
+// Two answers of one id with byte-identical output text (an answers file
+// appended twice) are still judged as K answers, with one warning a run
+// naming how many ids and the first id and lines.
+func TestWarnsOfIdenticalAnswersOfOneID(t *testing.T) {
+	rb := supportRubric(t)
+	in := filepath.Join(t.TempDir(), "answers.jsonl")
+	body := `{"id":"q1","input":"Q1","output":"same"}` + "\n" + `{"id":"q2","input":"Q2","output":"a"}` + "\n" +
+		`{"id":"q3","input":"Q3","output":"b"}` + "\n" + `{"id":"q3","input":"Q3","output":"c"}` + "\n"
+	if err := os.WriteFile(in, []byte(body+body), 0o644); err != nil { // appended twice
+		t.Fatal(err)
+	}
+	srv := llmfake.New(llmfake.OpenAI, testKey, func(*llmfake.Received) llmfake.Reply { return llmfake.Reply{Text: validJSON} })
+	defer srv.Close()
+	o := goodOptions()
+	o.BaseURL = srv.BaseURL()
+	var warned []string
+	o.Warn = func(m string) { warned = append(warned, m) }
+	var out bytes.Buffer
+	sum, err := o.Run(context.Background(), rb, in, &out)
+	if err != nil || sum.Items != 3 || sum.Answers != 8 || srv.Requests() != 8 {
+		t.Fatalf("run: %v %+v, %d requests", err, sum, srv.Requests())
+	}
+	want := in + `: 3 ids have answers with byte-identical output text, the first id "q1" on lines 1 and 5: each copy is judged`
+	if len(warned) != 1 || !strings.HasPrefix(warned[0], want) {
+		t.Fatalf("warnings %q, want one starting %q", warned, want)
+	}
+	// Different outputs of one id, and one output under two ids, are no
+	// repeat.
+	a, err := ReadAnswers("a.jsonl", strings.NewReader(body))
+	if err != nil || a.Repeated.IDs != 0 || a.Repeated.Warning(a.File) != "" {
+		t.Fatalf("no repeat: %+v, %v", a.Repeated, err)
+	}
+	one, err := ReadAnswers("a.jsonl", strings.NewReader(body+`{"id":"q3","input":"Q3","output":"b"}`+"\n"))
+	if err != nil || one.Repeated != (Repeated{IDs: 1, ID: "q3", First: 3, Line: 5}) || !strings.HasPrefix(one.Repeated.Warning("a.jsonl"), `a.jsonl: 1 id has answers`) {
+		t.Fatalf("one repeat: %+v, %v", one.Repeated, err)
+	}
+}
+
 // A failed first answer is named like any other: "answer 1 of K (line N)".
 func TestFailedFirstAnswerIsNamed(t *testing.T) {
 	ok := byAnswer(false)
