@@ -331,3 +331,97 @@ func TestSeveralAnswersRefuseSamplesAndSafetyConfirm(t *testing.T) {
 		t.Fatalf("Options.Run: %v, %d requests", err, srv.Requests())
 	}
 }
+
+// Two spellings of one id to the gate (white space or invisible characters
+// at the ends, another Unicode normalisation) are refused before any
+// request, naming both lines and both spellings: judged, they would be two
+// items paid for, and the gate would refuse the results as a duplicate id.
+func TestRefusesTwoSpellingsOfOneID(t *testing.T) {
+	rb := supportRubric(t)
+	for name, c := range map[string]struct{ file, in, want string }{
+		"leading space":    {"a.jsonl", `{"id":"q1","output":"x"}` + "\n" + `{"id":"q2","output":"y"}` + "\n" + `{"id":" q1","output":"z"}` + "\n", `a.jsonl:3: id " q1" and the id "q1" of line 1 differ only in white space`},
+		"no-break space":   {"a.jsonl", `{"id":"q1\u00a0","output":"x"}` + "\n" + `{"id":"q1","output":"y"}` + "\n", `a.jsonl:2: id "q1" and the id "q1\u00a0" of line 1`},
+		"zero width":       {"a.csv", "id,answer\nq1,x\nq1\u200b,y\n", `a.csv:3: id "q1\u200b" and the id "q1" of line 2`},
+		"NFC":              {"a.jsonl", `{"id":"caf\u00e9","output":"x"}` + "\n" + `{"id":"cafe\u0301","output":"y"}` + "\n", `a.jsonl:2: id "cafe\u0301" and the id "caf\u00e9" of line 1 differ only in white space or invisible characters at their ends or in Unicode normalisation (NFC): the gate reads them as one id`},
+		"invisible only":   {"a.jsonl", `{"id":"\u200b","output":"x"}` + "\n", `a.jsonl:1: empty "id" "\u200b"`},
+		"later answer, K2": {"a.jsonl", `{"id":"q1","output":"x"}` + "\n" + `{"id":"q1","output":"y"}` + "\n" + `{"id":"q1 ","output":"z"}` + "\n", `a.jsonl:3: id "q1 " and the id "q1" of line 1`},
+	} {
+		in := filepath.Join(t.TempDir(), c.file)
+		if err := os.WriteFile(in, []byte(c.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srv := llmfake.New(llmfake.OpenAI, testKey, func(*llmfake.Received) llmfake.Reply { return llmfake.Reply{Text: validJSON} })
+		o := goodOptions()
+		o.BaseURL = srv.BaseURL()
+		var out bytes.Buffer
+		_, err := o.Run(context.Background(), rb, in, &out)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) || srv.Requests() != 0 || out.Len() != 0 {
+			t.Errorf("%s: err %v, %d requests, %d bytes out; want %q and no request", name, err, srv.Requests(), out.Len(), c.want)
+		}
+		srv.Close()
+	}
+	// Ids that differ in more than that stay different items.
+	a, err := ReadAnswers("a.jsonl", strings.NewReader(`{"id":"caf\u00e9","output":"x"}`+"\n"+`{"id":"cafe","output":"y"}`+"\n"+`{"id":"a b","output":"z"}`+"\n"+`{"id":"ab","output":"w"}`+"\n"))
+	if err != nil || len(a.Groups) != 4 {
+		t.Fatalf("different ids: %v", err)
+	}
+}
+
+// Two answers of one id with byte-identical output text (an answers file
+// appended twice) are still judged as K answers, with one warning a run
+// naming how many ids and the first id and lines.
+func TestWarnsOfIdenticalAnswersOfOneID(t *testing.T) {
+	rb := supportRubric(t)
+	in := filepath.Join(t.TempDir(), "answers.jsonl")
+	body := `{"id":"q1","input":"Q1","output":"same"}` + "\n" + `{"id":"q2","input":"Q2","output":"a"}` + "\n" +
+		`{"id":"q3","input":"Q3","output":"b"}` + "\n" + `{"id":"q3","input":"Q3","output":"c"}` + "\n"
+	if err := os.WriteFile(in, []byte(body+body), 0o644); err != nil { // appended twice
+		t.Fatal(err)
+	}
+	srv := llmfake.New(llmfake.OpenAI, testKey, func(*llmfake.Received) llmfake.Reply { return llmfake.Reply{Text: validJSON} })
+	defer srv.Close()
+	o := goodOptions()
+	o.BaseURL = srv.BaseURL()
+	var warned []string
+	o.Warn = func(m string) { warned = append(warned, m) }
+	var out bytes.Buffer
+	sum, err := o.Run(context.Background(), rb, in, &out)
+	if err != nil || sum.Items != 3 || sum.Answers != 8 || srv.Requests() != 8 {
+		t.Fatalf("run: %v %+v, %d requests", err, sum, srv.Requests())
+	}
+	want := in + `: 3 ids have answers with byte-identical output text, the first id "q1" on lines 1 and 5: each copy is judged`
+	if len(warned) != 1 || !strings.HasPrefix(warned[0], want) {
+		t.Fatalf("warnings %q, want one starting %q", warned, want)
+	}
+	// Different outputs of one id, and one output under two ids, are no
+	// repeat.
+	a, err := ReadAnswers("a.jsonl", strings.NewReader(body))
+	if err != nil || a.Repeated.IDs != 0 || a.Repeated.Warning(a.File) != "" {
+		t.Fatalf("no repeat: %+v, %v", a.Repeated, err)
+	}
+	one, err := ReadAnswers("a.jsonl", strings.NewReader(body+`{"id":"q3","input":"Q3","output":"b"}`+"\n"))
+	if err != nil || one.Repeated != (Repeated{IDs: 1, ID: "q3", First: 3, Line: 5}) || !strings.HasPrefix(one.Repeated.Warning("a.jsonl"), `a.jsonl: 1 id has answers`) {
+		t.Fatalf("one repeat: %+v, %v", one.Repeated, err)
+	}
+}
+
+// A failed first answer is named like any other: "answer 1 of K (line N)".
+func TestFailedFirstAnswerIsNamed(t *testing.T) {
+	ok := byAnswer(false)
+	h := newHarness(t, llmfake.OpenAI, func(r *llmfake.Received) llmfake.Reply {
+		if r.Answer() == "short" {
+			return llmfake.Reply{Text: `{"accuracy":9}`}
+		}
+		return ok(r)
+	})
+	lines, sum, _, err := h.run(readK(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := lines[0]["error"].(string)
+	if !strings.HasPrefix(msg, "answer 1 of 3 (line 1): invalid judge answer after a re-ask") || lines[0]["answers"] != nil ||
+		!strings.HasPrefix(sum.FirstError, "q0: answer 1 of 3 (line 1): ") || lines[1]["scores"] == nil {
+		t.Fatalf("q0 %v, summary %+v", lines[0], sum)
+	}
+}

@@ -57,6 +57,63 @@ type Answers struct {
 	// Hash is "sha256:<hex>" of the input's bytes; File is the name the
 	// input was read under.
 	Hash, File string
+	// Repeated counts the ids with two answers of byte-identical output
+	// text (see [Repeated]); its IDs is 0 when there are none.
+	Repeated Repeated
+}
+
+// Repeated is the ids of an input with two answers of the same output
+// text, byte for byte: still judged as K answers each, but more likely a
+// mistake (an answers file appended twice doubles K with no spread
+// between the copies) than K regenerated answers that came out the same.
+type Repeated struct {
+	// IDs is the number of such ids; ID is the first (in the order of
+	// the items), whose answers on lines First and Line have one output.
+	IDs         int
+	ID          string
+	First, Line int
+}
+
+// Warning is the run's one warning about the repeated answers of file,
+// naming how many ids and the first; "" when there are none.
+func (r Repeated) Warning(file string) string {
+	if r.IDs == 0 {
+		return ""
+	}
+	ids := "1 id has"
+	if r.IDs > 1 {
+		ids = fmt.Sprintf("%d ids have", r.IDs)
+	}
+	return fmt.Sprintf("%s: %s answers with byte-identical output text, the first id %s on lines %d and %d: each copy is judged and counts as one of the id's K answers (with no spread between the copies); if the file was appended twice by mistake, give each answer once", file, ids, quote(r.ID), r.First, r.Line)
+}
+
+// repeatedOutputs finds the ids with two answers of one output text.
+func repeatedOutputs(items []Item, groups []Group) Repeated {
+	var r Repeated
+	var seen map[string]int
+	for _, g := range groups {
+		if len(g.Answers) < 2 {
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]int)
+		}
+		clear(seen)
+		for _, i := range g.Answers {
+			it := &items[i]
+			first, dup := seen[it.Output]
+			if !dup {
+				seen[it.Output] = it.Line
+				continue
+			}
+			if r.IDs == 0 {
+				r.ID, r.First, r.Line = g.ID, first, it.Line
+			}
+			r.IDs++
+			break
+		}
+	}
+	return r
 }
 
 // Group is one item of an input: the answers (lines) sharing its id, K
@@ -125,7 +182,7 @@ func ReadAnswers(name string, r io.Reader) (*Answers, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Answers{Items: items, Groups: groups, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil)), File: name}, nil
+	return &Answers{Items: items, Groups: groups, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil)), File: name, Repeated: repeatedOutputs(items, groups)}, nil
 }
 
 // CheckAnswerSamples refuses judging an input with several answers for
@@ -152,13 +209,30 @@ func CheckAnswerSamples(samples, safetyConfirm int, ans *Answers) error {
 // passed-through fields (one "meta" is written for the item). An id with
 // another question is a mistake or an attack (answers of two tasks scored
 // as one), so it is refused rather than merged.
+//
+// Ids are grouped by their exact text, and two spellings of one id are
+// refused: ids that differ in bytes but are one id to the gate (the same
+// [native.IDKey]: white space or invisible characters at their ends, or
+// another Unicode normalisation of the same text) would be judged (and
+// paid for) as two items, and the gate would then refuse the results as a
+// duplicate id.
 func groupAnswers(name string, items []Item) ([]Group, error) {
 	at := make(map[string]int, len(items))
+	byKey := make(map[string]int, len(items))
 	var groups []Group
 	for i := range items {
 		it := &items[i]
 		gi, seen := at[it.ID]
 		if !seen {
+			key := native.IDKey(it.ID)
+			if key == "" {
+				return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf(`empty "id" %s (only white space and invisible characters, which the gate trims): every item needs a non-empty id`, quoteASCII(it.ID))}
+			}
+			if gk, dup := byKey[key]; dup {
+				first := &items[groups[gk].Answers[0]]
+				return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf("id %s and the id %s of line %d differ only in white space or invisible characters at their ends or in Unicode normalisation (NFC): the gate reads them as one id, so the judged results would be refused as a duplicate id; spell one id one way on every line of its answers, or give another item another id", quoteASCII(it.ID), quoteASCII(first.ID), first.Line)}
+			}
+			byKey[key] = len(groups)
 			at[it.ID] = len(groups)
 			groups = append(groups, Group{ID: it.ID, Answers: []int{i}})
 			continue
@@ -493,6 +567,10 @@ func clip(s string) string {
 }
 
 func quote(s string) string { return strconv.Quote(clip(s)) }
+
+// quoteASCII is quote with every non-ASCII rune escaped: for ids that look
+// the same and differ only in their code points.
+func quoteASCII(s string) string { return strconv.QuoteToASCII(clip(s)) }
 
 // knownAnswerKey reports whether k is a field the judge reads itself; any
 // other field is passed through as metadata.

@@ -70,7 +70,8 @@ type Options struct {
 	Progress    string
 	ProgressOut io.Writer
 	InCI        bool
-	// Warn receives the judge-family warnings (nil: dropped).
+	// Warn receives the run's warnings (nil: dropped): the judge-family
+	// check's, the cache's, and the answers' (see [Repeated]).
 	Warn func(msg string)
 }
 
@@ -113,6 +114,9 @@ func (o Options) Run(ctx context.Context, rb *rubric.Rubric, answers string, out
 	}
 	if err := CheckAnswerSamples(cfg.Samples, cfg.SafetyConfirm, ans); err != nil {
 		return nil, err
+	}
+	if w := ans.Repeated.Warning(ans.File); w != "" && o.Warn != nil {
+		o.Warn(w)
 	}
 	if cfg.Cache, err = o.openCache(&cfg); err != nil {
 		return nil, err

@@ -375,7 +375,8 @@ func (r *runner) merge(groups []Group, items []*Item, results []Result) []Result
 		}
 		m := rs[0]
 		if len(rs) > 1 {
-			m.Samples, m.Answers = nil, make([]Sample, 0, len(rs))
+			// m.Err is rebuilt below, so a failed first answer is named too.
+			m.Samples, m.Answers, m.Err = nil, make([]Sample, 0, len(rs)), ""
 			length := 0
 			for i := range rs {
 				length += rs[i].Length

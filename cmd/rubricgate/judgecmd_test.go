@@ -445,4 +445,20 @@ func TestJudgeAnswersPerItemThenGate(t *testing.T) {
 	if code != exitError || srv.Requests() != 16 || !strings.Contains(errs, "--samples 2 with several answers per id") {
 		t.Fatalf("--samples 2: exit %d: %s", code, errs)
 	}
+	if strings.Contains(errs, "byte-identical") {
+		t.Fatalf("a warning of repeated answers for distinct ones: %s", errs)
+	}
+	// The answers appended twice by mistake: judged as K = 4, with one
+	// warning naming how many ids repeat an answer, and the first.
+	data, _ = os.ReadFile(in)
+	twice := filepath.Join(dir, "twice.jsonl")
+	if err := os.WriteFile(twice, append(data, data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = judgeEnv(t, "judge", "--rubric", supportRubric, "--input", twice, "--out", filepath.Join(dir, "r3.jsonl"),
+		"--model", "gpt-4o-mini", "--base-url", srv.BaseURL(), "--progress", "none")
+	if code != exitPass || strings.Count(errs, "byte-identical") != 1 || !strings.Contains(errs, "warning: "+twice+`: 4 ids have answers with byte-identical output text, the first id "refund-window" on lines 1 and 9: `) ||
+		!strings.Contains(errs, "judged 4 items with 16 answers") {
+		t.Fatalf("answers appended twice: exit %d: %s", code, errs)
+	}
 }

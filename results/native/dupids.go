@@ -305,6 +305,18 @@ func newDupRec(id []byte, input, line int) dupRec {
 	return dupRec{h: h1, h2: h2, input: uint16(input), line: uint32(line)}
 }
 
+// IDKey returns the form of id under which the readers compare ids: trimmed
+// of what shows nothing at either end (white space, zero width and other
+// invisible characters: see [IsBlank]), as every reader trims ids, and in
+// Unicode normalisation form C. Two ids with one key are one id to the
+// gate, so a second is a duplicate; an id whose key is "" is refused as
+// empty. It is for writers that must not produce ids the gate would merge
+// or refuse (the judge's answers of one item).
+func IDKey(id string) string {
+	b, _ := trimID([]byte(id))
+	return string(idKey(b))
+}
+
 // idKey is the form of an id that duplicate detection compares: its Unicode
 // normalisation form C, so that "é" written precomposed (U+00E9) and
 // decomposed (e U+0301), which look the same everywhere they are shown, are

@@ -98,3 +98,18 @@ func TestIDsInvisibleCharacters(t *testing.T) {
 		}
 	}
 }
+
+// IDKey is the reader's own comparison, for writers: ids the reader reads
+// as one id have one key, and other ids keep theirs.
+func TestIDKeyIsTheReadersKey(t *testing.T) {
+	for id, want := range map[string]string{" a\u00a0": "a", "a\u200b": "a", "\ta ": "a", "cafe\u0301": "caf\u00e9", "\u212b": "\u00c5", "a b": "a b", "\u200b": ""} {
+		if got := IDKey(id); got != want {
+			t.Errorf("IDKey(%q) = %q, want %q", id, got, want)
+		}
+	}
+	rb := supportRubric()
+	items, err := readAll(t, rb, "r.jsonl", supportLine(" cafe\\u0301\\u200b"), ReadOptions{})
+	if err != nil || IDKey(items[0].ID) != IDKey("caf\u00e9") {
+		t.Fatalf("read %q: %v", items[0].ID, err)
+	}
+}
