@@ -339,12 +339,15 @@ func TestSeveralAnswersRefuseSamplesAndSafetyConfirm(t *testing.T) {
 func TestRefusesTwoSpellingsOfOneID(t *testing.T) {
 	rb := supportRubric(t)
 	for name, c := range map[string]struct{ file, in, want string }{
-		"leading space":    {"a.jsonl", `{"id":"q1","output":"x"}` + "\n" + `{"id":"q2","output":"y"}` + "\n" + `{"id":" q1","output":"z"}` + "\n", `a.jsonl:3: id " q1" and the id "q1" of line 1 differ only in white space`},
-		"no-break space":   {"a.jsonl", `{"id":"q1\u00a0","output":"x"}` + "\n" + `{"id":"q1","output":"y"}` + "\n", `a.jsonl:2: id "q1" and the id "q1\u00a0" of line 1`},
-		"zero width":       {"a.csv", "id,answer\nq1,x\nq1\u200b,y\n", `a.csv:3: id "q1\u200b" and the id "q1" of line 2`},
-		"NFC":              {"a.jsonl", `{"id":"caf\u00e9","output":"x"}` + "\n" + `{"id":"cafe\u0301","output":"y"}` + "\n", `a.jsonl:2: id "cafe\u0301" and the id "caf\u00e9" of line 1 differ only in white space or invisible characters at their ends or in Unicode normalisation (NFC): the gate reads them as one id`},
-		"invisible only":   {"a.jsonl", `{"id":"\u200b","output":"x"}` + "\n", `a.jsonl:1: empty "id" "\u200b"`},
-		"later answer, K2": {"a.jsonl", `{"id":"q1","output":"x"}` + "\n" + `{"id":"q1","output":"y"}` + "\n" + `{"id":"q1 ","output":"z"}` + "\n", `a.jsonl:3: id "q1 " and the id "q1" of line 1`},
+		"leading space":     {"a.jsonl", `{"id":"q1","output":"x"}` + "\n" + `{"id":"q2","output":"y"}` + "\n" + `{"id":" q1","output":"z"}` + "\n", `a.jsonl:3: id " q1" and the id "q1" of line 1 differ only in white space`},
+		"no-break space":    {"a.jsonl", `{"id":"q1\u00a0","output":"x"}` + "\n" + `{"id":"q1","output":"y"}` + "\n", `a.jsonl:2: id "q1" and the id "q1\u00a0" of line 1`},
+		"zero width":        {"a.csv", "id,answer\nq1,x\nq1\u200b,y\n", `a.csv:3: id "q1\u200b" and the id "q1" of line 2`},
+		"NFC":               {"a.jsonl", `{"id":"caf\u00e9","output":"x"}` + "\n" + `{"id":"cafe\u0301","output":"y"}` + "\n", `a.jsonl:2: id "cafe\u0301" and the id "caf\u00e9" of line 1 differ only in white space or invisible characters at their ends or in Unicode normalisation (NFC): the gate reads them as one id`},
+		"invisible only":    {"a.jsonl", `{"id":"\u200b","output":"x"}` + "\n", `a.jsonl:1: empty "id" "\u200b"`},
+		"zero width inside": {"a.jsonl", `{"id":"q\u200b1","output":"x"}` + "\n", `a.jsonl:1: "id" "q\u200b1" contains the invisible character U+200B`},
+		"tab inside":        {"a.jsonl", `{"id":"q\t1","output":"x"}` + "\n", `a.jsonl:1: "id" "q\t1" contains the invisible character U+0009`},
+		"bidi inside":       {"a.csv", "id,answer\nq\u202e1,x\n", `a.csv:2: "id" "q\u202e1" contains the invisible character U+202E`},
+		"later answer, K2":  {"a.jsonl", `{"id":"q1","output":"x"}` + "\n" + `{"id":"q1","output":"y"}` + "\n" + `{"id":"q1 ","output":"z"}` + "\n", `a.jsonl:3: id "q1 " and the id "q1" of line 1`},
 	} {
 		in := filepath.Join(t.TempDir(), c.file)
 		if err := os.WriteFile(in, []byte(c.in), 0o644); err != nil {

@@ -228,6 +228,9 @@ func groupAnswers(name string, items []Item) ([]Group, error) {
 			if key == "" {
 				return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf(`empty "id" %s (only white space and invisible characters, which the gate trims): every item needs a non-empty id`, quoteASCII(it.ID))}
 			}
+			if r, bad := native.InvisibleInID(it.ID); bad {
+				return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf(`"id" %s contains the invisible character U+%04X (a control or format character: zero width, bidi override, ...), which the gate refuses: an id must show what it is`, quoteASCII(it.ID), r)}
+			}
 			if gk, dup := byKey[key]; dup {
 				first := &items[groups[gk].Answers[0]]
 				return nil, &InputError{File: name, Line: it.Line, Msg: fmt.Sprintf("id %s and the id %s of line %d differ only in white space or invisible characters at their ends or in Unicode normalisation (NFC): the gate reads them as one id, so the judged results would be refused as a duplicate id; spell one id one way on every line of its answers, or give another item another id", quoteASCII(it.ID), quoteASCII(first.ID), first.Line)}

@@ -544,6 +544,14 @@ func isBlankRune(r rune) bool {
 // a tab, U+200B zero width space, U+202E right-to-left override, ...) left
 // inside it, or -1. An id containing one would look like another id, or
 // reorder the text shown around it. All-ASCII ids take a byte loop.
+// InvisibleInID returns the first control or format character inside id
+// (after the trimming every reader does), which the readers refuse: an id
+// must show what it is. ok is false when there is none.
+func InvisibleInID(id string) (r rune, ok bool) {
+	_, bad := trimID([]byte(id))
+	return bad, bad >= 0
+}
+
 func trimID(b []byte) ([]byte, rune) {
 	ascii := true
 	for _, c := range b {
