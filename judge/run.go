@@ -672,21 +672,7 @@ func (r *runner) judgmentLine(res *Result) ([]byte, error) {
 	}
 	u := usage{res.InputTokens, res.OutputTokens}
 	lat := res.Latency.Milliseconds()
-	if len(res.Answers) > 0 {
-		answers := make([]judgmentObj, len(res.Answers))
-		for i, s := range res.Answers {
-			answers[i] = judgmentObj{Scores: orderedScores{r.cfg.Rubric, s.Judgment.Scores}, Reasoning: r.redact(s.Judgment.Reasoning)}
-		}
-		return json.Marshal(struct {
-			ID       string        `json:"id"`
-			Answers  []judgmentObj `json:"answers"`
-			Model    string        `json:"judge_model"`
-			Usage    usage         `json:"usage"`
-			Latency  int64         `json:"latency_ms"`
-			Attempts int           `json:"attempts"`
-		}{res.ID, answers, r.cfg.Model, u, lat, res.Attempts})
-	}
-	if len(res.Samples) == 1 {
+	if len(res.Answers) == 0 && len(res.Samples) == 1 {
 		j := res.Samples[0].Judgment
 		return json.Marshal(struct {
 			ID        string        `json:"id"`
@@ -698,18 +684,32 @@ func (r *runner) judgmentLine(res *Result) ([]byte, error) {
 			Attempts  int           `json:"attempts"`
 		}{res.ID, orderedScores{r.cfg.Rubric, j.Scores}, r.redact(j.Reasoning), r.cfg.Model, u, lat, res.Attempts})
 	}
-	samples := make([]judgmentObj, len(res.Samples))
-	for i, s := range res.Samples {
-		samples[i] = judgmentObj{Scores: orderedScores{r.cfg.Rubric, s.Judgment.Scores}, Reasoning: r.redact(s.Judgment.Reasoning)}
+	// K answers (regenerated) or K judgings of one answer: the same
+	// objects under their own key, never both.
+	var answers, samples []judgmentObj
+	if len(res.Answers) > 0 {
+		answers = r.judgmentObjs(res.Answers)
+	} else {
+		samples = r.judgmentObjs(res.Samples)
 	}
 	return json.Marshal(struct {
 		ID       string        `json:"id"`
-		Samples  []judgmentObj `json:"samples"`
+		Answers  []judgmentObj `json:"answers,omitempty"`
+		Samples  []judgmentObj `json:"samples,omitempty"`
 		Model    string        `json:"judge_model"`
 		Usage    usage         `json:"usage"`
 		Latency  int64         `json:"latency_ms"`
 		Attempts int           `json:"attempts"`
-	}{res.ID, samples, r.cfg.Model, u, lat, res.Attempts})
+	}{res.ID, answers, samples, r.cfg.Model, u, lat, res.Attempts})
+}
+
+// judgmentObjs are the judgings as a results line's array holds them.
+func (r *runner) judgmentObjs(ss []Sample) []judgmentObj {
+	out := make([]judgmentObj, len(ss))
+	for i, s := range ss {
+		out[i] = judgmentObj{Scores: orderedScores{r.cfg.Rubric, s.Judgment.Scores}, Reasoning: r.redact(s.Judgment.Reasoning)}
+	}
+	return out
 }
 
 // AuthError is a 401 or 403 answer: the API refused the key (bad, revoked,
