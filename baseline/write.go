@@ -19,6 +19,22 @@ func (f *File) Write(w io.Writer) error {
 	if err := f.validate(); err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
+	head, err := f.header()
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.Write(head)
+	writeItems(bw, f.Items)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("baseline: write: %w", err)
+	}
+	return nil
+}
+
+// header encodes everything but the items, indented, without the closing
+// brace (the items and the closing follow).
+func (f *File) header() ([]byte, error) {
 	schema := f.Schema
 	created := f.CreatedAt.UTC().Format(time.RFC3339)
 	crit := f.Criteria
@@ -51,16 +67,18 @@ func (f *File) Write(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(&hdr); err != nil {
-		return fmt.Errorf("baseline: encode: %w", err)
+		return nil, fmt.Errorf("baseline: encode: %w", err)
 	}
 	// Replace the closing "\n}\n" with the items and our own closing.
 	head := bytes.TrimRight(buf.Bytes(), "\n")
 	head = bytes.TrimSuffix(head, []byte("}"))
-	head = bytes.TrimRight(head, "\n")
+	return bytes.TrimRight(head, "\n"), nil
+}
 
-	bw := bufio.NewWriterSize(w, 1<<16)
-	bw.Write(head)
-	n := f.Items.Len()
+// writeItems writes the items' columns, each on one line, and the file's
+// closing, through bw in blocks of about 32 KiB.
+func writeItems(bw *bufio.Writer, items *gate.ItemColumns) {
+	n := items.Len()
 	fmt.Fprintf(bw, ",\n  \"items\": {\n    \"count\": %d,\n    \"ids\": ", n)
 	var b []byte
 	flush := func(last bool) {
@@ -74,12 +92,12 @@ func (f *File) Write(w io.Writer) error {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, f.Items.ID(i))
+		b = appendJSONString(b, items.ID(i))
 		flush(false)
 	}
 	b = append(b, "],\n    \"scores\": ["...)
 	var fc floatCache
-	for i, v := range f.Items.Scores() {
+	for i, v := range items.Scores() {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -87,13 +105,13 @@ func (f *File) Write(w io.Writer) error {
 		flush(false)
 	}
 	b = append(b, ']')
-	if f.Items.HasAnswers() {
+	if items.HasAnswers() {
 		b = append(b, ",\n    \"answers\": ["...)
 		for i := range n {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = strconv.AppendInt(b, int64(f.Items.Answers(i)), 10)
+			b = strconv.AppendInt(b, int64(items.Answers(i)), 10)
 			flush(false)
 		}
 		b = append(b, "],\n    \"answer_vars\": ["...)
@@ -101,25 +119,21 @@ func (f *File) Write(w io.Writer) error {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = fc.append(b, f.Items.AnswerVar(i))
+			b = fc.append(b, items.AnswerVar(i))
 			flush(false)
 		}
 		b = append(b, ']')
 	}
-	if f.Items.HasInputHashes() {
+	if items.HasInputHashes() {
 		b = append(b, ",\n    \"input_hashes\": \""...)
 		for i := 0; i < n; i += hashBlock {
-			b = appendHashBlock(b, f.Items, i)
+			b = appendHashBlock(b, items, i)
 			flush(false)
 		}
 		b = append(b, '"')
 	}
 	b = append(b, "\n  }\n}\n"...)
 	flush(true)
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("baseline: write: %w", err)
-	}
-	return nil
 }
 
 // MarshalJSON encodes the file as Write does (columnar items).
