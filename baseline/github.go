@@ -229,108 +229,140 @@ func (g GitHub) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource
 
 func (s *search) run(ctx context.Context, q Query) (*File, gate.BaselineSource, error) {
 	var none gate.BaselineSource
-	var (
-		failures                        []CandidateFailure
-		runs, refused, without, expired int
-		capped                          bool
-	)
+	var t runTally
 	page := 1
-	for page > 0 && len(failures) < s.g.MaxCandidates && !capped {
+	for page > 0 && len(t.failures) < s.g.MaxCandidates && !t.capped {
 		list, next, err := s.listRuns(ctx, q.Branch, page)
 		if err != nil {
 			return nil, none, err
 		}
 		page = next
-		// Newest first by created_at, then id (documented, but cheap to ensure).
-		sort.SliceStable(list, func(i, j int) bool {
-			ti, tj := list[i].GetCreatedAt().Time, list[j].GetCreatedAt().Time
-			if !ti.Equal(tj) {
-				return ti.After(tj)
-			}
-			return list[i].GetID() > list[j].GetID()
-		})
+		newestFirst(list)
 		for _, r := range list {
-			if len(failures) >= s.g.MaxCandidates {
+			if len(t.failures) >= s.g.MaxCandidates {
 				break
 			}
-			if runs >= s.g.MaxRuns {
-				capped = true
+			if t.runs >= s.g.MaxRuns {
+				t.capped = true
 				break
 			}
-			runs++
-			switch {
-			case r.GetID() <= 0 || r.GetEvent() != "push" || r.GetHeadBranch() != q.Branch || r.GetConclusion() != "success":
-				refused++
-				s.g.Logf("skipping workflow run #%d: event %q, branch %q, conclusion %q; only successful push runs of %q are used", r.GetID(), r.GetEvent(), r.GetHeadBranch(), r.GetConclusion(), q.Branch)
-				continue
-			case r.GetRepository().GetID() != s.g.RepoID || r.GetHeadRepository().GetID() != s.g.RepoID:
-				refused++
-				s.g.Logf("skipping workflow run #%d: not a run of this repository (head repository id %d, expected %d); runs from forks are never used", r.GetID(), r.GetHeadRepository().GetID(), s.g.RepoID)
-				continue
+			t.runs++
+			f, src, err := s.tryRun(ctx, r, q, &t)
+			if err != nil || f != nil {
+				return f, src, err
 			}
-			arts, err := s.runArtifacts(ctx, r.GetID())
-			if err != nil {
-				return nil, none, err
-			}
-			if hasArtifact(arts, s.g.ArtifactName) {
-				why, err := s.onBranch(ctx, q.Branch, r.GetHeadSHA())
-				if err != nil {
-					return nil, none, err
-				}
-				if why != "" {
-					refused++
-					s.g.Logf("skipping workflow run #%d: its commit %q is not on branch %q (%s); a push of a tag named like the branch reports the same head_branch", r.GetID(), r.GetHeadSHA(), q.Branch, why)
-					continue
-				}
-			}
-			var a *github.Artifact
-			stale := false
-			for _, x := range arts {
-				switch {
-				case x.GetName() != s.g.ArtifactName || x.GetID() <= 0:
-				case x.WorkflowRun != nil && x.WorkflowRun.GetID() != r.GetID():
-				case x.GetExpired() || (x.ExpiresAt != nil && !x.ExpiresAt.After(s.g.Now())):
-					stale = true
-				case a == nil || x.GetCreatedAt().After(a.GetCreatedAt().Time) || x.GetCreatedAt().Equal(a.GetCreatedAt()) && x.GetID() > a.GetID():
-					a = x
-				}
-			}
-			if a == nil {
-				if stale {
-					expired++
-				} else {
-					without++
-				}
-				continue
-			}
-			f, err := s.fetch(ctx, a, q)
-			if err == nil {
-				src := gate.BaselineSource{
-					Kind:     "github-artifact",
-					Location: fmt.Sprintf("%s/%s artifact #%d", s.g.Owner, s.g.Repo, a.GetID()),
-					SHA:      r.GetHeadSHA(),
-					RunID:    r.GetID(),
-				}
-				return f, f.source(src), nil
-			}
-			var ce *candidateErr
-			if !errors.As(err, &ce) {
-				return nil, none, err
-			}
-			failures = append(failures, CandidateFailure{ArtifactID: a.GetID(), Reason: ce.Error()})
-			s.g.Logf("skipping baseline artifact #%d: %v", a.GetID(), ce)
 		}
 	}
-	if len(failures) > 0 {
-		return nil, none, &CandidatesError{Failures: failures}
+	return nil, none, s.noBaseline(q, &t)
+}
+
+// runTally counts what the search saw, for the error when it finds no
+// baseline.
+type runTally struct {
+	failures                        []CandidateFailure
+	runs, refused, without, expired int
+	capped                          bool
+}
+
+// newestFirst sorts runs newest first by created_at, then id (documented,
+// but cheap to ensure).
+func newestFirst(list []*github.WorkflowRun) {
+	sort.SliceStable(list, func(i, j int) bool {
+		ti, tj := list[i].GetCreatedAt().Time, list[j].GetCreatedAt().Time
+		if !ti.Equal(tj) {
+			return ti.After(tj)
+		}
+		return list[i].GetID() > list[j].GetID()
+	})
+}
+
+// tryRun looks for the baseline in one run: the file and where it came
+// from, or a nil file when the run has none usable (counted in t), or a
+// store error.
+func (s *search) tryRun(ctx context.Context, r *github.WorkflowRun, q Query, t *runTally) (*File, gate.BaselineSource, error) {
+	var none gate.BaselineSource
+	switch {
+	case r.GetID() <= 0 || r.GetEvent() != "push" || r.GetHeadBranch() != q.Branch || r.GetConclusion() != "success":
+		t.refused++
+		s.g.Logf("skipping workflow run #%d: event %q, branch %q, conclusion %q; only successful push runs of %q are used", r.GetID(), r.GetEvent(), r.GetHeadBranch(), r.GetConclusion(), q.Branch)
+		return nil, none, nil
+	case r.GetRepository().GetID() != s.g.RepoID || r.GetHeadRepository().GetID() != s.g.RepoID:
+		t.refused++
+		s.g.Logf("skipping workflow run #%d: not a run of this repository (head repository id %d, expected %d); runs from forks are never used", r.GetID(), r.GetHeadRepository().GetID(), s.g.RepoID)
+		return nil, none, nil
+	}
+	arts, err := s.runArtifacts(ctx, r.GetID())
+	if err != nil {
+		return nil, none, err
+	}
+	if hasArtifact(arts, s.g.ArtifactName) {
+		why, err := s.onBranch(ctx, q.Branch, r.GetHeadSHA())
+		if err != nil {
+			return nil, none, err
+		}
+		if why != "" {
+			t.refused++
+			s.g.Logf("skipping workflow run #%d: its commit %q is not on branch %q (%s); a push of a tag named like the branch reports the same head_branch", r.GetID(), r.GetHeadSHA(), q.Branch, why)
+			return nil, none, nil
+		}
+	}
+	a, stale := s.newestArtifact(arts, r.GetID())
+	if a == nil {
+		if stale {
+			t.expired++
+		} else {
+			t.without++
+		}
+		return nil, none, nil
+	}
+	f, err := s.fetch(ctx, a, q)
+	if err == nil {
+		src := gate.BaselineSource{
+			Kind:     "github-artifact",
+			Location: fmt.Sprintf("%s/%s artifact #%d", s.g.Owner, s.g.Repo, a.GetID()),
+			SHA:      r.GetHeadSHA(),
+			RunID:    r.GetID(),
+		}
+		return f, f.source(src), nil
+	}
+	var ce *candidateErr
+	if !errors.As(err, &ce) {
+		return nil, none, err
+	}
+	t.failures = append(t.failures, CandidateFailure{ArtifactID: a.GetID(), Reason: ce.Error()})
+	s.g.Logf("skipping baseline artifact #%d: %v", a.GetID(), ce)
+	return nil, none, nil
+}
+
+// newestArtifact returns the run's newest unexpired artifact named
+// ArtifactName (nil: none), and whether an expired one was seen.
+func (s *search) newestArtifact(arts []*github.Artifact, runID int64) (a *github.Artifact, stale bool) {
+	for _, x := range arts {
+		switch {
+		case x.GetName() != s.g.ArtifactName || x.GetID() <= 0:
+		case x.WorkflowRun != nil && x.WorkflowRun.GetID() != runID:
+		case x.GetExpired() || (x.ExpiresAt != nil && !x.ExpiresAt.After(s.g.Now())):
+			stale = true
+		case a == nil || x.GetCreatedAt().After(a.GetCreatedAt().Time) || x.GetCreatedAt().Equal(a.GetCreatedAt()) && x.GetID() > a.GetID():
+			a = x
+		}
+	}
+	return a, stale
+}
+
+// noBaseline is the error of a search that found no baseline: the
+// candidates' failures, the runs cap, or ErrNotFound with what was seen.
+func (s *search) noBaseline(q Query, t *runTally) error {
+	if len(t.failures) > 0 {
+		return &CandidatesError{Failures: t.failures}
 	}
 	counts := fmt.Sprintf("%d successful push run(s) of branch %q examined in %s/%s: %d without an artifact named %q, %d with it expired, %d refused (another event, branch or repository, or a commit not on the branch)",
-		runs, q.Branch, s.g.Owner, s.g.Repo, without, s.g.ArtifactName, expired, refused)
-	if capped {
+		t.runs, q.Branch, s.g.Owner, s.g.Repo, t.without, s.g.ArtifactName, t.expired, t.refused)
+	if t.capped {
 		// More runs exist: the baseline may be among them. Not "no baseline".
-		return nil, none, &RunsCapError{MaxRuns: s.g.MaxRuns, Detail: counts}
+		return &RunsCapError{MaxRuns: s.g.MaxRuns, Detail: counts}
 	}
-	return nil, none, fmt.Errorf("%w for rubric %q on branch %q: %s", ErrNotFound, q.Rubric, q.Branch, counts)
+	return fmt.Errorf("%w for rubric %q on branch %q: %s", ErrNotFound, q.Rubric, q.Branch, counts)
 }
 
 // RunsCapError means the search examined MaxRuns runs without finding a
