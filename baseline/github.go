@@ -32,6 +32,10 @@ const (
 	DefaultMaxBackoff     = 8 * time.Second
 )
 
+// branchHint is the hint of a branch the API does not show (404) while
+// its successful push runs carry the baseline artifact.
+const branchHint = "the branch's successful push runs carry the baseline artifact, but the API does not show the branch: on a private repository the token needs `permissions: contents: read`, or the branch was renamed or deleted; a baseline store error, not an empty store"
+
 // permissionsHint is appended to 401/403/404 answers of the artifact API.
 const permissionsHint = "the workflow token needs `permissions: actions: read` to list and download artifacts; a private repository answers 404 when it is missing"
 
@@ -62,7 +66,8 @@ const permissionsHint = "the workflow token needs `permissions: actions: read` t
 // .../compare/{head}...{sha}): only "identical" or "behind" (the run's
 // commit is an ancestor of the branch's head) is accepted. A run whose
 // commit is ahead of or diverged from the branch, or unknown to the
-// repository (404), is refused; a missing branch has no baseline. Only a
+// repository (404), is refused. A branch the API does not show (404) while
+// its runs carry the artifact is a store error, never ErrNotFound. Only a
 // push to the branch (write access) makes such a run.
 //
 // Zero fields take the Default* values. The common case costs five HTTP
@@ -127,8 +132,7 @@ type search struct {
 	rateLeft time.Duration
 	// rateWaits counts the rate-limit waits of the whole search.
 	rateWaits int
-	// head is the branch's head commit once read (headRead); "" when the
-	// branch does not exist.
+	// head is the branch's head commit once read (headRead).
 	head     string
 	headRead bool
 }
@@ -424,8 +428,10 @@ func hasArtifact(arts []*github.Artifact, name string) bool {
 }
 
 // onBranch says why the commit sha is not on branch ("" when it is: the
-// branch's head or one of its ancestors). API failures other than a 404 are
-// store errors (after the retries and rate-limit waits of every call).
+// branch's head or one of its ancestors). API failures other than a 404 on
+// the comparison are store errors (after the retries and rate-limit waits
+// of every call), a 404 on the branch too: it is read only for a run of
+// the branch that carries the baseline artifact.
 func (s *search) onBranch(ctx context.Context, branch, sha string) (string, error) {
 	if sha == "" {
 		return "the run names no commit", nil
@@ -441,7 +447,12 @@ func (s *search) onBranch(ctx context.Context, branch, sha string) (string, erro
 		var re *RequestError
 		switch {
 		case errors.As(err, &re) && re.StatusCode == http.StatusNotFound:
-			s.g.Logf("branch %q not found in %s/%s: no run is on it", branch, s.g.Owner, s.g.Repo)
+			// The branch's successful push runs carry the baseline (only
+			// such a run is checked), yet the API does not show the
+			// branch: two facts that contradict each other, a store
+			// error, never "no baseline".
+			re.Hint = branchHint
+			return "", re
 		case err != nil:
 			return "", err
 		case b.Commit.SHA == "":
@@ -449,10 +460,7 @@ func (s *search) onBranch(ctx context.Context, branch, sha string) (string, erro
 		}
 		s.head, s.headRead = b.Commit.SHA, true
 	}
-	switch {
-	case s.head == "":
-		return "the branch does not exist", nil
-	case strings.EqualFold(s.head, sha):
+	if strings.EqualFold(s.head, sha) {
 		return "", nil
 	}
 	v := url.Values{}
