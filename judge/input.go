@@ -320,6 +320,134 @@ func readAnswersJSONL(name string, r io.Reader) ([]Item, error) {
 	return items, nil
 }
 
+// answerFields returns the members of the JSON object b, in order,
+// refusing a key given twice. A valid object is cut by hand
+// (objectMembers): json.Decoder's token stream makes a syntax error value
+// at the end of every member's value, and drops it. Anything else goes
+// through the decoder, whose errors say what is wrong.
+func answerFields(b []byte) (map[string]json.RawMessage, []string, error) {
+	if json.Valid(b) {
+		return objectMembers(b)
+	}
+	return decodeMembers(b)
+}
+
+// decodeMembers reads the members of the object b with json.Decoder.
+func decodeMembers(b []byte) (map[string]json.RawMessage, []string, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	fields := map[string]json.RawMessage{}
+	var order []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		if _, dup := fields[k]; dup {
+			return nil, nil, fmt.Errorf("key %s given twice", quote(k))
+		}
+		fields[k] = v
+		order = append(order, k)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, nil, errors.New("unexpected text after the JSON object (one object a line)")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, errors.New("unexpected text after the JSON object (one object a line)")
+	}
+	return fields, order, nil
+}
+
+// objectMembers reads the members of b, a valid JSON object, as
+// decodeMembers does: keys unescaped, values as their bytes (copied).
+func objectMembers(b []byte) (map[string]json.RawMessage, []string, error) {
+	fields := map[string]json.RawMessage{}
+	var order []string
+	i := skipSpace(b, 1)
+	for i < len(b) && b[i] == '"' {
+		end := stringEnd(b, i)
+		var k string
+		if bytes.IndexByte(b[i:end], '\\') < 0 {
+			k = string(b[i+1 : end-1])
+		} else if err := json.Unmarshal(b[i:end], &k); err != nil {
+			return nil, nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		i = skipSpace(b, skipSpace(b, end)+1) // past the colon
+		ve := valueEnd(b, i)
+		if _, dup := fields[k]; dup {
+			return nil, nil, fmt.Errorf("key %s given twice", quote(k))
+		}
+		fields[k] = append(json.RawMessage(nil), b[i:ve]...)
+		order = append(order, k)
+		i = skipSpace(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return fields, order, nil
+}
+
+// skipSpace returns the offset of the first byte from b[i] that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the offset after the JSON string that starts at b[i].
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// valueEnd returns the offset after the JSON value that starts at b[i] (b
+// is valid JSON).
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
+		i++
+	}
+	return i
+}
+
 // parseAnswerJSON decodes one answers line, refusing duplicate keys (a
 // hostile input could show the judge one answer and a reader another).
 func parseAnswerJSON(b []byte) (Item, error) {
@@ -330,37 +458,9 @@ func parseAnswerJSON(b []byte) (Item, error) {
 	if b[0] != '{' {
 		return it, errors.New("expected a JSON object (JSON lines: one object a line)")
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil {
-		return it, fmt.Errorf("invalid JSON: %v", err)
-	}
-	fields := map[string]json.RawMessage{}
-	var order []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return it, fmt.Errorf("invalid JSON: %v", err)
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return it, fmt.Errorf("invalid JSON: %v", err)
-		}
-		if _, dup := fields[k]; dup {
-			return it, fmt.Errorf("key %s given twice", quote(k))
-		}
-		fields[k] = v
-		order = append(order, k)
-	}
-	if _, err := dec.Token(); err != nil {
-		return it, fmt.Errorf("invalid JSON: %v", err)
-	}
-	if dec.More() {
-		return it, errors.New("unexpected text after the JSON object (one object a line)")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return it, errors.New("unexpected text after the JSON object (one object a line)")
+	fields, order, err := answerFields(b)
+	if err != nil {
+		return it, err
 	}
 	raw, ok := fields["id"]
 	if !ok {
@@ -404,7 +504,6 @@ func parseAnswerJSON(b []byte) (Item, error) {
 		}
 		return got, val, nil
 	}
-	var err error
 	if _, it.Query, err = one(queryKeys); err != nil {
 		return it, err
 	}

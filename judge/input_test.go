@@ -1,7 +1,10 @@
 package judge
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -133,5 +136,35 @@ func TestPromptExpandsNoPlaceholderInAnyField(t *testing.T) {
 	p := tmpl.build(&Item{ID: "x", Query: "q", Output: "a"})
 	if strings.Contains(p.User, "## Reference Answer") || strings.Count(p.User, "{REFERENCE}") != 1 {
 		t.Errorf("no reference:\n%s", p.User)
+	}
+}
+
+// objectMembers, which cuts a valid answers line by hand, reads what the
+// decoder reads: the same members in the same order, keys unescaped, values
+// byte for byte, and the same refusal of a key given twice.
+func TestObjectMembersAsDecoder(t *testing.T) {
+	for _, line := range []string{
+		`{}`,
+		`{ }`,
+		`{"id":"a","output":"x"}`,
+		` { "id" : 7 , "output" : "a \"quoted\" }]," , "meta" : {"k":[1,{"x":"]"}],"s":"\\"} , "n":-1.5e3,"t":true,"f":false,"z":null } `,
+		"{\"id\":\"a\",\n\t\"context\":[\"one\",\"two\"],\r\n\"reference\":\"r\"}",
+		`{"\u0069d":"escaped key","out\"put":"q"}`,
+		`{"id":"a","id":"b"}`,
+		`{"id":"a","\u0069d":"b"}`,
+		`{"a":[],"b":{},"c":[[]],"d":""}`,
+	} {
+		b := []byte(strings.TrimSpace(line))
+		gf, gord, gerr := objectMembers(b)
+		wf, wo, werr := decodeMembers(b)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gord, wo) || len(gf) != len(wf) {
+			t.Errorf("%s:\n got %v %q %v\nwant %v %q %v", line, gf, gord, gerr, wf, wo, werr)
+			continue
+		}
+		for k, v := range wf {
+			if !bytes.Equal(gf[k], v) {
+				t.Errorf("%s: member %q is %s, want %s", line, k, gf[k], v)
+			}
+		}
 	}
 }
