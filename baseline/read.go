@@ -65,9 +65,7 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, v := range w.Items.Scores.scores {
-		items.SetScore(i, v)
-	}
+	items.SetScores(w.Items.Scores.scores) // as long as the ids: readItemColumns
 	hist, err := readHistory(w.History)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -307,9 +305,12 @@ func typeName(e *json.UnmarshalTypeError) string {
 	return e.Type.String()
 }
 
-// readAll reads up to limit+1 bytes, in one buffer sized from the reader's
-// length where it tells (a file, a bytes.Reader): io.ReadAll's growing
-// buffer allocates twice a large file's size.
+// readAll reads up to limit+1 bytes. Where the reader tells its length (a
+// file, a bytes.Reader) the buffer is allocated to that size plus one byte
+// and read into directly, bounded by limit+1: io.ReadAll's growing buffer
+// allocates twice a large file's size, and a bytes.Buffer grown to it
+// zeroes the whole buffer before reading into it. A reader that returns
+// more than it said (a file that grew) reads on, still bounded.
 func readAll(r io.Reader, limit int64) ([]byte, error) {
 	size := int64(-1)
 	switch v := r.(type) {
@@ -323,8 +324,15 @@ func readAll(r io.Reader, limit int64) ([]byte, error) {
 	if size < 0 || size > limit {
 		return io.ReadAll(io.LimitReader(r, limit+1))
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(size) + bytes.MinRead)
-	_, err := buf.ReadFrom(io.LimitReader(r, limit+1))
-	return buf.Bytes(), err
+	buf := make([]byte, size+1)
+	n, err := io.ReadFull(r, buf)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return buf[:n], nil // all of it (or a file that shrank)
+	case err != nil:
+		return nil, err
+	}
+	// More than the size said: read on, up to limit+1 in all.
+	rest, err := io.ReadAll(io.LimitReader(r, limit+1-int64(n)))
+	return append(buf, rest...), err
 }
