@@ -183,6 +183,11 @@ func (r *itemsReader) member(data []byte, key string, i, n int) int {
 			r.spec = parseScoresAhead(data, i, n)
 		}
 		var c idColumn
+		if e, ok := skipValue(data, i); ok && n > 0 {
+			// Size the ids' buffer from the column's length (two quotes
+			// and a comma an id): a guess per id overshoots by megabytes.
+			c.idBytes = max(e-i-3*n, 1)
+		}
 		if ve = parseColumn(data, i, n, c.parse); ve < 0 {
 			return -1
 		}
