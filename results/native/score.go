@@ -30,8 +30,12 @@ type ScoreOptions struct {
 	Workers int
 	// Read tunes the readers.
 	Read ReadOptions
-	// OnItem, when set, receives every item's result in input order.
+	// OnItem, when set, receives every item's result in input order, in
+	// an ItemResult reused from call to call (copy what you keep).
 	OnItem func(*gate.ItemResult) error
+	// WantReasoning, when set, is asked before OnItem whether it needs the
+	// item's Reasoning (see gate.Tally.Each); nil: every item's.
+	WantReasoning func(*gate.ItemResult) bool
 }
 
 // job is a chunk on its way through the pipeline; done receives its result.
@@ -152,14 +156,9 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 			ferr = p.err
 		}
 		if ferr == nil && keep {
-			kept := p.t.Kept()
-			for k := range kept {
-				if err := opts.OnItem(&kept[k]); err != nil {
-					ferr = err
-					break
-				}
-			}
+			ferr = p.t.Each(opts.WantReasoning, opts.OnItem)
 		}
+		p.t.Release()
 		if ferr != nil {
 			break
 		}
