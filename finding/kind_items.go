@@ -39,17 +39,7 @@ var itemKinds = map[Kind]renderer{
 }
 
 func renderItemsRemoved(f Finding, e escaper) string {
-	ids := make([]string, 0, min(len(f.Items), maxListed))
-	for _, id := range f.Items[:min(len(f.Items), maxListed)] {
-		ids = append(ids, e.id(id))
-	}
-	s := fmt.Sprintf("ITEMS REMOVED: %d item(s) of the baseline are missing from this run", f.Count)
-	if len(ids) > 0 {
-		s += ": " + strings.Join(ids, ", ")
-		if f.Count > len(ids) {
-			s += fmt.Sprintf(" and %d more", f.Count-len(ids))
-		}
-	}
+	s := fmt.Sprintf("ITEMS REMOVED: %d item(s) of the baseline are missing from this run", f.Count) + e.firstOf(f.Items, f.Count)
 	switch {
 	case f.NewBaseline:
 		s += "; this run is on the baseline branch, where the removal was reviewed when it merged: a new baseline starts here"
@@ -60,17 +50,7 @@ func renderItemsRemoved(f Finding, e escaper) string {
 }
 
 func renderItemTaskChanged(f Finding, e escaper) string {
-	ids := make([]string, 0, min(len(f.Items), maxListed))
-	for _, id := range f.Items[:min(len(f.Items), maxListed)] {
-		ids = append(ids, e.id(id))
-	}
-	s := fmt.Sprintf("TASK CHANGED: %d item(s) keep a baseline item's id but not its task (the question, context or reference differs from the baseline's)", f.Count)
-	if len(ids) > 0 {
-		s += ": " + strings.Join(ids, ", ")
-		if f.Count > len(ids) {
-			s += fmt.Sprintf(" and %d more", f.Count-len(ids))
-		}
-	}
+	s := fmt.Sprintf("TASK CHANGED: %d item(s) keep a baseline item's id but not its task (the question, context or reference differs from the baseline's)", f.Count) + e.firstOf(f.Items, f.Count)
 	return s + "; each is compared as the baseline's item removed and a new item added"
 }
 
@@ -84,4 +64,21 @@ func renderTaskUnboundResults(f Finding, e escaper) string {
 
 func renderItemSetsDiffer(f Finding, e escaper) string {
 	return fmt.Sprintf("the item sets differ: %d items added, %d removed since the baseline (%d in common)", f.Added, f.Removed, f.Common)
+}
+
+// firstOf lists the first maxListed of items, count in all, as ": a, b"
+// with " and N more" when count is larger ("" for no items).
+func (e escaper) firstOf(items []string, count int) string {
+	ids := make([]string, 0, min(len(items), maxListed))
+	for _, id := range items[:min(len(items), maxListed)] {
+		ids = append(ids, e.id(id))
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	s := ": " + strings.Join(ids, ", ")
+	if count > len(ids) {
+		s += fmt.Sprintf(" and %d more", count-len(ids))
+	}
+	return s
 }
