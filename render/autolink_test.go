@@ -88,14 +88,14 @@ func TestMarkdownBreaksAutolinks(t *testing.T) {
 	}
 }
 
-// hostileRefs are references GitHub (#N, GH-N, owner/repo#N, commit SHAs)
+// hostileRefs are references GitHub (#N, GH-N, owner/repo#N, user@SHA)
 // and GitLab (!N, $N, &N, ~label, %milestone) would link in a comment or a
 // note, and record in the referenced issue's timeline.
-const hostileRefs = `fixes #12, GH-7, octo/repo#4039, !5 ~bug ~"x y" %v1 $3 &2 deadbeefcafe1`
+const hostileRefs = `fixes #12, GH-7, octo/repo#4039, !5 ~bug ~"x y" %v1 $3 &2 octo@deadbeefcafe1`
 
 // liveRef matches a reference left live in markdown text (outside code
 // spans): a sigil straight before what it references.
-var liveRef = regexp.MustCompile(`(?i)#[0-9]|gh-[0-9]|![0-9]|\$[0-9]|&(amp;)?[0-9]|~[a-z0-9"]|%[a-z0-9"*]|\b[0-9a-f]{7,40}\b`)
+var liveRef = regexp.MustCompile(`(?i)#[0-9]|gh-[0-9]|![0-9]|\$[0-9]|&(amp;)?[0-9]|~[a-z0-9"]|%[a-z0-9"*]|@[0-9a-f]{7}`)
 
 // Every untrusted text of a report reaches the comment, the step summary
 // and the score command's markdown with its issue, pull request, merge

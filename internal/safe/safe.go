@@ -20,18 +20,19 @@
 // (and record in the referenced object's timeline) with a zero-width
 // joiner, as they break mentions:
 //
-//   - GitHub: #26, GH-26 (any case), owner/repo#26, and commit SHAs (7 to 40
-//     hex digits; user@SHA and owner/repo@SHA through the mention rule);
+//   - GitHub: #26, GH-26 (any case), owner/repo#26, and user@SHA and
+//     owner/repo@SHA (through the mention rule);
 //   - GitLab: #26 (issue), !26 (merge request), $26 (snippet), &26 (epic),
 //     ~bug, ~26 or ~"a label" (label), %v1.0, %26, %*v1 or %"a milestone"
 //     (milestone), *iteration:26 and [vulnerability:26], and the same with
 //     a project or group path before them.
 //
 // The joiner follows the sigil (#, !, $, &, ~, %, * or [) when a reference
-// follows it, the '-' of "GH-" before a digit, and every
-// sixth digit of a word of 7 or more hex digits that holds a letter a-f
-// (a word of decimal digits alone is left readable: a number). The text
-// reads the same.
+// follows it, and the '-' of "GH-" before a digit. The text reads the
+// same. A bare commit SHA is left alone: both hosts link it only to a
+// commit of the repository itself and record nothing in any timeline,
+// while a joiner inside would break copying the hashes and ids the gate
+// shows (rubric hashes, digests).
 //
 // Lengths are counted in runes of the visible text, before escaping: a
 // result of Cell(s, 40) shows at most 40 characters (the last one being an
@@ -139,17 +140,6 @@ func escapeInline(b *strings.Builder, rs []rune, lineStart bool) {
 	}
 	for i := start; i < len(rs); i++ {
 		r := rs[i]
-		if n := hexWord(rs, i); n > 0 {
-			// A commit SHA: no run of 7 hex digits is left whole.
-			for k := 0; k < n; k++ {
-				if k > 0 && k%6 == 0 {
-					b.WriteString(zwj)
-				}
-				b.WriteRune(rs[i+k])
-			}
-			i += n - 1
-			continue
-		}
 		switch r {
 		case '\\', '|', '`', '_', ']':
 			b.WriteByte('\\')
@@ -208,35 +198,6 @@ func escapeInline(b *strings.Builder, rs []rune, lineStart bool) {
 func isRefStart(r rune) bool {
 	return r == '_' || r == '"' || r == '*' ||
 		'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-}
-
-// isWordChar reports the runes of a word for the SHA rule.
-func isWordChar(r rune) bool {
-	return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
-}
-
-// hexWord returns the length of the word starting at rs[i] when it is
-// one a host would link as a commit SHA: 7 or more hex digits, at least
-// one of them a letter a-f; else 0.
-func hexWord(rs []rune, i int) int {
-	if i > 0 && isWordChar(rs[i-1]) {
-		return 0
-	}
-	j, letter := i, false
-	for ; j < len(rs) && isWordChar(rs[j]); j++ {
-		r := rs[j]
-		switch {
-		case '0' <= r && r <= '9':
-		case 'a' <= r && r <= 'f', 'A' <= r && r <= 'F':
-			letter = true
-		default:
-			return 0
-		}
-	}
-	if j-i < 7 || !letter {
-		return 0
-	}
-	return j - i
 }
 
 // isW reports a 'w' of either case.

@@ -72,9 +72,10 @@ func TestReferences(t *testing.T) {
 		{"see GH-26, gh-7", "see GH-" + zwj + "26, gh-" + zwj + "7"},
 		{"octo/repo#4039", "octo/repo#" + zwj + "4039"},
 		{"jlord/sheetsee.js#26.", "jlord/sheetsee.js#" + zwj + "26."},
-		{"commit a5c3785ed8d6a35868bc169f07e40e889087fd2e", "commit a5c378" + zwj + "5ed8d6" + zwj + "a35868" + zwj + "bc169f" + zwj + "07e40e" + zwj + "889087" + zwj + "fd2e"},
-		{"jlord@a5c3785", "jlord@" + zwj + "a5c378" + zwj + "5"},
-		{"ABCDEF1", "ABCDEF" + zwj + "1"},
+		{"jlord@a5c3785", "jlord@" + zwj + "a5c3785"},
+		{"jlord/sheetsee.js@a5c3785", "jlord/sheetsee.js@" + zwj + "a5c3785"},
+		// A bare SHA links only to this repository's commit: kept whole.
+		{"rubric a5c3785ed8d6", "rubric a5c3785ed8d6"},
 		// GitLab.
 		{"!42 $7 &3", "\\!" + zwj + "42 \\$" + zwj + "7 &amp;" + zwj + "3"},
 		{`~bug ~"needs review" ~12`, "\\~" + zwj + "bug \\~" + zwj + `"needs review" \~` + zwj + "12"},
