@@ -29,7 +29,11 @@ import (
 //     ["is too long (maximum is 1000000 characters)"]}} over 1,000,000
 //     characters; 400 {"error": "body is missing"};
 //   - PUT .../notes/:note_id {"body"}: 200 with the note; 404 {"message":
-//     "404 Not found"} once deleted; 403 for another user's note.
+//     "404 Not found"} once deleted; 403 for another user's note;
+//   - GET /api/v4/user (doc/api/users.md, "Get the current user"): the
+//     token's user ({"id", "username", "name", "state", ...}); a job token
+//     is refused (401): CI_JOB_TOKEN reaches only the endpoints GitLab
+//     lists for it, and this is not one.
 //
 // Authentication: the PRIVATE-TOKEN or JOB-TOKEN header; an unknown or
 // missing token is 401 {"message": "401 Unauthorized"}; ReadOnly makes
@@ -79,6 +83,7 @@ func New(t *testing.T, project string, iid int) *Server {
 	mux.HandleFunc("GET "+base, f.list)
 	mux.HandleFunc("POST "+base, f.create)
 	mux.HandleFunc("PUT "+base+"/{nid}", f.update)
+	mux.HandleFunc("GET /api/v4/user", f.currentUser)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "404 Not Found"})
 	})
@@ -179,11 +184,31 @@ func (f *Server) auth(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return user, true
 }
 
+// userJSON is a user as GitLab's API shows one (the basic fields).
+func userJSON(user string) map[string]any {
+	return map[string]any{"id": len(user), "username": user, "name": user, "state": "active",
+		"avatar_url": "https://gitlab.example/uploads/" + user + ".png", "web_url": "https://gitlab.example/" + user}
+}
+
+func (f *Server) currentUser(w http.ResponseWriter, r *http.Request) {
+	tok := r.Header.Get("PRIVATE-TOKEN")
+	f.mu.Lock()
+	user, ok := f.Tokens[tok]
+	f.mu.Unlock()
+	if tok == "" || !ok {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "401 Unauthorized"})
+		return
+	}
+	u := userJSON(user)
+	u["bot"] = strings.HasPrefix(user, "project_")
+	u["created_at"] = "2026-10-01T09:00:00.000Z"
+	writeJSON(w, http.StatusOK, u)
+}
+
 func (f *Server) noteJSON(n Note) map[string]any {
 	return map[string]any{
 		"id": n.ID, "type": nil, "body": n.Body, "attachment": nil,
-		"author": map[string]any{"id": len(n.User), "username": n.User, "name": n.User, "state": "active",
-			"avatar_url": "https://gitlab.example/uploads/" + n.User + ".png", "web_url": "https://gitlab.example/" + n.User},
+		"author":     userJSON(n.User),
 		"created_at": n.CreatedAt.Format(time.RFC3339Nano), "updated_at": n.CreatedAt.Format(time.RFC3339Nano),
 		"system": n.System, "noteable_id": 377, "noteable_type": "MergeRequest", "project_id": 42,
 		"resolvable": false, "confidential": false, "internal": false, "noteable_iid": f.iid, "commands_changes": map[string]any{},
