@@ -200,6 +200,14 @@ const (
 	// it was applied for cannot be read, so it accepts nothing new.
 	// AcceptLabel, Detail (why the record cannot be read).
 	AcceptanceUnreadable Kind = "acceptance-unreadable"
+	// AcceptanceByAuthor: the pull request's author applied the accept
+	// label, which under accept-by others accepts nothing. AcceptLabel,
+	// AppliedBy.
+	AcceptanceByAuthor Kind = "acceptance-by-author"
+	// AcceptanceByUnknown: the run cannot tell who applied the accept
+	// label (or who wrote the pull request), so under accept-by others it
+	// accepts nothing. AcceptLabel, Detail (why).
+	AcceptanceByUnknown Kind = "acceptance-by-unknown"
 	// Message: any other remark, already in English. Detail.
 	Message Kind = "message"
 )
@@ -316,6 +324,9 @@ type AcceptParams struct {
 	Commit string   `json:"commit,omitempty"`
 	Waived []string `json:"waived,omitempty"`
 	Adds   []string `json:"adds,omitempty"`
+	// AppliedBy is the login that applied the accept label
+	// (AcceptanceByAuthor).
+	AppliedBy string `json:"applied_by,omitempty"`
 }
 
 // RowParams are the values of a results row: PassColumnDisagrees.
@@ -805,6 +816,8 @@ func (f Finding) render(e escaper) string {
 	case AcceptanceUnreadable:
 		return fmt.Sprintf("the %s label is on, but the record of what it was applied for cannot be read (%s), so it accepts nothing new: remove and re-add the label to accept this run",
 			e.id(f.AcceptLabel), e.text(f.Detail))
+	case AcceptanceByAuthor, AcceptanceByUnknown:
+		return acceptByText(e, f)
 	default: // Message and kinds this version does not know
 		return e.text(f.Detail)
 	}
