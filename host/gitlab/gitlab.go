@@ -202,8 +202,8 @@ const githubDefaultAuthor = "github-actions[bot]"
 func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
 	c := host.Commenting{Noun: "note"}
 	author := o.Author
-	if author == githubDefaultAuthor || author == "" {
-		author = ""
+	if author == githubDefaultAuthor {
+		author = "" // the token's own user
 	}
 	token := h.getenv("GITLAB_TOKEN")
 	if token == "" {
@@ -212,6 +212,7 @@ func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
 	}
 	notes := h.Commenter(token, false, author)
 	c.Commenter = notes
+	c.LabelActor = notes.LabelActor
 	if o.Mode != host.CommentNever && author != "*" {
 		c.Previous = notes.Existing
 	}

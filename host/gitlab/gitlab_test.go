@@ -18,6 +18,7 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 )
 
@@ -481,5 +482,41 @@ func TestNotesExisting(t *testing.T) {
 	}
 	if body, ok, err := n.Existing(ctx, "k"); err != nil || !ok || body != "line one\nline two" {
 		t.Errorf("got %q %v %v", body, ok, err)
+	}
+}
+
+// Who applied a label and who wrote the merge request, from GitLab's API:
+// the merge request's author, and the user of the last "add" label event
+// for the label (names without case) over every page; a removal, another
+// label, or a deleted label's event (label null) changes nothing.
+func TestLabelActor(t *testing.T) {
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "project_42_bot_1f2e"
+	f.Author = "mallory"
+	ctx := context.Background()
+	n := newNotes(f)
+	who, err := n.LabelActor(ctx, "rubricgate:accept-regression")
+	if err != nil || who != (gate.Actor{Author: "mallory"}) {
+		t.Errorf("no events: %+v %v", who, err)
+	}
+	f.AddLabelEvent("alice", "rubricgate:accept-regression", "add")
+	for i := range 120 {
+		f.AddLabelEvent("bob", fmt.Sprint("other-", i), "add")
+	}
+	f.AddLabelEvent("mallory", "rubricgate:accept-regression", "remove")
+	f.AddLabelEvent("mallory", "RubricGate:Accept-Regression", "add")
+	f.AddLabelEvent("carol", "", "add")
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who != (gate.Actor{AppliedBy: "mallory", Author: "mallory"}) {
+		t.Errorf("applied by %+v %v", who, err)
+	}
+	f.AddLabelEvent("alice", "rubricgate:accept-regression", "add")
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who.AppliedBy != "alice" {
+		t.Errorf("re-applied by %+v %v", who, err)
+	}
+	bad := newNotes(f)
+	bad.Token = "wrong"
+	var pe *PermissionError
+	if _, err := bad.LabelActor(ctx, "x"); !errors.As(err, &pe) || pe.StatusCode != http.StatusUnauthorized {
+		t.Errorf("bad token: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 )
 
@@ -173,6 +174,74 @@ func (n *Notes) noteURL(id int64) string {
 		return ""
 	}
 	return fmt.Sprintf("%s/-/merge_requests/%d#note_%d", strings.TrimSuffix(n.ProjectURL, "/"), n.MergeRequest, id)
+}
+
+// LabelActor is who last applied label to the merge request and who
+// wrote it:
+//
+//	GET /projects/:id/merge_requests/:iid                        (author.username)
+//	GET /projects/:id/merge_requests/:iid/resource_label_events  (oldest first)
+//
+// the user of the last "add" event for that label (names compared without
+// case). A label whose events GitLab no longer has (added before label
+// events were kept, or by a deleted label) has no applier: "".
+func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error) {
+	if n.MergeRequest <= 0 {
+		return gate.Actor{}, errors.New("this pipeline is not for a merge request")
+	}
+	base, err := n.notesURL()
+	if err != nil {
+		return gate.Actor{}, err
+	}
+	mr := strings.TrimSuffix(base, "/notes")
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var who gate.Actor
+	var m struct {
+		Author struct {
+			Username string `json:"username"`
+		} `json:"author"`
+	}
+	if _, err := n.do(ctx, http.MethodGet, mr, "", &m, nil); err != nil {
+		return gate.Actor{}, err
+	}
+	who.Author = m.Author.Username
+	page := "1"
+	for pages := 0; page != ""; pages++ {
+		if pages == maxPages {
+			return gate.Actor{}, fmt.Errorf("label events of !%d: more than %d pages", n.MergeRequest, maxPages)
+		}
+		var list []struct {
+			Action string `json:"action"`
+			User   *struct {
+				Username string `json:"username"`
+			} `json:"user"`
+			Label *struct {
+				Name string `json:"name"`
+			} `json:"label"`
+		}
+		var hdr http.Header
+		q := url.Values{"per_page": {"100"}, "page": {page}}
+		if _, err := n.do(ctx, http.MethodGet, mr+"/resource_label_events?"+q.Encode(), "", &list, &hdr); err != nil {
+			return gate.Actor{}, err
+		}
+		for _, e := range list {
+			if e.Action == "add" && e.Label != nil && e.User != nil && strings.EqualFold(e.Label.Name, label) {
+				who.AppliedBy = e.User.Username
+			}
+		}
+		next := strings.TrimSpace(hdr.Get("X-Next-Page"))
+		if next == "" {
+			next = linkNextPage(hdr.Get("Link"))
+		}
+		if next != "" {
+			if p, err := strconv.Atoi(next); err != nil || p <= 0 || strconv.Itoa(p) == page {
+				return gate.Actor{}, fmt.Errorf("label events of !%d: bad next page %q", n.MergeRequest, next)
+			}
+		}
+		page = next
+	}
+	return who, nil
 }
 
 // user is the username whose note is adopted: Author, or the token's own
