@@ -122,8 +122,10 @@ type NextStep struct {
 	// Acceptable is true when the accept label (or --accept) would let
 	// the run pass: every reason it blocks for is waivable.
 	Acceptable bool `json:"acceptable"`
-	// AcceptLabel is the label that accepts it ("" when not Acceptable).
-	AcceptLabel string `json:"accept_label,omitempty"`
+	// AcceptLabel is the label that accepts it ("" when not Acceptable);
+	// AcceptBy says whose label does.
+	AcceptLabel string         `json:"accept_label,omitempty"`
+	AcceptBy    AcceptByPolicy `json:"accept_by,omitempty"`
 	// Fix lists the items whose blocking-criterion failures block the run,
 	// in report order (the first MaxNextItems).
 	Fix []string `json:"fix,omitempty"`

@@ -11,7 +11,7 @@ import (
 // (each once, the first MaxNextItems); a passing run has no next step.
 func TestNextStep(t *testing.T) {
 	g := decide(runReport(60), base(70), nil)
-	if g.Decision != Block || g.Next == nil || !g.Next.Acceptable || g.Next.AcceptLabel != DefaultPolicy.AcceptLabel || len(g.Next.Fix) != 0 {
+	if g.Decision != Block || g.Next == nil || !g.Next.Acceptable || g.Next.AcceptLabel != DefaultPolicy.AcceptLabel || g.Next.AcceptBy != AcceptByOthers || len(g.Next.Fix) != 0 {
 		t.Fatalf("a drop alone: %s %+v", g.Decision, g.Next)
 	}
 	fail := func(id string) BlockingFailure { return BlockingFailure{Item: id, Criterion: "safety"} }

@@ -63,7 +63,7 @@ func acceptanceRule(in DecideInput, g *GateReport, v *verdict) []finding.Finding
 		reasons = setSeverity(pass, finding.Notice)
 	}
 	if g.Decision == Block {
-		g.Next = nextStep(g, len(hard) == 0, in.AcceptLabel)
+		g.Next = nextStep(g, len(hard) == 0, in.AcceptLabel, in.Acceptance.By)
 	}
 	return reasons
 }
@@ -71,10 +71,13 @@ func acceptanceRule(in DecideInput, g *GateReport, v *verdict) []finding.Finding
 // nextStep is what can be done about a blocked run: accept it with the
 // label when nothing hard blocks it (acceptable), else fix the items of
 // the blocking failures.
-func nextStep(g *GateReport, acceptable bool, label string) *NextStep {
+func nextStep(g *GateReport, acceptable bool, label string, by AcceptByPolicy) *NextStep {
 	n := &NextStep{Acceptable: acceptable}
 	if acceptable {
-		n.AcceptLabel = label
+		n.AcceptLabel, n.AcceptBy = label, by
+		if by == "" {
+			n.AcceptBy = AcceptByOthers
+		}
 		return n
 	}
 	seen := map[string]bool{}

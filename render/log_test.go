@@ -69,6 +69,10 @@ func TestNextStepShown(t *testing.T) {
 	if !strings.Contains(md, "**Next step:** if the change is intended, a reviewer other than its author adds the label `rubricgate:accept-regression`") {
 		t.Errorf("markdown:\n%s", md)
 	}
+	g.Next.AcceptBy = gate.AcceptByAnyone
+	if got := log(); !strings.Contains(got, "Next step: if the change is intended, a reviewer adds the label") {
+		t.Errorf("accept-by anyone:\n%s", got)
+	}
 	g.Next = &gate.NextStep{Fix: []string{"q-1", "x\n::error::y`"}, FixMore: 2}
 	got := log()
 	if !strings.Contains(got, "Next step: no label accepts a blocking-criterion failure; fix the answers of q-1, x%0A::error::y` and 2 more and push again.") {

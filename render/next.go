@@ -20,8 +20,12 @@ func nextStep(g *gate.GateReport, quote func(s string, max int) string, listed s
 		return ""
 	}
 	if n.Acceptable {
-		return fmt.Sprintf("Next step: if the change is intended, a reviewer other than its author adds the label %s to the pull or merge request, and the gate runs again; outside a change request, re-run with %s. Otherwise fix the regression and push again.",
-			quote(n.AcceptLabel, 80), quote(`--accept "reason"`, 40))
+		who := "a reviewer other than its author"
+		if n.AcceptBy == gate.AcceptByAnyone {
+			who = "a reviewer"
+		}
+		return fmt.Sprintf("Next step: if the change is intended, %s adds the label %s to the pull or merge request, and the gate runs again; outside a change request, re-run with %s. Otherwise fix the regression and push again.",
+			who, quote(n.AcceptLabel, 80), quote(`--accept "reason"`, 40))
 	}
 	if len(n.Fix) == 0 {
 		return "Next step: no label accepts this block; fix what the reasons above name and push again."
