@@ -105,16 +105,23 @@ func writeTrend(b *strings.Builder, g *gate.GateReport) {
 	}
 	fmt.Fprintf(b, " (0-100)\"\n    x-axis [%s]\n    y-axis \"score\" %g --> %g\n    line [%s]\n",
 		strings.Join(labels, ", "), yLo, yHi, strings.Join(scores, ", "))
+	// The interval is of the baseline the run was compared with: a pooled
+	// baseline's mean, not the last run's own score the line shows.
+	from, pooled := pts[len(pts)-1].score, ""
+	if bl := g.Baseline; bl != nil && bl.PooledRuns > 1 && inScore(bl.Score) {
+		from = bl.Score
+		pooled = fmt.Sprintf(", the mean of its last %d runs; the line shows each run's own score", bl.PooledRuns)
+	}
 	if hasCur && ci != nil {
-		past := strings.Join(scores[:len(scores)-1], ", ")
-		fmt.Fprintf(b, "    line [%s, %s]\n    line [%s, %s]\n", past, num1(ci[0]), past, num1(ci[1]))
+		past := append(scores[:len(scores)-2:len(scores)-2], num1(from))
+		line := strings.Join(past, ", ")
+		fmt.Fprintf(b, "    line [%s, %s]\n    line [%s, %s]\n", line, num1(ci[0]), line, num1(ci[1]))
 	}
 	b.WriteString("```\n\n")
-	last := pts[len(pts)-1].score
 	switch {
 	case hasCur && ci != nil:
-		fmt.Fprintf(b, "_Trend: the last %d baselines of the branch, oldest first, then this run at **%s** (95%% interval %s … %s, the two lines that leave the baseline's %s)._\n\n",
-			len(pts), num1(cur), num1(ci[0]), num1(ci[1]), num1(last))
+		fmt.Fprintf(b, "_Trend: the last %d baselines of the branch, oldest first, then this run at **%s** (95%% interval %s … %s, the two lines that leave the baseline's %s%s)._\n\n",
+			len(pts), num1(cur), num1(ci[0]), num1(ci[1]), num1(from), pooled)
 	case hasCur:
 		fmt.Fprintf(b, "_Trend: the last %d baselines of the branch, oldest first, then this run at **%s** (no paired interval)._\n\n", len(pts), num1(cur))
 	default:

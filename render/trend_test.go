@@ -196,3 +196,29 @@ func TestTrendLine(t *testing.T) {
 		t.Errorf("one baseline: %q", got)
 	}
 }
+
+// With a pooled baseline every figure says which baseline it is: the
+// score row the pool's mean, the criteria the last run's own, and the
+// trend's interval lines leave the pool's mean, not the last run's point.
+func TestMarkdownPooledBaselineFigures(t *testing.T) {
+	g := trendReport()
+	g.Baseline.Score, g.Baseline.PooledRuns = 80.8, 4
+	g.Trend.CI95 = &[2]float64{80.8 * 0.97, 80.8 * 1.012}
+	md := Markdown(g, MarkdownOptions{Title: "rubricgate", Now: now})
+	for _, want := range []string{
+		"| | Baseline (mean of the last 4 runs) | Current |",
+		"| Criterion | Weight | Baseline (last run) | Current |",
+		"the two lines that leave the baseline's 80.8, the mean of its last 4 runs; the line shows each run's own score",
+		"line [78.2, 79.4, 80.1, 82.3, 81.8, 81.0]",
+		"line [78.2, 79.4, 80.1, 82.3, 80.8, 78.4]",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+	g.Baseline.PooledRuns = 0
+	md = Markdown(g, MarkdownOptions{Title: "rubricgate", Now: now})
+	if strings.Contains(md, "(last run)") || strings.Contains(md, "mean of") {
+		t.Errorf("a single-run baseline is labelled as pooled:\n%s", md)
+	}
+}
