@@ -63,7 +63,7 @@ Usage:
   rubricgate calibrate --rubric R [flags] HUMAN JUDGE      judge-human agreement
   rubricgate rubric validate R
   rubricgate rubric export --format json|csv|prompt R
-  rubricgate init [--dir DIR]                              a starter rubric, results and workflow
+  rubricgate init [--dir DIR] [--branch B]                 a starter rubric, results and workflows
   rubricgate version                                       (also -v, --version)
 
 Run 'rubricgate COMMAND -h' for a command's flags and an example.

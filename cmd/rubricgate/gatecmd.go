@@ -72,6 +72,11 @@ func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
+	return runGateOn(ctx, h, c, e)
+}
+
+// runGateOn is runGate on the host h.
+func runGateOn(ctx context.Context, h host.Host, c *gateConfig, e *env) (int, error) {
 	s, err := c.Parse()
 	if err != nil {
 		return exitError, err

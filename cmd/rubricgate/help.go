@@ -61,8 +61,8 @@ var helps = map[string]*cliflag.Help{
 		Example: "rubricgate rubric export --format csv -o sheet.csv rubric.yaml",
 	},
 	"init": {
-		Summary: "rubricgate init: write a minimal rubric, an example results file and a GitHub Actions workflow, then run the gate on them.",
-		Usage:   "rubricgate init [--dir DIR]",
+		Summary: "rubricgate init: write a minimal rubric, an example results file and the GitHub Actions workflows (pull request and baseline), keep the local baseline store out of git, then run the gate on them as a trial.",
+		Usage:   "rubricgate init [--dir DIR] [--branch BRANCH]",
 		Example: "rubricgate init && rubricgate gate --rubric rubric.yaml --results evals/results.jsonl",
 	},
 }
