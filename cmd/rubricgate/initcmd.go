@@ -303,8 +303,9 @@ next:
      scores) and edit %s.
   2. Gate them here: %s
      On %s the first passing run saves the baseline; later runs compare with it.
-  3. Commit the rubric and the two workflows. The first push to %s
-     creates the baseline on GitHub; pull requests then compare with it.
+  3. Commit these files, and replace the workflows' "Run the evals" step
+     with your eval harness. The first push to %s creates the baseline
+     on GitHub; pull requests then compare with it.
 With the defaults, 50 items with 1 answer each, about 1 in 3 unchanged pull
 requests block on judge noise alone (measured: 33%%). More answers per item,
 more items, or noisy-drop: rerun lower that: %sgate.md
