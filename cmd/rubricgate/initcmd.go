@@ -308,7 +308,8 @@ next:
      on GitHub; pull requests then compare with it.
 With the defaults, 50 items with 1 answer each, about 1 in 3 unchanged pull
 requests block on judge noise alone (measured: 33%%). More answers per item,
-more items, or noisy-drop: rerun lower that: %sgate.md
+more items, or noisy-drop: rerun lower that:
+%sgate.md#judge-noise-how-small-an-eval-can-be
 `, resultsPath, rubricPath, gateCmd, branch, branch, docsURL)
 	return code, nil
 }
