@@ -63,6 +63,12 @@ type Build struct {
 	// pull_request "labeled" event), "" otherwise: the moment a label is
 	// applied, which no later run can claim.
 	LabelAdded string
+	// LabelAddedBy is the login that applied LabelAdded (the labeled
+	// event's sender), "" otherwise.
+	LabelAddedBy string
+	// Author is the login of the change request's author, when the build
+	// tells it (GitHub's payload); "" otherwise.
+	Author string
 	// RunID and RunURL identify the CI run (pipeline or workflow run).
 	RunID  int64
 	RunURL string
@@ -90,19 +96,6 @@ func (b *Build) HasLabel(name string) bool {
 		}
 	}
 	return false
-}
-
-// BaselineBranch is the branch whose baseline the run compares with:
-// explicit when given (the --baseline-branch flag), else the change
-// request's target, else the default branch, else the branch the run is
-// on, else "main".
-func (b *Build) BaselineBranch(explicit string) string {
-	for _, s := range []string{explicit, b.BaseBranch, b.DefaultBranch, b.Branch} {
-		if s != "" {
-			return s
-		}
-	}
-	return "main"
 }
 
 // SaveBranch is the branch a passing run saves its baseline under:
