@@ -5,7 +5,6 @@ import (
 	"io"
 	"reflect"
 	"testing"
-	"time"
 )
 
 // The judge command's flags default to DefaultOptions, and the one-step
@@ -35,7 +34,7 @@ func TestFlagDefaults(t *testing.T) {
 	if !reflect.DeepEqual(g, want) {
 		t.Errorf("gate judge flags:\n got %+v\nwant %+v", g, want)
 	}
-	if g.Timeout != 60*time.Second || g.MaxRetries != 6 || g.Seed != 1 {
+	if g.Timeout != 0 || g.MaxRetries != 6 || g.Seed != 1 || g.AnthropicVersion != AnthropicCurrent || g.KeyHeader != KeyBearer {
 		t.Errorf("defaults the gate has no flag for: %+v", g)
 	}
 	if gs.Lookup("model") != nil || gs.Lookup("seed") != nil {
