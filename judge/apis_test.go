@@ -324,3 +324,31 @@ func TestTimedOutRequestCountsAgainstMaxCost(t *testing.T) {
 		t.Fatalf("summary %+v", sum)
 	}
 }
+
+// A judging at temperature 0 and one at the model's default are different
+// judgings: the cache keeps them apart (Anthropic under each API version,
+// and an OpenAI endpoint that turned temperature off mid-run).
+func TestCacheKeepsSamplingApart(t *testing.T) {
+	srv := llmfake.New(llmfake.Anthropic, testKey, valid)
+	defer srv.Close()
+	dir := t.TempDir()
+	pc := ProviderConfig{Model: "claude-sonnet-4-5", BaseURL: srv.BaseURL(), APIKey: testKey, HTTPClient: srv.Client()}
+	pinned := pc
+	pinned.AnthropicVersion = AnthropicPinned
+	for i, tc := range []struct {
+		p    Provider
+		want int // requests made by this run
+	}{{NewAnthropic(pc), 2}, {NewAnthropic(pc), 0}, {NewAnthropic(pinned), 2}, {NewAnthropic(pinned), 0}} {
+		c, err := NewCache(dir, testKey, srv.BaseURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := newHarness(t, llmfake.Anthropic, valid)
+		h.srv = srv
+		h.cfg.Provider, h.cfg.Model, h.cfg.Cache = tc.p, pc.Model, c
+		before := srv.Requests()
+		if _, _, _, err := h.run(answersN(t, 2)); err != nil || srv.Requests()-before != tc.want {
+			t.Errorf("run %d: err %v, %d requests, want %d", i+1, err, srv.Requests()-before, tc.want)
+		}
+	}
+}

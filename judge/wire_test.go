@@ -165,8 +165,8 @@ const (
 
 func wireRequestFor() *Request {
 	return &Request{
-		System: "You are a strict grader.\nAnswer with JSON.",
-		User:   "## Item\n<<<BEGIN RESPONSE x>>>\nanswer \"quoted\" <tag> & é\n<<<END RESPONSE x>>>",
+		System:    "You are a strict grader.\nAnswer with JSON.",
+		User:      "## Item\n<<<BEGIN RESPONSE x>>>\nanswer \"quoted\" <tag> & é\n<<<END RESPONSE x>>>",
 		Schema:    Schema(wireRubric),
 		Seed:      42,
 		MaxTokens: DefaultMaxOutputTokens,
