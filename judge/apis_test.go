@@ -141,16 +141,20 @@ func TestOpenAIModelFamilies(t *testing.T) {
 		hc          *http.Client
 		temperature bool
 		limit       string
+		requests    int
 	}{
-		{"o3-mini", srv.BaseURL(), srv.Client(), false, "max_completion_tokens"},
-		{"gpt-5-mini", srv.BaseURL(), srv.Client(), false, "max_completion_tokens"},
-		{"gpt-4o-mini", srv.BaseURL(), srv.Client(), true, "max_tokens"},
-		{"gpt-4o-mini", "http://api.openai.com/v1", platform, true, "max_completion_tokens"},
+		{"o3-mini", "http://api.openai.com/v1", platform, false, "max_completion_tokens", 3},
+		{"gpt-5-mini", "http://api.openai.com/v1/", platform, false, "max_completion_tokens", 3},
+		{"gpt-4o-mini", "http://api.openai.com/v1", platform, true, "max_completion_tokens", 3},
+		{"gpt-4o-mini", srv.BaseURL(), srv.Client(), true, "max_tokens", 3},
+		// A compatible endpoint gets max_tokens first; one that serves a
+		// reasoning model refuses it once, then the run switches.
+		{"o3-mini", srv.BaseURL(), srv.Client(), false, "max_completion_tokens", 3 + 1},
 	} {
 		before := srv.Requests()
 		p := NewOpenAI(ProviderConfig{Model: tc.model, BaseURL: tc.base, APIKey: testKey, HTTPClient: tc.hc})
 		lines, err := runAgainst(t, srv, p, tc.model, 3)
-		if err != nil || !scoredAll(lines) || srv.Requests()-before != 3 {
+		if err != nil || !scoredAll(lines) || srv.Requests()-before != tc.requests {
 			t.Fatalf("%s at %s: err %v, %d requests, lines %v", tc.model, tc.base, err, srv.Requests()-before, lines)
 		}
 		b := srv.Log()[srv.Requests()-1].Body

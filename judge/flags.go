@@ -4,7 +4,9 @@ import (
 	"flag"
 	"time"
 
+	"github.com/rubricgate/rubricgate/family"
 	"github.com/rubricgate/rubricgate/internal/cliflag"
+	"github.com/rubricgate/rubricgate/internal/usage"
 )
 
 // DefaultOptions are the judge's defaults: the judge command's flag
@@ -13,7 +15,7 @@ func DefaultOptions() Options {
 	return Options{Provider: ProviderOpenAI, Samples: 1, Seed: 1, Concurrency: 8, MaxRetries: 6,
 		MaxOutputTokens:  DefaultMaxOutputTokens,
 		AnthropicVersion: AnthropicCurrent, KeyHeader: KeyBearer,
-		MaxWait: 5 * time.Minute, Progress: ProgressAuto, SameFamily: "fail"}
+		MaxWait: 5 * time.Minute, Progress: ProgressAuto, SameFamily: family.FamilyFail}
 }
 
 // Flags declares the judge command's settings on fs under their names,
@@ -45,7 +47,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.MaxWait, "max-wait", d.MaxWait, "total wait between retries allowed for one item")
 	cliflag.Enum(fs, &o.Progress, "progress", d.Progress, ParseProgress, "progress report on stderr: auto, bar, plain or none")
 	fs.StringVar(&o.ProductionModel, "production-model", "", "the production model whose answers are judged (judge-family check)")
-	fs.StringVar(&o.SameFamily, "same-family", d.SameFamily, "judge and production model of one family: fail or warn")
+	cliflag.Var(fs, &o.SameFamily, "same-family", d.SameFamily.String(), parseSameFamily, "judge and production model of one family: fail or warn")
 }
 
 // GateFlags declares the judge settings of the one-step gate (gate
@@ -63,4 +65,13 @@ func (o *Options) GateFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "with --input: judge requests in flight")
 	fs.StringVar(&o.Cache, "judge-cache", "", "with --input: judge cache directory")
 	fs.StringVar(&o.MaxCost, "max-cost", "", "with --input: stop before spending more than this many US dollars")
+}
+
+// parseSameFamily reads --same-family (fail or warn).
+func parseSameFamily(s string) (family.FamilyPolicy, error) {
+	p, err := family.ParseFamilyPolicy(s)
+	if err != nil {
+		return p, usage.Errorf("--same-family: %w", err)
+	}
+	return p, nil
 }

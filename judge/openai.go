@@ -21,10 +21,10 @@ const (
 // and falls back to json_object mode, then to plain text, when the endpoint
 // answers 400 to a response format.
 //
-// The output limit goes as max_completion_tokens to api.openai.com and to a
-// reasoning model (o1, o3, o4, gpt-5 families), as max_tokens elsewhere
-// (which every compatible server reads), and as max_completion_tokens after
-// an endpoint refuses max_tokens. Temperature 0 goes to other models; a
+// The output limit goes as max_completion_tokens to api.openai.com and to an
+// Azure deployment of a reasoning model (o1, o3, o4, gpt-5 families), as
+// max_tokens elsewhere (which every compatible server reads), and as
+// max_completion_tokens after an endpoint refuses max_tokens. Temperature 0 goes to other models; a
 // reasoning model gets none (it takes only the default), nor does a
 // deployment whose 400 names temperature (an Azure deployment's name need
 // not say its model).
@@ -83,10 +83,14 @@ func NewAzure(cfg ProviderConfig) *OpenAI {
 	return p
 }
 
-// init sets what the model's family is known to refuse.
+// init sets what the endpoint and the model's family are known to refuse.
+// max_completion_tokens goes first to api.openai.com, and to Azure for a
+// reasoning model; a compatible server gets max_tokens, which every one
+// reads (one that ignored max_completion_tokens would run without a limit,
+// past what --max-cost reserved), until it refuses it.
 func (p *OpenAI) init() {
 	reasoning := ReasoningModel(p.model)
-	p.completionTokens.Store(p.flavor == flavorPlatform || reasoning)
+	p.completionTokens.Store(p.flavor == flavorPlatform || p.flavor == flavorAzure && reasoning)
 	p.noTemperature.Store(reasoning)
 }
 

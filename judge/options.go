@@ -73,8 +73,10 @@ type Options struct {
 	// request's output limit (max_tokens), reserved in full against MaxCost.
 	MaxOutputTokens int
 	// ProductionModel is the model whose answers are judged ("" skips the
-	// judge-family check); SameFamily is fail ("" too) or warn.
-	ProductionModel, SameFamily string
+	// judge-family check); SameFamily is the policy when they are of one
+	// family (the zero value fails).
+	ProductionModel string
+	SameFamily      family.FamilyPolicy
 	// Progress is auto ("" too), bar, plain or none; the reports go to
 	// ProgressOut. Auto draws a bar when ProgressOut is a terminal and InCI
 	// is false, plain lines otherwise.
@@ -215,10 +217,7 @@ func (o *Options) config(rb *rubric.Rubric) (Config, error) {
 			return cfg, usage.Wrap(err)
 		}
 	}
-	policy, err := family.ParseFamilyPolicy(o.SameFamily)
-	if err != nil {
-		return cfg, usage.Errorf("same-family: %w", err)
-	}
+	policy := o.SameFamily
 	if strings.TrimSpace(o.ProductionModel) != "" {
 		fc, err := family.CheckFamilies(cfg.Model, o.ProductionModel, rb.ModelFamilies, policy)
 		if err != nil {

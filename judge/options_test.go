@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rubricgate/rubricgate/family"
 	"github.com/rubricgate/rubricgate/internal/llmfake"
 	"github.com/rubricgate/rubricgate/internal/usage"
 )
@@ -47,7 +48,6 @@ func TestOptionsRefuseBadSettingsBeforeReading(t *testing.T) {
 		{func(o *Options) { o.Concurrency = 0 }, "--concurrency 0"},
 		{func(o *Options) { o.Timeout = -1 }, "--timeout"},
 		{func(o *Options) { o.Shard = "5/4" }, `shard "5/4"`},
-		{func(o *Options) { o.SameFamily = "maybe" }, "same-family"},
 		{func(o *Options) { o.PriceIn = "cheap" }, "--price-in"},
 		{func(o *Options) { o.MaxCost = "-1" }, "--max-cost"},
 		{func(o *Options) { o.Model, o.MaxCost = "my-local-model", "5" }, "not in the price table"},
@@ -80,7 +80,7 @@ func TestOptionsRefuseBadSettingsBeforeReading(t *testing.T) {
 		t.Errorf("same family: %v", err)
 	}
 	var warned []string
-	o.SameFamily, o.Warn = "warn", func(m string) { warned = append(warned, m) }
+	o.SameFamily, o.Warn = family.FamilyWarn, func(m string) { warned = append(warned, m) }
 	if _, err := o.Run(context.Background(), rb, missing, nil); !errors.Is(err, os.ErrNotExist) || len(warned) != 1 {
 		t.Errorf("warn: %v, warnings %q", err, warned)
 	}
