@@ -24,10 +24,11 @@ const (
 // The output limit goes as max_completion_tokens to api.openai.com and to an
 // Azure deployment of a reasoning model (o1, o3, o4, gpt-5 families), as
 // max_tokens elsewhere (which every compatible server reads), and as
-// max_completion_tokens after an endpoint refuses max_tokens. Temperature 0 goes to other models; a
-// reasoning model gets none (it takes only the default), nor does a
-// deployment whose 400 names temperature (an Azure deployment's name need
-// not say its model).
+// max_completion_tokens after an endpoint refuses max_tokens. Temperature 0
+// goes to other models; a reasoning model gets none (it takes only the
+// default), nor does a deployment whose 400 names temperature (an Azure
+// deployment's name need not say its model). Azure OpenAI goes through
+// [NewAzure].
 type OpenAI struct {
 	api    *apiClient
 	model  string
