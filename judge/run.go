@@ -456,11 +456,8 @@ func (e *judgeFailure) Error() string { return e.msg }
 // with retries and a single re-ask on an invalid answer.
 func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Judgment, bool, error) {
 	seed := r.cfg.Seed + int64(s)
-	var key string
 	if r.cfg.Cache != nil {
-		var j *Judgment
-		var e *cacheEntry
-		if key, j, e = r.cached(p, seed, s); j != nil {
+		if j, e := r.cached(p, seed, s); j != nil {
 			res.InputTokens += e.InputTokens
 			res.OutputTokens += e.OutputTokens
 			return j, true, nil
@@ -479,13 +476,16 @@ func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Jud
 			lastErr = &ValidationError{Msg: "the judge refused: " + clip300(resp.Refusal)}
 		} else {
 			j, lastErr = Parse(r.cfg.Rubric, text)
-			if lastErr != nil && resp.Truncated {
+			if lastErr != nil && resp.ContextWindow {
+				lastErr = &ValidationError{Msg: fmt.Sprintf("the answer stopped at the model's context window (the prompt and the output limit of %d tokens do not fit; stop_reason model_context_window_exceeded): %s", req.MaxTokens, lastErr.Error())}
+			} else if lastErr != nil && resp.Truncated {
 				lastErr = &ValidationError{Msg: fmt.Sprintf("the answer stopped at the output limit of %d tokens (--max-output-tokens): %s", req.MaxTokens, lastErr.Error())}
 			}
 		}
 		if lastErr == nil {
 			if r.cfg.Cache != nil {
-				if err := r.store(key, j, resp.InputTokens, resp.OutputTokens); err != nil {
+				// The key again: the request's sampling may have changed.
+				if err := r.store(r.cacheKey(p, seed, s), j, resp.InputTokens, resp.OutputTokens); err != nil {
 					return nil, false, err
 				}
 			}
@@ -566,12 +566,15 @@ func (r *runner) send(ctx context.Context, req *Request, res *Result) (*Response
 			}
 			return resp, nil
 		}
-		r.bud.settle(est, 0, 0)
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			// Billed for what it generated: count it at its bound.
+			r.bud.settleBilled(est)
+			err = &timeoutError{r.cfg.Timeout}
+		} else {
+			r.bud.settle(est, 0, 0)
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
-		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = &timeoutError{r.cfg.Timeout}
 		}
 		var ae *APIError
 		if errors.As(err, &ae) && ae.Downgraded {
