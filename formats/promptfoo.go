@@ -71,7 +71,7 @@ func readPromptfoo(name string, r io.Reader, fn func(*Record) error, note func(N
 		return promptfooCSV.Read(name, br, fn)
 	}
 	if pfRowKeys(firstLine(head)) {
-		return promptfooJSONL.Read(name, br, fn)
+		return readPromptfooJSONLNoted(name, br, fn, note)
 	}
 	return readPromptfooJSONNoted(name, br, fn, note)
 }
@@ -150,7 +150,13 @@ var promptfooJSONL = &Format{
 type pfRows struct {
 	file string
 	rows []pfRow
+	// zero names the metrics whose weights summed to 0 on some row, with
+	// the line of the first such row (zeroAt), in order.
+	zero   map[string]bool
+	zeroAt []Note
 }
+
+func newPfRows(file string) *pfRows { return &pfRows{file: file, zero: map[string]bool{}} }
 
 type pfRow struct {
 	rec       *Record
@@ -162,6 +168,17 @@ type pfRow struct {
 	// when absent).
 	vars    string
 	testIdx int
+	// test is the digest of the row's testCase as canonical JSON, and
+	// testKeys of each of its members: the repeats of one test carry one
+	// testCase (see emit).
+	test     [sha256.Size]byte
+	testKeys []pfMember
+}
+
+// pfMember is the digest of one member of a testCase.
+type pfMember struct {
+	key string
+	sum [sha256.Size]byte
 }
 
 func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
@@ -172,7 +189,7 @@ func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
 // no label of their own (a note for each: their text is in the ids).
 func readPromptfooJSONNoted(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
 	d := newJSONDecoder(name, r, maxFile)
-	rows := &pfRows{file: name}
+	rows := newPfRows(name)
 	found := false
 	var notes []Note
 	err := d.eachMember(func(key string, line int) error {
@@ -218,11 +235,15 @@ func readPromptfooJSONNoted(name string, r io.Reader, fn func(*Record) error, no
 	for _, n := range notes {
 		note(n)
 	}
-	return rows.emit(fn)
+	return rows.emit(fn, note)
 }
 
 func readPromptfooJSONL(name string, r io.Reader, fn func(*Record) error) error {
-	rows := &pfRows{file: name}
+	return readPromptfooJSONLNoted(name, r, fn, func(Note) {})
+}
+
+func readPromptfooJSONLNoted(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
+	rows := newPfRows(name)
 	err := eachLine(name, r, func(line int, text []byte) error {
 		v, err := decodeAt(name, bytes.NewReader(text), 0, line)
 		if err != nil {
@@ -233,7 +254,7 @@ func readPromptfooJSONL(name string, r io.Reader, fn func(*Record) error) error 
 	if err != nil {
 		return err
 	}
-	return rows.emit(fn)
+	return rows.emit(fn, note)
 }
 
 // eachLine calls fn with each non-blank line of r (1-based numbers), each at
@@ -350,9 +371,11 @@ func (p *pfRows) add(n node, loc Location) error {
 	if s, ok := n.at("score").scalar(); ok {
 		rec.Meta["score"] = s
 	}
-	if err := pfScores(n, tc, rec); err != nil {
+	zero := map[string]bool{}
+	if err := pfScores(n, tc, rec, zero); err != nil {
 		return err
 	}
+	p.noteZero(zero, loc.Line)
 	name := provLabel
 	if name == "" {
 		name = provID
@@ -369,8 +392,68 @@ func (p *pfRows) add(n node, loc Location) error {
 		}
 		ti = int(f)
 	}
-	p.rows = append(p.rows, pfRow{rec: rec, base: base, provider: name, promptIdx: int(pi), prompt: prompt, vars: vk, testIdx: ti})
+	row := pfRow{rec: rec, base: base, provider: name, promptIdx: int(pi), prompt: prompt, vars: vk, testIdx: ti}
+	row.test, row.testKeys = pfTestDigest(tc)
+	p.rows = append(p.rows, row)
 	return nil
+}
+
+// noteZero keeps the metrics of a row (at line) whose weights summed to 0.
+func (p *pfRows) noteZero(zero map[string]bool, line int) {
+	for _, k := range sortedKeys(zero) {
+		if p.zero[k] {
+			continue
+		}
+		p.zero[k] = true
+		p.zeroAt = append(p.zeroAt, Note{Line: line, Msg: fmt.Sprintf("named metric %q has weight 0 in every assertion that feeds it, so promptfoo wrote 0 for it, which is not a score (it divides by the weights' sum only when that is above 0): it is read as the mean of its assertions' scores (unscored where no assertion result names it); give the assertion a weight above 0, or make it metric-only, to have promptfoo score it", k)})
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pfTestDigest digests a testCase as canonical JSON, whole and member by
+// member.
+func pfTestDigest(tc node) ([sha256.Size]byte, []pfMember) {
+	var b strings.Builder
+	canonical(tc.v, &b)
+	whole := sha256.Sum256([]byte(b.String()))
+	members := make([]pfMember, 0, len(tc.v.keys))
+	for i, k := range tc.v.keys {
+		b.Reset()
+		canonical(tc.v.vals[i], &b)
+		members = append(members, pfMember{key: k, sum: sha256.Sum256([]byte(b.String()))})
+	}
+	return whole, members
+}
+
+// pfTestDiff names the first testCase member a and b differ in.
+func pfTestDiff(a, b []pfMember) string {
+	bm := map[string][sha256.Size]byte{}
+	for _, m := range b {
+		bm[m.key] = m.sum
+	}
+	for _, m := range a {
+		if s, ok := bm[m.key]; !ok || s != m.sum {
+			return m.key
+		}
+		delete(bm, m.key)
+	}
+	keys := make([]string, 0, len(bm))
+	for k := range bm {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 0 {
+		return keys[0]
+	}
+	return ""
 }
 
 // pfBaseID is the id of a test case, before any provider or prompt suffix.
@@ -425,27 +508,47 @@ func pfVars(row, tc node) (string, error) {
 	return b.String(), nil
 }
 
-// pfScores fills the metrics, error, reasoning and judge of a row.
-func pfScores(n, tc node, rec *Record) error {
-	fr := 0.0
-	if f, ok, err := n.at("failureReason").optNum(); err != nil {
+// pfScores fills the metrics, error, reasoning and judge of a row; each
+// metric whose weights sum to 0 is noted by name in zero.
+func pfScores(n, tc node, rec *Record, zero map[string]bool) error {
+	if done, err := pfFailed(n, rec); done || err != nil {
 		return err
-	} else if ok {
-		fr = f
-		if f != 0 && f != 1 && f != 2 {
-			return n.at("failureReason").errf("failureReason %s; expected 0 (none), 1 (assertion) or 2 (error)", fmtFloat(f))
-		}
 	}
 	gr := n.at("gradingResult")
-	if fr == 2 {
+	if err := gr.object(); err != nil {
+		return err
+	}
+	asserts, err := pfAssertions(gr.at("componentResults"), pfTestJudge(tc))
+	if err != nil {
+		return err
+	}
+	if err := pfNamedScores(n, gr, asserts, rec, zero); err != nil {
+		return err
+	}
+	rec.Reasoning = strings.Join(asserts.reasoning, "\n")
+	if len(asserts.reasoning) > 0 {
+		rec.JudgeModel = asserts.judge
+	}
+	return nil
+}
+
+// pfFailed sets rec.Error for a row promptfoo did not grade: failureReason
+// 2 (an error), or no gradingResult; done reports that it did.
+func pfFailed(n node, rec *Record) (done bool, err error) {
+	fr := n.at("failureReason")
+	if f, ok, err := fr.optNum(); err != nil {
+		return false, err
+	} else if ok && f != 0 && f != 1 && f != 2 {
+		return false, fr.errf("failureReason %s; expected 0 (none), 1 (assertion) or 2 (error)", fmtFloat(f))
+	} else if ok && f == 2 {
 		msg, err := n.at("error").optStr()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if msg == "" {
 			if resp := n.at("response"); !resp.null() && resp.v.kind == kObject {
 				if msg, err = resp.at("error").optStr(); err != nil {
-					return err
+					return false, err
 				}
 			}
 		}
@@ -453,81 +556,124 @@ func pfScores(n, tc node, rec *Record) error {
 			msg = "promptfoo reported an error (failureReason 2) without a message"
 		}
 		rec.Error = msg
-		return nil
+		return true, nil
 	}
-	if gr.null() {
-		rec.Error = "promptfoo did not grade this row (gradingResult is null)"
-		if msg, err := n.at("error").optStr(); err != nil {
-			return err
-		} else if strings.TrimSpace(msg) != "" {
-			rec.Error += ": " + msg
-		}
-		return nil
+	if !n.at("gradingResult").null() {
+		return false, nil
 	}
-	if err := gr.object(); err != nil {
-		return err
+	rec.Error = "promptfoo did not grade this row (gradingResult is null)"
+	if msg, err := n.at("error").optStr(); err != nil {
+		return false, err
+	} else if strings.TrimSpace(msg) != "" {
+		rec.Error += ": " + msg
 	}
-	// Reasons per metric, the judge's reasoning and the judge, from the
-	// assertion results (assert-sets nest them).
-	reasons := map[string][]string{}
-	var reasoning []string
-	judge := ""
+	return true, nil
+}
+
+// pfTestJudge is the grading provider the test's options name, "" if none.
+func pfTestJudge(tc node) string {
 	if opt := tc.at("options"); !opt.null() && opt.v.kind == kObject {
 		if p := opt.at("provider"); p.v != nil && p.v.kind == kString {
-			judge = p.v.s
+			return p.v.s
 		}
 	}
-	var walk func(c node, depth int) error
-	walk = func(c node, depth int) error {
-		if c.null() {
-			return nil
-		}
-		k, err := c.array()
-		if err != nil {
-			return err
-		}
-		for i := 0; i < k; i++ {
-			e := c.index(i)
-			if err := e.object(); err != nil {
-				return err
-			}
-			reason, err := e.at("reason").optStr()
-			if err != nil {
-				return err
-			}
-			if a := e.at("assertion"); !a.null() {
-				if err := a.object(); err != nil {
-					return err
-				}
-				metric, err := a.at("metric").optStr()
-				if err != nil {
-					return err
-				}
-				if metric != "" && reason != "" {
-					reasons[metric] = append(reasons[metric], reason)
-				}
-				typ, err := a.at("type").optStr()
-				if err != nil {
-					return err
-				}
-				if typ == "llm-rubric" || typ == "g-eval" || typ == "model-graded-closedqa" || typ == "factuality" {
-					if reason != "" {
-						reasoning = append(reasoning, reason)
-					}
-					if p := a.at("provider"); p.v != nil && p.v.kind == kString {
-						judge = p.v.s
-					}
-				}
-			}
-			if err := walk(e.at("componentResults"), depth+1); err != nil {
-				return err
-			}
-		}
+	return ""
+}
+
+// pfAsserts is what a row's assertion results say: the reasons per metric,
+// the judge's reasoning and the judge, and the scores of the top-level
+// results per metric (promptfoo lists every result there, the members of
+// an assert-set flattened after it).
+type pfAsserts struct {
+	reasons   map[string][]string
+	scores    map[string][]float64
+	reasoning []string
+	judge     string
+}
+
+// pfModelGraded are the assertion types whose reason is a judge's
+// reasoning.
+var pfModelGraded = map[string]bool{"llm-rubric": true, "g-eval": true, "model-graded-closedqa": true, "factuality": true}
+
+// pfAssertions reads gradingResult.componentResults (assert-sets nest them).
+func pfAssertions(c node, judge string) (*pfAsserts, error) {
+	a := &pfAsserts{reasons: map[string][]string{}, scores: map[string][]float64{}, judge: judge}
+	return a, a.walk(c, 0)
+}
+
+func (a *pfAsserts) walk(c node, depth int) error {
+	if c.null() {
 		return nil
 	}
-	if err := walk(gr.at("componentResults"), 0); err != nil {
+	k, err := c.array()
+	if err != nil {
 		return err
 	}
+	for i := 0; i < k; i++ {
+		e := c.index(i)
+		if err := e.object(); err != nil {
+			return err
+		}
+		if err := a.result(e, depth); err != nil {
+			return err
+		}
+		if err := a.walk(e.at("componentResults"), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// result reads one assertion result.
+func (a *pfAsserts) result(e node, depth int) error {
+	reason, err := e.at("reason").optStr()
+	if err != nil {
+		return err
+	}
+	as := e.at("assertion")
+	if as.null() {
+		return nil
+	}
+	if err := as.object(); err != nil {
+		return err
+	}
+	metric, err := as.at("metric").optStr()
+	if err != nil {
+		return err
+	}
+	if metric != "" && reason != "" {
+		a.reasons[metric] = append(a.reasons[metric], reason)
+	}
+	if metric != "" && depth == 0 {
+		if s, ok, err := e.at("score").optNum(); err != nil {
+			return err
+		} else if ok {
+			a.scores[metric] = append(a.scores[metric], s)
+		}
+	}
+	typ, err := as.at("type").optStr()
+	if err != nil {
+		return err
+	}
+	if pfModelGraded[typ] {
+		if reason != "" {
+			a.reasoning = append(a.reasoning, reason)
+		}
+		if p := as.at("provider"); p.v != nil && p.v.kind == kString {
+			a.judge = p.v.s
+		}
+	}
+	return nil
+}
+
+// pfNamedScores reads the row's namedScores (else gradingResult's) with
+// their weights. promptfoo divides a metric's weighted sum by its weights'
+// sum, and writes 0 where that sum is 0 (every assertion feeding it has
+// weight 0): that 0 is no score. Such a metric is read as the mean of its
+// assertions' scores (what promptfoo writes for a metric-only assertion),
+// or, with no assertion result naming it, as Unscored; either way it is
+// noted in zero.
+func pfNamedScores(n, gr node, a *pfAsserts, rec *Record, zero map[string]bool) error {
 	weights := gr.at("namedScoreWeights")
 	if !weights.null() {
 		if err := weights.object(); err != nil {
@@ -538,37 +684,56 @@ func pfScores(n, tc node, rec *Record) error {
 	if ns.null() {
 		ns = gr.at("namedScores")
 	}
-	if !ns.null() {
-		if err := ns.object(); err != nil {
+	if ns.null() {
+		return nil
+	}
+	if err := ns.object(); err != nil {
+		return err
+	}
+	for _, k := range ns.v.keys {
+		if k == "" {
+			return ns.errf("a named score with an empty name")
+		}
+		val, na, err := ns.at(k).score()
+		if err != nil {
 			return err
 		}
-		for _, k := range ns.v.keys {
-			if k == "" {
-				return ns.errf("a named score with an empty name")
-			}
-			val, na, err := ns.at(k).score()
+		m := Metric{Name: k, Value: val, Unscored: na, Reason: strings.Join(a.reasons[k], "\n")}
+		if !weights.null() {
+			w, ok, err := weights.at(k).optNum()
 			if err != nil {
 				return err
 			}
-			m := Metric{Name: k, Value: val, Unscored: na, Reason: strings.Join(reasons[k], "\n")}
-			if !weights.null() {
-				if w, ok, err := weights.at(k).optNum(); err != nil {
-					return err
-				} else if ok {
-					m.Weight = w
+			if ok {
+				m.Weight = w
+			}
+			if ok && w == 0 && !na {
+				zero[k] = true
+				m.Value, m.Unscored = pfMean(a.scores[k])
+				if m.Unscored {
+					m.Reason = "promptfoo wrote no score for " + strconv.Quote(k) + ": the weights of the assertions feeding it sum to 0"
 				}
 			}
-			rec.Metrics = append(rec.Metrics, m)
 		}
-	}
-	rec.Reasoning = strings.Join(reasoning, "\n")
-	if len(reasoning) > 0 {
-		rec.JudgeModel = judge
+		rec.Metrics = append(rec.Metrics, m)
 	}
 	return nil
 }
 
-// emit completes the ids, refuses duplicates and calls fn in source order.
+// pfMean is the mean of scores; none is no score (unscored true).
+func pfMean(scores []float64) (mean float64, unscored bool) {
+	if len(scores) == 0 {
+		return 0, true
+	}
+	sum := 0.0
+	for _, s := range scores {
+		sum += s
+	}
+	return sum / float64(len(scores)), false
+}
+
+// emit completes the ids, refuses duplicates, gives the notes and calls fn
+// in source order.
 //
 // A base id shared by rows whose vars differ (tests expanded from a vars
 // list share their description and metadata) is qualified by the vars
@@ -576,9 +741,11 @@ func pfScores(n, tc node, rec *Record) error {
 // that adding or removing one renames nothing. Rows left with one id and
 // different testIdx are repeats (promptfoo eval --repeat N runs every test
 // N times, each with its own testIdx, and marks them no other way): they
-// are samples of one item, numbered in testIdx order. Rows with one id and
-// one testIdx are duplicates.
-func (p *pfRows) emit(fn func(*Record) error) error {
+// are samples of one item, numbered in testIdx order. A repeat runs one
+// test again, so its testCase is the same: rows of one id whose testCase
+// differs are two tests that share a description and vars, refused as
+// duplicates (pfRepeats). Rows with one id and one testIdx are duplicates.
+func (p *pfRows) emit(fn func(*Record) error, note func(Note)) error {
 	vars := map[string]map[string]bool{}
 	for _, r := range p.rows {
 		if vars[r.base] == nil {
@@ -588,6 +755,7 @@ func (p *pfRows) emit(fn func(*Record) error) error {
 	}
 	seen := newIDs(p.file)
 	repeats := map[string][]pfRow{}
+	var order []string
 	for _, r := range p.rows {
 		id := r.base
 		if len(vars[r.base]) > 1 && !strings.HasPrefix(r.base, "vars:") {
@@ -603,23 +771,45 @@ func (p *pfRows) emit(fn func(*Record) error) error {
 		if err := seen.add(id+"\x00"+strconv.Itoa(r.testIdx), id, r.rec.Loc, "; give each test a unique metadata.id or description"); err != nil {
 			return err
 		}
+		if _, ok := repeats[id]; !ok {
+			order = append(order, id)
+		}
 		repeats[id] = append(repeats[id], r)
 	}
-	for _, g := range repeats {
-		if len(g) < 2 {
-			continue
+	for _, id := range order {
+		if err := p.repeatsOf(repeats[id]); err != nil {
+			return err
 		}
-		sorted := append([]pfRow(nil), g...)
-		sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].testIdx < sorted[j].testIdx })
-		for i, r := range sorted {
-			r.rec.Meta["repeat"] = strconv.Itoa(i + 1)
-			r.rec.Meta["epoch"] = strconv.Itoa(i + 1)
-		}
+	}
+	for _, n := range p.zeroAt {
+		note(n)
 	}
 	for _, r := range p.rows {
 		if err := fn(r.rec); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// repeatsOf numbers the rows of one id in testIdx order, after checking
+// that they are repeats of one test: the same testCase.
+func (p *pfRows) repeatsOf(g []pfRow) error {
+	if len(g) < 2 {
+		return nil
+	}
+	for _, r := range g[1:] {
+		if r.test == g[0].test {
+			continue
+		}
+		return &native.InputError{File: p.file, Line: r.rec.Loc.Line, Path: r.rec.Loc.Path,
+			Msg: fmt.Sprintf("duplicate id %q (first at %s): the two rows' testCase differs (in %q), so they are two tests that share a description and vars, not repeats of one test (a --repeat run writes one testCase for every repeat); give each test a unique metadata.id or description", r.rec.ID, where(g[0].rec.Loc), pfTestDiff(g[0].testKeys, r.testKeys))}
+	}
+	sorted := append([]pfRow(nil), g...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].testIdx < sorted[j].testIdx })
+	for i, r := range sorted {
+		r.rec.Meta["repeat"] = strconv.Itoa(i + 1)
+		r.rec.Meta["epoch"] = strconv.Itoa(i + 1)
 	}
 	return nil
 }

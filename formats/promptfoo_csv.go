@@ -172,7 +172,7 @@ func readPromptfooCSV(name string, r io.Reader, fn func(*Record) error) error {
 			rows.rows = append(rows.rows, pfRow{rec: rec, base: base, provider: g.provider, prompt: g.prompt, vars: canon, testIdx: n})
 		}
 	}
-	return rows.emit(fn)
+	return rows.emit(fn, func(Note) {})
 }
 
 // pfCSVScores reads the Named Scores cell: a JSON object of numbers.
