@@ -183,6 +183,7 @@ var ErrUnknownFormat = errors.New("unknown result format")
 // first bytes. No match wraps ErrUnknownFormat; two matches is an error too
 // (pass the format by name).
 func Detect(name string, head []byte) (*Format, error) {
+	head = bytes.TrimPrefix(head, utf8BOM)
 	var hits []*Format
 	for _, f := range registry {
 		if f.Detect(name, head) {
@@ -200,6 +201,20 @@ func Detect(name string, head []byte) (*Format, error) {
 		n = append(n, f.Name)
 	}
 	return nil, fmt.Errorf("%s: ambiguous result format: it could be %s (name the format)", name, strings.Join(n, " or "))
+}
+
+// utf8BOM is the byte order mark some writers put before UTF-8 text
+// (pandas' to_csv(..., encoding="utf-8-sig"), Windows editors).
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// skipBOM returns r without a leading UTF-8 byte order mark: no tool's
+// reader sees it, so a header or a first key reads as written.
+func skipBOM(r io.Reader) io.Reader {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	return br
 }
 
 // peekHead returns a reader of r's whole content and its first bytes (up to

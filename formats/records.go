@@ -106,6 +106,7 @@ func (s *Records) Each(fn func(*native.Record) error) error {
 		groups = append(groups, []*Record{rec})
 		return nil
 	}
+	r = skipBOM(r)
 	if s.f.ReadNoted != nil {
 		err = s.f.ReadNoted(s.name, r, add, func(n Note) { s.notes = append(s.notes, n) })
 	} else {
