@@ -48,11 +48,17 @@ var deepevalJSON = &Format{
 			return false
 		}
 		k := topKeys(head)
-		return hasKey(k, "testCases", "conversationalTestCases", "testRunData") && !hasKey(k, "eval", "evalId")
+		return hasKey(k, "testCases", "conversationalTestCases", "testRunData", deepevalLinkKey) && !hasKey(k, "eval", "evalId")
 	},
 	Read:     readDeepeval,
 	Directed: true,
 }
+
+// deepevalLinkKey is the one key of the .latest_test_run.json deepeval
+// writes when it sent the run to Confident AI (TestRunManager.
+// save_final_test_run_link, LATEST_TEST_RUN_LINK_KEY): a link, no test
+// cases.
+const deepevalLinkKey = "testRunLink"
 
 func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 	v, err := decodeAll(name, limitedReader(r, maxFile), 0)
@@ -62,6 +68,9 @@ func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 	root := node{v: v, file: name, path: "$"}
 	if err := root.object(); err != nil {
 		return err
+	}
+	if link := root.at(deepevalLinkKey); !link.missing() && root.at("testRunData").missing() && root.at("testCases").missing() && root.at("conversationalTestCases").missing() {
+		return link.errf("a deepeval %s with no test cases: it holds only the link to the run on Confident AI, where deepeval sent the results instead of keeping them here; set DEEPEVAL_RESULTS_FOLDER to have deepeval also save the run as a file (test_run_<timestamp>.json) and read that", ".latest_test_run.json")
 	}
 	if w := root.at("testRunData"); !w.missing() && len(v.keys) == 1 {
 		root = w
