@@ -82,6 +82,9 @@ var inspectEval = &Format{
 type inspectRun struct {
 	task, model string
 	seen        *ids
+	// binary is set when the epochs were reduced with pass_at_1 alone:
+	// every value must then be 0 or 1 (see epochsReducer).
+	binary bool
 }
 
 // header checks the status and keeps task and model.
@@ -112,45 +115,59 @@ func (run *inspectRun) header(n node, what string) error {
 	if run.model, err = ev.at("model").str(); err != nil {
 		return err
 	}
-	return epochsReducer(ev.at("config"))
+	run.binary, err = epochsReducer(ev.at("config"))
+	return err
 }
 
 // epochsReducer checks eval.config.epochs_reducer, the reducers Inspect
 // combined each sample's epochs with (reducer_log_names: "mean", "median",
 // "mode", "max", "at_least_2", "pass_at_2", ...; none means mean). Epochs
-// are read as samples of one item and averaged, which is the mean reducer:
+// are read as answers of one item and averaged, which is the mean reducer:
 // a log that names reducers without mean is refused rather than averaged
 // as if it were mean (a max or at_least_k run would score differently).
-func epochsReducer(cfg node) error {
+//
+// pass_at_1 is the one other reducer read, and binary reports it: pass@1
+// is the share of epochs whose value is at least 1 (inspect_ai
+// scorer/_reducer/reducer.py, pass_at: 1 - C(n-c, 1)/C(n, 1) = c/n), which
+// is the mean when every value is 0 or 1 (C and I, booleans, 0/1 numbers),
+// over one epoch or many. A value in between (P, 0.5) counts as failed in
+// pass@1 and as half in the mean, so with pass_at_1 it is refused (sample).
+func epochsReducer(cfg node) (binary bool, err error) {
 	if cfg.missing() || cfg.null() {
-		return nil
+		return false, nil
 	}
 	if err := cfg.object(); err != nil {
-		return err
+		return false, err
 	}
 	er := cfg.at("epochs_reducer")
 	if er.missing() || er.null() {
-		return nil
+		return false, nil
 	}
 	n, err := er.array()
 	if err != nil {
-		return err
+		return false, err
 	}
-	var names []string
+	var names, other []string
 	for i := 0; i < n; i++ {
 		s, err := er.index(i).str()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if s == "mean" {
-			return nil
+			return false, nil
 		}
 		names = append(names, s)
+		if s != "pass_at_1" {
+			other = append(other, s)
+		}
 	}
 	if len(names) == 0 {
-		return nil
+		return false, nil
 	}
-	return er.errf("the epochs were reduced with %s; rubricgate reads epochs as samples of one item and averages them (the mean reducer) and does not implement %s: re-run with --epochs-reducer mean (or add mean to the reducers)", strings.Join(names, ", "), strings.Join(names, ", "))
+	if len(other) == 0 {
+		return true, nil
+	}
+	return false, er.errf("the epochs were reduced with %s; rubricgate reads epochs as answers of one item and averages them (the mean reducer; pass_at_1 over values of 0 and 1 is that mean) and does not implement %s: re-run with --epochs-reducer mean (or add mean to the reducers)", strings.Join(names, ", "), strings.Join(other, ", "))
 }
 
 func readInspectJSON(name string, r io.Reader, fn func(*Record) error) error {
@@ -406,6 +423,13 @@ func (run *inspectRun) sample(n node, loc Location) (*Record, error) {
 			return nil, err
 		}
 		rec.Metrics = append(rec.Metrics, Metric{Name: scorer, Value: f, Unscored: na, Reason: expl})
+	}
+	if run.binary {
+		for _, m := range rec.Metrics {
+			if !m.Unscored && m.Value != 0 && m.Value != 1 {
+				return nil, sc.errf("scorer %s's value is %s, and the epochs were reduced with pass_at_1, which counts only a value of 1 as passed where rubricgate's mean counts it as %s: re-run with --epochs-reducer mean to gate on the mean", strconv.Quote(m.Name), fmtFloat(m.Value), fmtFloat(m.Value))
+			}
+		}
 	}
 	rec.Reasoning = strings.Join(reasoning, "\n")
 	return rec, nil
