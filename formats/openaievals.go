@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"fmt"
 	"github.com/rubricgate/rubricgate/results/native"
 	"io"
 	"strings"
@@ -36,13 +37,17 @@ var openaiEvals = &Format{
 		}
 		return hasKey(topKeys(firstLine(head)), "spec")
 	},
-	Read: readOpenAIEvals,
+	Read: func(name string, r io.Reader, fn func(*Record) error) error {
+		return readOpenAIEvalsNoted(name, r, fn, func(Note) {})
+	},
+	ReadNoted: readOpenAIEvalsNoted,
 }
 
 type evalsSample struct {
 	rec   *Record
 	lines map[string]int // metric name -> line that recorded it
 	any   bool           // a match or metrics event was seen
+	run   *evalsRun
 }
 
 // evalsRun is one record file as it is read: the spec, the samples in
@@ -53,9 +58,13 @@ type evalsRun struct {
 	specSeen, final      bool
 	order                []string
 	samples              map[string]*evalsSample
+	// unscoredAt and scoredAt are the first lines of a model-graded
+	// metrics event (one with a choice) whose score is null, and one whose
+	// score is a number (0 for none).
+	unscoredAt, scoredAt int
 }
 
-func readOpenAIEvals(name string, r io.Reader, fn func(*Record) error) error {
+func readOpenAIEvalsNoted(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
 	run := &evalsRun{file: name, samples: map[string]*evalsSample{}}
 	err := eachLine(name, r, func(line int, text []byte) error {
 		v, err := decodeAt(name, bytes.NewReader(text), 0, line)
@@ -79,7 +88,7 @@ func readOpenAIEvals(name string, r io.Reader, fn func(*Record) error) error {
 	if err != nil {
 		return err
 	}
-	return run.finish(fn)
+	return run.finish(fn, note)
 }
 
 // spec reads the first line, {"spec": RunSpec}.
@@ -157,7 +166,7 @@ func (run *evalsRun) event(n node, line int) error {
 	s := run.samples[sid]
 	if s == nil {
 		s = &evalsSample{rec: &Record{ID: sid, Loc: Location{File: run.file, Line: line},
-			Meta: map[string]string{"eval": run.evalName, "completion_fns": run.fns}}, lines: map[string]int{}}
+			Meta: map[string]string{"eval": run.evalName, "completion_fns": run.fns}}, lines: map[string]int{}, run: run}
 		run.samples[sid] = s
 		run.order = append(run.order, sid)
 	}
@@ -201,9 +210,20 @@ func (s *evalsSample) match(data node, line int) error {
 }
 
 // metrics reads a metrics event: one metric per numeric or boolean key.
+//
+// A model-graded eval (classify: an event with a string "choice") records
+// score from its spec's choice_scores (classify_utils.get_choice_score),
+// the lowest of them where the grader's answer matched no choice
+// ("__invalid__"), and null on every sample where the spec defines none
+// (fact's choices A to E are labels, not scores): that null is no failure
+// and no score, so it is not read as a metric (the run's notes say so).
 func (s *evalsSample) metrics(data node, line int) error {
 	if err := data.object(); err != nil {
 		return err
+	}
+	graded := false
+	if c := data.at("choice"); c.v != nil && c.v.kind == kString {
+		graded = true
 	}
 	for _, k := range data.v.keys {
 		e := data.at(k)
@@ -219,7 +239,21 @@ func (s *evalsSample) metrics(data node, line int) error {
 			if err := s.add(m, e, line); err != nil {
 				return err
 			}
-		case kNumber, kNull, kNonFinite:
+		case kNull:
+			if graded && k == "score" {
+				if s.run.unscoredAt == 0 {
+					s.run.unscoredAt = line
+				}
+				s.any = true // graded, with no score to give
+				continue
+			}
+			if err := s.add(Metric{Name: k, Unscored: true}, e, line); err != nil {
+				return err
+			}
+		case kNumber, kNonFinite:
+			if graded && k == "score" && s.run.scoredAt == 0 {
+				s.run.scoredAt = line
+			}
 			f, na, err := e.score()
 			if err != nil {
 				return err
@@ -262,13 +296,31 @@ func (s *evalsSample) errorEvent(data node) error {
 	return nil
 }
 
+// anyMetric reports whether some sample carries a metric.
+func (run *evalsRun) anyMetric() bool {
+	for _, s := range run.samples {
+		if len(s.rec.Metrics) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // finish checks the file was a finished run and calls fn with each sample.
-func (run *evalsRun) finish(fn func(*Record) error) error {
+func (run *evalsRun) finish(fn func(*Record) error, note func(Note)) error {
 	if !run.specSeen {
 		return &native.InputError{File: run.file, Line: 1, Msg: "empty; expected an openai/evals record file starting with a spec line"}
 	}
 	if !run.final {
 		return &native.InputError{File: run.file, Msg: "no final_report line; the run did not finish (expected the last line to hold final_report)"}
+	}
+	switch {
+	case run.unscoredAt > 0 && run.scoredAt > 0:
+		return &native.InputError{File: run.file, Line: run.unscoredAt, Msg: fmt.Sprintf("a model-graded score is null here and a number on line %d; openai/evals writes null on every sample of an eval whose spec has no choice_scores, and a number on every sample of one that has them (the lowest for a grade that matched no choice)", run.scoredAt)}
+	case run.unscoredAt > 0 && !run.anyMetric():
+		return &native.InputError{File: run.file, Line: run.unscoredAt, Msg: fmt.Sprintf("model-graded eval %q records score null on every sample: its spec defines no choice_scores, so openai/evals scores no grade (its choices are labels, counted in the final report), and the file holds no score to gate; give the spec choice_scores (or record metascore with metaeval)", run.evalName)}
+	case run.unscoredAt > 0:
+		note(Note{Line: run.unscoredAt, Msg: fmt.Sprintf("model-graded eval %q records score null: its spec defines no choice_scores, so openai/evals scores no grade (its choices are labels, counted in the final report); only the other metrics its events carry (metascore with metaeval) can be gated, and a criterion mapped to score is na where it allows na, else refused; give the spec choice_scores to have a score", run.evalName)})
 	}
 	for _, sid := range run.order {
 		s := run.samples[sid]
