@@ -32,14 +32,16 @@ import (
 // the prompt (label up to 80 bytes, else "sha256:" and 16 hex digits of the
 // label's hash; promptId's first 12 digits in a row without a label), so
 // that adding or removing a provider or prompt renames no other item.
-// Rows of one id with different testIdx are repeats (--repeat N; promptfoo
-// marks them no other way, see emit): samples of one item. The row's own
+// Rows of one id with different testIdx and one testCase are repeats
+// (--repeat N; promptfoo marks them no other way, see emit): answers of
+// one item; rows of one id whose testCase differs are refused. The row's own
 // "id" is a random UUID per run and is never used. Rows arrive in
 // completion order; records keep that order, and only ids identify them.
 //
 // Metrics are the row's namedScores (promptfoo's named metrics, in their
 // order), weighted by gradingResult.namedScoreWeights, each with the reasons
-// of the assertions that fed it. A row with failureReason 2 (ERROR), or with
+// of the assertions that fed it; a metric whose weights sum to 0 is read
+// from its assertions' scores (pfNamedScores). A row with failureReason 2 (ERROR), or with
 // no gradingResult, is unscored (Error). The llm-rubric reasons are the
 // judge's reasoning; the judge is the grading provider named on the
 // assertion or the test's options. Meta: provider, provider_label, prompt,
