@@ -140,87 +140,101 @@ func deepevalCase(tc node, dirs map[string]native.Direction) (*Record, error) {
 		return nil, err
 	}
 	groups = append(groups, spans...)
-	var errs, reasoning []string
-	models := map[string]bool{}
-	names := map[string]bool{}
+	mr := &deepevalMetrics{rec: rec, dirs: dirs, models: map[string]bool{}, names: map[string]bool{}}
 	for _, g := range groups {
-		md := g.md
-		n, err := md.array()
+		n, err := g.md.array()
 		if err != nil {
 			return nil, err
 		}
 		for i := 0; i < n; i++ {
-			m := md.index(i)
-			if err := m.object(); err != nil {
+			if err := mr.metric(g.md.index(i), g.prefix); err != nil {
 				return nil, err
 			}
-			base, err := m.at("name").str()
-			if err != nil {
-				return nil, err
-			}
-			if base == "" {
-				return nil, m.at("name").errf("empty metric name")
-			}
-			name := g.prefix + base
-			if names[name] {
-				return nil, m.at("name").errf("metric %q appears twice in this test case", name)
-			}
-			names[name] = true
-			reason, err := m.at("reason").optStr()
-			if err != nil {
-				return nil, err
-			}
-			merr, err := m.at("error").optStr()
-			if err != nil {
-				return nil, err
-			}
-			model, err := m.at("evaluationModel").optStr()
-			if err != nil {
-				return nil, err
-			}
-			if model != "" {
-				models[model] = true
-			}
-			if t, ok, err := m.at("threshold").optNum(); err != nil {
-				return nil, err
-			} else if ok {
-				rec.Meta["threshold:"+name] = fmtFloat(t)
-			}
-			dir, ok := dirs[base]
-			if !ok {
-				dir = deepevalDirections(base)
-			}
-			met := Metric{Name: name, Reason: reason, Direction: dir}
-			if strings.TrimSpace(merr) != "" {
-				errs = append(errs, name+": "+merr)
-				met.Unscored, met.Reason = true, merr
-			} else {
-				sc := m.at("score")
-				if sc.missing() {
-					met.Unscored = true
-				} else if met.Value, met.Unscored, err = sc.score(); err != nil {
-					return nil, err
-				}
-				if reason != "" {
-					reasoning = append(reasoning, name+": "+reason)
-				}
-			}
-			rec.Metrics = append(rec.Metrics, met)
 		}
 	}
 	if len(rec.Metrics) == 0 {
 		rec.Error = "deepeval recorded no metrics for this test case"
 		return rec, nil
 	}
-	rec.Error = strings.Join(errs, "\n")
-	rec.Reasoning = strings.Join(reasoning, "\n")
+	rec.Error = strings.Join(mr.errs, "\n")
+	rec.Reasoning = strings.Join(mr.reasoning, "\n")
 	var ms []string
-	for m := range models {
+	for m := range mr.models {
 		ms = append(ms, m)
 	}
 	sort.Strings(ms)
 	rec.JudgeModel = strings.Join(ms, ", ")
 	return rec, nil
+}
+
+// deepevalMetrics reads the MetricData of one test case into its record,
+// keeping the metrics' errors, reasons and judge models.
+type deepevalMetrics struct {
+	rec             *Record
+	dirs            map[string]native.Direction
+	errs, reasoning []string
+	models, names   map[string]bool
+}
+
+// metric reads one MetricData, its name prefixed ("" for the test case's
+// own, "trace/" or "<span>/").
+func (mr *deepevalMetrics) metric(m node, prefix string) error {
+	if err := m.object(); err != nil {
+		return err
+	}
+	base, err := m.at("name").str()
+	if err != nil {
+		return err
+	}
+	if base == "" {
+		return m.at("name").errf("empty metric name")
+	}
+	name := prefix + base
+	if mr.names[name] {
+		return m.at("name").errf("metric %q appears twice in this test case", name)
+	}
+	mr.names[name] = true
+	reason, err := m.at("reason").optStr()
+	if err != nil {
+		return err
+	}
+	merr, err := m.at("error").optStr()
+	if err != nil {
+		return err
+	}
+	model, err := m.at("evaluationModel").optStr()
+	if err != nil {
+		return err
+	}
+	if model != "" {
+		mr.models[model] = true
+	}
+	if t, ok, err := m.at("threshold").optNum(); err != nil {
+		return err
+	} else if ok {
+		mr.rec.Meta["threshold:"+name] = fmtFloat(t)
+	}
+	dir, ok := mr.dirs[base]
+	if !ok {
+		dir = deepevalDirections(base)
+	}
+	met := Metric{Name: name, Reason: reason, Direction: dir}
+	if strings.TrimSpace(merr) != "" {
+		mr.errs = append(mr.errs, name+": "+merr)
+		met.Unscored, met.Reason = true, merr
+	} else {
+		sc := m.at("score")
+		if sc.missing() {
+			met.Unscored = true
+		} else if met.Value, met.Unscored, err = sc.score(); err != nil {
+			return err
+		}
+		if reason != "" {
+			mr.reasoning = append(mr.reasoning, name+": "+reason)
+		}
+	}
+	mr.rec.Metrics = append(mr.rec.Metrics, met)
+	return nil
 }
 
 // deepevalLowerIsBetter are deepeval's metrics that pass when score <=
