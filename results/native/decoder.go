@@ -214,75 +214,14 @@ func (d *decoder) finishSamples() error {
 				}
 			}
 		}
-		var v gate.Value
-		var sum, sumSq float64
-		meets := 0
-		firstBelow := -1
-		for j := range samples {
-			sv, err := sc.parseValue(i, &samples[j].raws[i])
-			if err != nil {
-				return d.errf(line, "%s[%d]: criterion %q: %s", r.arrName(), j, sc.ids[i], err.Error())
-			}
-			if sv.State == gate.NA {
-				v.NAs++
-				continue
-			}
-			if needNote && !sc.cont[i] && sc.rb.NoteRequired(sv.Score) {
-				return d.errf(line, "%s[%d]: criterion %q: a score of %s needs a note in \"notes\" (notes_required_for)", r.arrName(), j, sc.ids[i], fmtNum(sv.Score))
-			}
-			if v.N == 0 || sv.Score < v.Min {
-				v.Min = sv.Score
-			}
-			if v.N == 0 || sv.Score > v.Max {
-				v.Max = sv.Score
-			}
-			v.N++
-			sum += sv.Score
-			if !sc.critical[i] || sv.Score >= sc.min[i] {
-				meets++
-			} else if firstBelow < 0 {
-				firstBelow = j
-			}
-		}
-		if 2*int(v.NAs) > k {
-			v.State = gate.NA
-			v.Min, v.Max = 0, 0
-			r.vals[i] = v
-			continue
-		}
-		v.State = gate.Scored
-		n := float64(v.N)
-		v.Score = sum / n
-		// The mean of values within the scale lies within it; rounding
-		// cannot take it out.
-		v.Score = min(max(v.Score, v.Min), v.Max)
-		if v.N > 1 && !r.answers { // the judge's spread; answer noise goes to the gate's resolution
-			for j := range samples {
-				rv := &samples[j].raws[i]
-				sv, _ := sc.parseValue(i, rv)
-				if sv.State == gate.Scored {
-					dv := sv.Score - v.Score
-					sumSq += dv * dv
-				}
-			}
-			v.Spread = math.Sqrt(sumSq / (n - 1))
-		}
-		// Judge samples decide a gate by majority; answer samples are
-		// answers a user may get, so one failing answer fails it.
-		if sc.critical[i] && !r.answers && 2*meets > int(v.N) && firstBelow >= 0 {
-			v.Outvoted = true
-		}
-		if sc.critical[i] && (2*meets <= int(v.N) || r.answers && meets < int(v.N)) {
-			v.Below = true
-			if firstBelow >= 0 && len(samples[firstBelow].reasoning) > 0 {
-				if r.why == nil {
-					r.why = make([][]byte, len(sc.ids))
-				}
-				r.why[i] = samples[firstBelow].reasoning
-			}
+		v, err := d.reduceSamples(i, samples, needNote)
+		if err != nil {
+			return err
 		}
 		r.vals[i] = v
-		weight += sc.weight[i]
+		if v.State == gate.Scored {
+			weight += sc.weight[i]
+		}
 	}
 	if len(missing) > 0 && !sc.opts.AllowMissing {
 		if len(missing) == 1 {
@@ -305,6 +244,81 @@ func (d *decoder) finishSamples() error {
 		r.answerVar = d.answerVariance(samples)
 	}
 	return nil
+}
+
+// reduceSamples sums criterion i up over the samples of the item (na by
+// majority; the mean, the spread of judge samples, the gate by majority of
+// judge samples or by every answer), checking each value and its note.
+func (d *decoder) reduceSamples(i int, samples []sampleRaw, needNote bool) (gate.Value, error) {
+	r := &d.raw
+	sc := d.sc
+	var v gate.Value
+	var sum, sumSq float64
+	meets := 0
+	firstBelow := -1
+	for j := range samples {
+		sv, err := sc.parseValue(i, &samples[j].raws[i])
+		if err != nil {
+			return v, d.errf(r.line, "%s[%d]: criterion %q: %s", r.arrName(), j, sc.ids[i], err.Error())
+		}
+		if sv.State == gate.NA {
+			v.NAs++
+			continue
+		}
+		if needNote && !sc.cont[i] && sc.rb.NoteRequired(sv.Score) {
+			return v, d.errf(r.line, "%s[%d]: criterion %q: a score of %s needs a note in \"notes\" (notes_required_for)", r.arrName(), j, sc.ids[i], fmtNum(sv.Score))
+		}
+		if v.N == 0 || sv.Score < v.Min {
+			v.Min = sv.Score
+		}
+		if v.N == 0 || sv.Score > v.Max {
+			v.Max = sv.Score
+		}
+		v.N++
+		sum += sv.Score
+		if !sc.critical[i] || sv.Score >= sc.min[i] {
+			meets++
+		} else if firstBelow < 0 {
+			firstBelow = j
+		}
+	}
+	if 2*int(v.NAs) > len(samples) {
+		v.State = gate.NA
+		v.Min, v.Max = 0, 0
+		return v, nil
+	}
+	v.State = gate.Scored
+	n := float64(v.N)
+	v.Score = sum / n
+	// The mean of values within the scale lies within it; rounding
+	// cannot take it out.
+	v.Score = min(max(v.Score, v.Min), v.Max)
+	if v.N > 1 && !r.answers { // the judge's spread; answer noise goes to the gate's resolution
+		for j := range samples {
+			rv := &samples[j].raws[i]
+			sv, _ := sc.parseValue(i, rv)
+			if sv.State == gate.Scored {
+				dv := sv.Score - v.Score
+				sumSq += dv * dv
+			}
+		}
+		v.Spread = math.Sqrt(sumSq / (n - 1))
+	}
+	// Judge samples decide a gate by majority; answer samples are
+	// answers a user may get, so one failing answer fails it.
+	if sc.critical[i] && !r.answers && 2*meets > int(v.N) && firstBelow >= 0 {
+		v.Outvoted = true
+	}
+	if sc.critical[i] && (2*meets <= int(v.N) || r.answers && meets < int(v.N)) {
+		v.Below = true
+		if firstBelow >= 0 && len(samples[firstBelow].reasoning) > 0 {
+			if r.why == nil {
+				r.why = make([][]byte, len(sc.ids))
+			}
+			r.why[i] = samples[firstBelow].reasoning
+		}
+	}
+	return v, nil
 }
 
 // answerVariance is the variance (n - 1) of the answers' own weighted
