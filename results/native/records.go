@@ -174,82 +174,13 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 	}
 	r.answers = rec.Answers && len(rec.Samples) > 1
 	if !r.unscored() {
-		if len(rec.Samples) == 0 {
-			return fail("the record has no judging (no scores and no error)")
-		}
-		if len(rec.Samples) > MaxSamples {
-			return fail("the record has more than %d judgings", MaxSamples)
-		}
-		for j := range rec.Samples {
-			s := &rec.Samples[j]
-			sm := r.nextSample(n)
-			sm.hasScores = true
-			sm.reasoning = []byte(s.Reasoning)
-			for _, m := range s.Metrics {
-				i, ok := d.sc.rb.CriterionFor(format, m.Name)
-				if !ok {
-					continue
-				}
-				rv := rawVal{key: []byte(m.Name), direct: directNA}
-				if !m.NA {
-					v, err := d.sc.metricValue(i, format, m)
-					if err != nil {
-						return fail("sample %d: %v", j, err)
-					}
-					if math.IsNaN(v) || math.IsInf(v, 0) {
-						return fail("sample %d: metric %s: expected a finite number, got %v", j, quote(m.Name), m.Value)
-					}
-					rv = rawVal{key: rv.key, direct: directNum, f: v}
-				}
-				if err := d.setIn(sm.raws, i, rv); err != nil {
-					var ie *InputError
-					errors.As(err, &ie)
-					return fail("sample %d: %s", j, ie.Msg)
-				}
-			}
-			// A tool writes only the metrics of the checks a test ran
-			// (promptfoo's assertions differ from test to test): a
-			// criterion no metric feeds is `na` where it allows that, and
-			// missing otherwise.
-			for i := range sm.raws {
-				if !sm.raws[i].set && d.sc.na[i] {
-					sm.raws[i] = rawVal{set: true, key: []byte(d.sc.ids[i]), direct: directNA}
-				}
-			}
+		if err := d.recordSamples(rec, format, fail); err != nil {
+			return err
 		}
 	}
 	if r.unscored() {
-		// An error must not switch a safety gate off (as in results
-		// lines): a value a sample still carries for a blocking criterion
-		// is checked by its gate, the lowest of the samples when several
-		// do. A blocking criterion the tool failed to score in any sample
-		// keeps no value, so its gate fails closed: the failed sample
-		// might have been the one below the minimum.
-		failed := map[int]bool{}
-		for j := range rec.Samples {
-			for _, m := range rec.Samples[j].Metrics {
-				if i, ok := d.sc.rb.CriterionFor(format, m.Name); ok && m.Unscored {
-					failed[i] = true
-				}
-			}
-		}
-		for j := range rec.Samples {
-			for _, m := range rec.Samples[j].Metrics {
-				i, ok := d.sc.rb.CriterionFor(format, m.Name)
-				if !ok || m.NA || m.Unscored || failed[i] || !d.sc.blocking[i] {
-					continue
-				}
-				v, err := d.sc.metricValue(i, format, m)
-				if err != nil {
-					return fail("sample %d: %v", j, err)
-				}
-				if math.IsNaN(v) {
-					continue
-				}
-				if rv := &r.raws[i]; !rv.set || v < rv.f {
-					*rv = rawVal{set: true, key: []byte(m.Name), direct: directNum, f: v}
-				}
-			}
+		if err := d.unscoredGates(rec, format, fail); err != nil {
+			return err
 		}
 	}
 	if err := d.finish(); err != nil {
@@ -262,6 +193,97 @@ func (d *decoder) decodeRecord(rec *Record, format string, pos int) error {
 			return fail("%s", msg)
 		}
 		return err
+	}
+	return nil
+}
+
+// recordSamples reads the samples of a scored record into d.raw: each
+// metric that feeds a criterion on its scale; a criterion no metric of a
+// sample feeds is na where it allows na.
+func (d *decoder) recordSamples(rec *Record, format string, fail func(string, ...any) error) error {
+	r := &d.raw
+	n := len(d.sc.ids)
+	if len(rec.Samples) == 0 {
+		return fail("the record has no judging (no scores and no error)")
+	}
+	if len(rec.Samples) > MaxSamples {
+		return fail("the record has more than %d judgings", MaxSamples)
+	}
+	for j := range rec.Samples {
+		s := &rec.Samples[j]
+		sm := r.nextSample(n)
+		sm.hasScores = true
+		sm.reasoning = []byte(s.Reasoning)
+		for _, m := range s.Metrics {
+			i, ok := d.sc.rb.CriterionFor(format, m.Name)
+			if !ok {
+				continue
+			}
+			rv := rawVal{key: []byte(m.Name), direct: directNA}
+			if !m.NA {
+				v, err := d.sc.metricValue(i, format, m)
+				if err != nil {
+					return fail("sample %d: %v", j, err)
+				}
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fail("sample %d: metric %s: expected a finite number, got %v", j, quote(m.Name), m.Value)
+				}
+				rv = rawVal{key: rv.key, direct: directNum, f: v}
+			}
+			if err := d.setIn(sm.raws, i, rv); err != nil {
+				var ie *InputError
+				errors.As(err, &ie)
+				return fail("sample %d: %s", j, ie.Msg)
+			}
+		}
+		// A tool writes only the metrics of the checks a test ran
+		// (promptfoo's assertions differ from test to test): a
+		// criterion no metric feeds is `na` where it allows that, and
+		// missing otherwise.
+		for i := range sm.raws {
+			if !sm.raws[i].set && d.sc.na[i] {
+				sm.raws[i] = rawVal{set: true, key: []byte(d.sc.ids[i]), direct: directNA}
+			}
+		}
+	}
+	return nil
+}
+
+// unscoredGates keeps, for an unscored record, the lowest value its
+// samples carry for each blocking criterion.
+func (d *decoder) unscoredGates(rec *Record, format string, fail func(string, ...any) error) error {
+	r := &d.raw
+	// An error must not switch a safety gate off (as in results
+	// lines): a value a sample still carries for a blocking criterion
+	// is checked by its gate, the lowest of the samples when several
+	// do. A blocking criterion the tool failed to score in any sample
+	// keeps no value, so its gate fails closed: the failed sample
+	// might have been the one below the minimum.
+	failed := map[int]bool{}
+	for j := range rec.Samples {
+		for _, m := range rec.Samples[j].Metrics {
+			if i, ok := d.sc.rb.CriterionFor(format, m.Name); ok && m.Unscored {
+				failed[i] = true
+			}
+		}
+	}
+	for j := range rec.Samples {
+		for _, m := range rec.Samples[j].Metrics {
+			i, ok := d.sc.rb.CriterionFor(format, m.Name)
+			if !ok || m.NA || m.Unscored || failed[i] || !d.sc.blocking[i] {
+				continue
+			}
+			v, err := d.sc.metricValue(i, format, m)
+			if err != nil {
+				return fail("sample %d: %v", j, err)
+			}
+			if math.IsNaN(v) {
+				continue
+			}
+			if rv := &r.raws[i]; !rv.set || v < rv.f {
+				*rv = rawVal{set: true, key: []byte(m.Name), direct: directNum, f: v}
+			}
+		}
 	}
 	return nil
 }
