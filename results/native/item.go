@@ -9,7 +9,6 @@ package native
 
 import (
 	"encoding/json"
-	"fmt"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/rubric"
 	"io"
@@ -100,36 +99,6 @@ type ReadOptions struct {
 	// `from` source value is mapped onto: the criterion's real scale, kept
 	// beside the widened one the check reads with.
 	realScales []rubric.Scale
-}
-
-// InputError is bad input at a position in an input file: the file, the
-// line (0 if unknown), the JSON path or zip member when known, and what was
-// expected. It is the one input error of every reader: results/native's,
-// formats' (which return it) and judge's answers (judge.InputError is this
-// type).
-type InputError struct {
-	File string
-	Line int
-	Path string
-	Msg  string
-	// Err is the underlying error of a read failure, if any.
-	Err error
-}
-
-// Unwrap returns the underlying read error, if any.
-func (e *InputError) Unwrap() error { return e.Err }
-
-// Error formats the error as "file:line: message" ("file: message" when the
-// line is unknown; "file:line: at path: message" with a path).
-func (e *InputError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Path != "" && e.Path != "$" {
-		return fmt.Sprintf("%s: at %s: %s", loc, e.Path, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", loc, e.Msg)
 }
 
 // defaultMaxLine is the longest results line accepted when ReadOptions.MaxLine is 0.
