@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 )
 
 // deepeval's test runs: .deepeval/.latest_run_full.json and the
@@ -114,7 +114,7 @@ func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 	return nil
 }
 
-func deepevalCase(tc node, dirs map[string]native.Direction) (*Record, error) {
+func deepevalCase(tc node, dirs map[string]record.Direction) (*Record, error) {
 	if err := tc.object(); err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func deepevalCase(tc node, dirs map[string]native.Direction) (*Record, error) {
 // keeping the metrics' errors, reasons and judge models.
 type deepevalMetrics struct {
 	rec             *Record
-	dirs            map[string]native.Direction
+	dirs            map[string]record.Direction
 	errs, reasoning []string
 	models, names   map[string]bool
 }
@@ -265,19 +265,19 @@ var deepevalHigherSuffixes = []string{" [GEval]", " [Conversational GEval]", " [
 
 // deepevalDirections is the direction deepeval defines for a metric name,
 // DirectionAssumed for a name it does not know (a custom metric).
-func deepevalDirections(name string) native.Direction {
+func deepevalDirections(name string) record.Direction {
 	switch {
 	case deepevalLowerIsBetter[name]:
-		return native.LowerIsBetter
+		return record.LowerIsBetter
 	case deepevalHigherIsBetter[name]:
-		return native.HigherIsBetter
+		return record.HigherIsBetter
 	}
 	for _, s := range deepevalHigherSuffixes {
 		if strings.HasSuffix(name, s) {
-			return native.HigherIsBetter
+			return record.HigherIsBetter
 		}
 	}
-	return native.DirectionAssumed
+	return record.DirectionAssumed
 }
 
 // deepevalEvidence finds the direction the file's success flags show for
@@ -286,9 +286,9 @@ func deepevalDirections(name string) native.Direction {
 // name refuse the file; flags that contradict deepeval's own direction for
 // a built-in name win (a custom metric may reuse the name), as the file
 // says how its metric was judged.
-func deepevalEvidence(root node) (map[string]native.Direction, error) {
+func deepevalEvidence(root node) (map[string]record.Direction, error) {
 	type ev struct {
-		dir native.Direction
+		dir record.Direction
 		at  node
 	}
 	found := map[string]*ev{}
@@ -334,11 +334,11 @@ func deepevalEvidence(root node) (map[string]native.Direction, error) {
 					if err1 != nil || err2 != nil || err3 != nil || !ok1 || !ok2 || succ == "" || score == thr {
 						continue
 					}
-					d := native.HigherIsBetter
+					d := record.HigherIsBetter
 					// Passed below the threshold, or failed above it: better
 					// lower (score <= threshold passes).
 					if (succ == "true") == (score < thr) {
-						d = native.LowerIsBetter
+						d = record.LowerIsBetter
 					}
 					e := found[name]
 					if e == nil {
@@ -352,7 +352,7 @@ func deepevalEvidence(root node) (map[string]native.Direction, error) {
 			}
 		}
 	}
-	out := map[string]native.Direction{}
+	out := map[string]record.Direction{}
 	for name, e := range found {
 		out[name] = e.dir
 	}

@@ -6,7 +6,7 @@
 // with the rubric's `from`. A format's Name is the rubric's `from` key
 // (rubric.Sources): one name per tool, whichever of its files is read.
 //
-// Every reader is strict: bad input is an *native.InputError naming the file, the
+// Every reader is strict: bad input is an *record.InputError naming the file, the
 // line (or JSON path or zip member) and what was expected; duplicate item
 // ids are refused (Inspect's epochs are samples of one id, not duplicates);
 // inputs are read under size limits. A value the tool recorded as missing
@@ -24,7 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rubricgate/rubricgate/gate"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"path"
 	"sort"
@@ -76,7 +76,7 @@ type Metric struct {
 	// Unscored reports that the tool recorded no value for this metric
 	// (Inspect's NaN "unscored", a ragas NaN or empty cell, a null or NaN
 	// score): the tool failed to score it, so the item is unscored (see
-	// native.Metric.Unscored), never `na`.
+	// record.Metric.Unscored), never `na`.
 	Unscored bool
 	// Weight is the tool's own weight for the metric, 0 where it has none.
 	Weight float64
@@ -85,7 +85,7 @@ type Metric struct {
 	// Direction is which way the tool defines the metric to improve
 	// (deepeval's Toxicity is better lower); DirectionAssumed where the
 	// tool does not say.
-	Direction native.Direction
+	Direction record.Direction
 }
 
 // Format is one tool's result format.
@@ -105,7 +105,7 @@ type Format struct {
 	ReadNoted func(name string, r io.Reader, fn func(*Record) error, note func(Note)) error
 	// Directed says the tool's metrics differ in direction (deepeval's
 	// Toxicity is better lower): a metric the reader leaves at
-	// native.DirectionAssumed is warned about when a rubric maps it without
+	// record.DirectionAssumed is warned about when a rubric maps it without
 	// a source scale that says which way it goes.
 	Directed bool
 }
@@ -286,7 +286,7 @@ func newIDs(file string) *ids { return &ids{file: file, seen: map[string]Locatio
 // naming both places.
 func (s *ids) add(key, shown string, loc Location, hint string) error {
 	if prev, dup := s.seen[key]; dup {
-		return &native.InputError{File: s.file, Line: loc.Line, Path: loc.Path,
+		return &record.InputError{File: s.file, Line: loc.Line, Path: loc.Path,
 			Msg: fmt.Sprintf("duplicate id %q (first at %s)%s", shown, where(prev), hint)}
 	}
 	s.seen[key] = loc

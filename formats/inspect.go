@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"strconv"
 	"strings"
@@ -222,7 +222,7 @@ func readInspectJSON(name string, r io.Reader, fn func(*Record) error) error {
 		}
 	}
 	if !samples {
-		return &native.InputError{File: name, Line: 1, Msg: "the log has no samples (written with --no-log-samples?); expected a samples array"}
+		return &record.InputError{File: name, Line: 1, Msg: "the log has no samples (written with --no-log-samples?); expected a samples array"}
 	}
 	return nil
 }
@@ -230,7 +230,7 @@ func readInspectJSON(name string, r io.Reader, fn func(*Record) error) error {
 func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 	data, err := io.ReadAll(limitedReader(r, maxFile))
 	if err != nil {
-		return &native.InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
+		return &record.InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
 	}
 	// The archive is read by internal/zipread, as the baseline store reads
 	// its artifacts.
@@ -239,14 +239,14 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 	if errors.As(err, &ze) {
 		switch ze.Kind {
 		case zipread.Corrupt:
-			return &native.InputError{File: name, Msg: fmt.Sprintf("not a zip archive (an Inspect .eval log is one): %v", ze.Err)}
+			return &record.InputError{File: name, Msg: fmt.Sprintf("not a zip archive (an Inspect .eval log is one): %v", ze.Err)}
 		case zipread.UnsafeName:
-			return &native.InputError{File: name, Path: ze.Member, Msg: "unsafe member name (absolute, with .. or a backslash); refusing the archive"}
+			return &record.InputError{File: name, Path: ze.Member, Msg: "unsafe member name (absolute, with .. or a backslash); refusing the archive"}
 		}
-		return &native.InputError{File: name, Msg: ze.Error()}
+		return &record.InputError{File: name, Msg: ze.Error()}
 	}
 	if err != nil {
-		return &native.InputError{File: name, Msg: err.Error()}
+		return &record.InputError{File: name, Msg: err.Error()}
 	}
 	// A re-logged sample appends a second member of the same name; Inspect
 	// reads the last one, and so does this reader.
@@ -260,7 +260,7 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 	}
 	hf, ok := last["header.json"]
 	if !ok {
-		return &native.InputError{File: name, Msg: "archive has no header.json; expected an Inspect .eval log of a finished run"}
+		return &record.InputError{File: name, Msg: "archive has no header.json; expected an Inspect .eval log of a finished run"}
 	}
 	run := &inspectRun{seen: newIDs(name)}
 	budget := maxUnzip
@@ -292,7 +292,7 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 		}
 	}
 	if n == 0 {
-		return &native.InputError{File: name, Msg: "archive has no samples/*.json members; expected the samples of the run"}
+		return &record.InputError{File: name, Msg: "archive has no samples/*.json members; expected the samples of the run"}
 	}
 	return nil
 }
@@ -306,13 +306,13 @@ func readMember(name string, f *zip.File, budget *int64) (*value, error) {
 	var ze *zipread.Error
 	switch {
 	case errors.As(err, &ze) && ze.Kind == zipread.NotRegular:
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("not a regular file (mode %v)", ze.Mode)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("not a regular file (mode %v)", ze.Mode)}
 	case errors.As(err, &ze) && ze.Kind == zipread.TooLarge:
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("declares %d bytes uncompressed, over the %d-byte limit", ze.Size, ze.Limit)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("declares %d bytes uncompressed, over the %d-byte limit", ze.Size, ze.Limit)}
 	case errors.As(err, &ze) && ze.Kind == zipread.Corrupt:
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("corrupt member: %v", ze.Err)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("corrupt member: %v", ze.Err)}
 	case err != nil:
-		return nil, &native.InputError{File: member, Msg: err.Error()}
+		return nil, &record.InputError{File: member, Msg: err.Error()}
 	}
 	defer rc.Close()
 	limit := min(maxRecord, *budget)
@@ -324,13 +324,13 @@ func readMember(name string, f *zip.File, budget *int64) (*value, error) {
 	*budget -= d.read
 	switch {
 	case errors.Is(err, errLimit) && limit < maxRecord:
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("the archive's members exceed %d bytes uncompressed together (zip bomb?)", maxUnzip)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("the archive's members exceed %d bytes uncompressed together (zip bomb?)", maxUnzip)}
 	case errors.Is(err, errLimit):
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("exceeds the %d-byte limit uncompressed (zip bomb?)", maxRecord)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("exceeds the %d-byte limit uncompressed (zip bomb?)", maxRecord)}
 	case errors.Is(err, zip.ErrFormat):
-		return nil, &native.InputError{File: member, Msg: "holds more data than its header declares, or is corrupt (zip bomb?)"}
+		return nil, &record.InputError{File: member, Msg: "holds more data than its header declares, or is corrupt (zip bomb?)"}
 	case errors.Is(err, zip.ErrChecksum):
-		return nil, &native.InputError{File: member, Msg: "fails its checksum (corrupt)"}
+		return nil, &record.InputError{File: member, Msg: "fails its checksum (corrupt)"}
 	}
 	return v, err
 }

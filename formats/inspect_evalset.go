@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 )
 
 // EvalSetLog is the log of one task of an Inspect eval set.
@@ -103,7 +103,7 @@ func evalSetManifest(dir, name string) (node, error) {
 	p := filepath.Join(dir, name)
 	f, err := os.Open(p)
 	if err != nil {
-		return node{}, &native.InputError{File: p, Msg: fmt.Sprintf("read: %v; expected an Inspect eval-set directory (%s and %s beside one log per task)", err, EvalSetManifest, LogsManifest)}
+		return node{}, &record.InputError{File: p, Msg: fmt.Sprintf("read: %v; expected an Inspect eval-set directory (%s and %s beside one log per task)", err, EvalSetManifest, LogsManifest)}
 	}
 	defer f.Close()
 	v, err := decodeAll(p, f, maxFile)

@@ -3,7 +3,7 @@ package formats
 import (
 	"bytes"
 	"fmt"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"strings"
 )
@@ -309,16 +309,16 @@ func (run *evalsRun) anyMetric() bool {
 // finish checks the file was a finished run and calls fn with each sample.
 func (run *evalsRun) finish(fn func(*Record) error, note func(Note)) error {
 	if !run.specSeen {
-		return &native.InputError{File: run.file, Line: 1, Msg: "empty; expected an openai/evals record file starting with a spec line"}
+		return &record.InputError{File: run.file, Line: 1, Msg: "empty; expected an openai/evals record file starting with a spec line"}
 	}
 	if !run.final {
-		return &native.InputError{File: run.file, Msg: "no final_report line; the run did not finish (expected the last line to hold final_report)"}
+		return &record.InputError{File: run.file, Msg: "no final_report line; the run did not finish (expected the last line to hold final_report)"}
 	}
 	switch {
 	case run.unscoredAt > 0 && run.scoredAt > 0:
-		return &native.InputError{File: run.file, Line: run.unscoredAt, Msg: fmt.Sprintf("a model-graded score is null here and a number on line %d; openai/evals writes null on every sample of an eval whose spec has no choice_scores, and a number on every sample of one that has them (the lowest for a grade that matched no choice)", run.scoredAt)}
+		return &record.InputError{File: run.file, Line: run.unscoredAt, Msg: fmt.Sprintf("a model-graded score is null here and a number on line %d; openai/evals writes null on every sample of an eval whose spec has no choice_scores, and a number on every sample of one that has them (the lowest for a grade that matched no choice)", run.scoredAt)}
 	case run.unscoredAt > 0 && !run.anyMetric():
-		return &native.InputError{File: run.file, Line: run.unscoredAt, Msg: fmt.Sprintf("model-graded eval %q records score null on every sample: its spec defines no choice_scores, so openai/evals scores no grade (its choices are labels, counted in the final report), and the file holds no score to gate; give the spec choice_scores (or record metascore with metaeval)", run.evalName)}
+		return &record.InputError{File: run.file, Line: run.unscoredAt, Msg: fmt.Sprintf("model-graded eval %q records score null on every sample: its spec defines no choice_scores, so openai/evals scores no grade (its choices are labels, counted in the final report), and the file holds no score to gate; give the spec choice_scores (or record metascore with metaeval)", run.evalName)}
 	case run.unscoredAt > 0:
 		note(Note{Line: run.unscoredAt, Msg: fmt.Sprintf("model-graded eval %q records score null: its spec defines no choice_scores, so openai/evals scores no grade (its choices are labels, counted in the final report); only the other metrics its events carry (metascore with metaeval) can be gated, and a criterion mapped to score is na where it allows na, else refused; give the spec choice_scores to have a score", run.evalName)})
 	}

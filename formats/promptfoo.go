@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"sort"
 	"strconv"
@@ -232,7 +232,7 @@ func readPromptfooJSONNoted(name string, r io.Reader, fn func(*Record) error, no
 		return err
 	}
 	if !found {
-		return &native.InputError{File: name, Line: 1, Msg: "no results.results array; expected promptfoo's results.json (promptfoo eval -o results.json)"}
+		return &record.InputError{File: name, Line: 1, Msg: "no results.results array; expected promptfoo's results.json (promptfoo eval -o results.json)"}
 	}
 	for _, n := range notes {
 		note(n)
@@ -269,7 +269,7 @@ func eachLine(name string, r io.Reader, fn func(line int, text []byte) error) er
 			chunk, err := br.ReadSlice('\n')
 			buf = append(buf, chunk...)
 			if int64(len(buf)) > maxRecord {
-				return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes", maxRecord)}
+				return &record.InputError{File: name, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes", maxRecord)}
 			}
 			if err == bufio.ErrBufferFull {
 				continue
@@ -283,7 +283,7 @@ func eachLine(name string, r io.Reader, fn func(line int, text []byte) error) er
 				return nil
 			}
 			if err != nil {
-				return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err), Err: err}
+				return &record.InputError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err), Err: err}
 			}
 			break
 		}
@@ -597,7 +597,7 @@ func (p *pfRows) repeatsOf(g []pfRow) error {
 		if r.test == g[0].test {
 			continue
 		}
-		return &native.InputError{File: p.file, Line: r.rec.Loc.Line, Path: r.rec.Loc.Path,
+		return &record.InputError{File: p.file, Line: r.rec.Loc.Line, Path: r.rec.Loc.Path,
 			Msg: fmt.Sprintf("duplicate id %q (first at %s): the two rows' testCase differs (in %q), so they are two tests that share a description and vars, not repeats of one test (a --repeat run writes one testCase for every repeat); give each test a unique metadata.id or description", r.rec.ID, where(g[0].rec.Loc), pfTestDiff(g[0].testKeys, r.testKeys))}
 	}
 	sorted := append([]pfRow(nil), g...)

@@ -5,7 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"fmt"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"math"
 	"strconv"
@@ -138,10 +138,10 @@ func ragasHeader(name string, head []string) (*ragasColumns, error) {
 			continue // pandas' index
 		}
 		if c == "" {
-			return nil, &native.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %d has an empty name", i+1)}
+			return nil, &record.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %d has an empty name", i+1)}
 		}
 		if seenCol[c] {
-			return nil, &native.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %q appears twice", c)}
+			return nil, &record.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %q appears twice", c)}
 		}
 		seenCol[c] = true
 		switch {
@@ -160,12 +160,12 @@ func ragasHeader(name string, head []string) (*ragasColumns, error) {
 	}
 	if cols.id < 0 && cols.text < 0 {
 		if isSummaryTable(head) {
-			return nil, &native.InputError{File: name, Line: 1, Msg: "a summary table (one row per metric): that is the run's aggregate, not per-sample scores, and a gate compares items; write result.to_pandas().to_csv(path) for one row per sample"}
+			return nil, &record.InputError{File: name, Line: 1, Msg: "a summary table (one row per metric): that is the run's aggregate, not per-sample scores, and a gate compares items; write result.to_pandas().to_csv(path) for one row per sample"}
 		}
-		return nil, &native.InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
+		return nil, &record.InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
 	}
 	if len(cols.metrics) == 0 {
-		return nil, &native.InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
+		return nil, &record.InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
 	}
 	return cols, nil
 }
@@ -191,7 +191,7 @@ func ragasReadRows(cf *csvFile) ([]ragasRow, error) {
 		rows = append(rows, ragasRow{cells, line})
 	}
 	if len(rows) == 0 {
-		return nil, &native.InputError{File: cf.name, Line: 1, Msg: "no rows after the header"}
+		return nil, &record.InputError{File: cf.name, Line: 1, Msg: "no rows after the header"}
 	}
 	return rows, nil
 }
@@ -217,7 +217,7 @@ func ragasMetricColumns(name string, head []string, metrics []int, rows []ragasR
 		switch {
 		case text >= 0 && numeric:
 			rw := rows[text]
-			return nil, &native.InputError{File: name, Line: rw.line, Path: "column " + strconv.Quote(head[i]),
+			return nil, &record.InputError{File: name, Line: rw.line, Path: "column " + strconv.Quote(head[i]),
 				Msg: fmt.Sprintf("%q; expected a finite number, or empty or NaN where the metric failed (the column's other cells are numbers)", clip(strings.TrimSpace(rw.cells[i]), 40))}
 		case text >= 0:
 			note(Note{Line: 1, Msg: fmt.Sprintf("column %q is not a metric (no cell is a number; line %d has %q): read as data, not scores", clip(head[i], 60), rows[text].line, clip(strings.TrimSpace(rows[text].cells[i]), 40))})
@@ -226,7 +226,7 @@ func ragasMetricColumns(name string, head []string, metrics []int, rows []ragasR
 		}
 	}
 	if len(kept) == 0 {
-		return nil, &native.InputError{File: name, Line: 1, Msg: "no metric columns (no column other than the ragas sample fields holds numbers)"}
+		return nil, &record.InputError{File: name, Line: 1, Msg: "no metric columns (no column other than the ragas sample fields holds numbers)"}
 	}
 	return kept, nil
 }
@@ -239,14 +239,14 @@ func (cols *ragasColumns) record(name string, head []string, rw ragasRow) (*Reco
 	if cols.id >= 0 {
 		rec.ID = rw.cells[cols.id]
 		if strings.TrimSpace(rec.ID) == "" {
-			return nil, &native.InputError{File: name, Line: line, Msg: "empty id"}
+			return nil, &record.InputError{File: name, Line: line, Msg: "empty id"}
 		}
 	}
 	if cols.text >= 0 {
 		text := rw.cells[cols.text]
 		if cols.id < 0 {
 			if strings.TrimSpace(text) == "" {
-				return nil, &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[cols.text])}
+				return nil, &record.InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[cols.text])}
 			}
 			sum := sha256.Sum256([]byte(text))
 			rec.ID = "sha256:" + hex.EncodeToString(sum[:8])
