@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -67,7 +66,7 @@ func head(b []byte) []byte {
 func eachOf(t *testing.T, f *Format, name string, data []byte) []*native.Record {
 	t.Helper()
 	var out []*native.Record
-	err := NewRecords(f, name, func() (io.Reader, error) { return bytes.NewReader(data), nil }).Each(func(r *native.Record) error {
+	err := memRecords(f, name, data).Each(func(r *native.Record) error {
 		out = append(out, r)
 		return nil
 	})

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,11 +14,7 @@ import (
 // Confident AI, not in the file.
 func TestDeepevalLinkOnlyIsRefusedAsSuch(t *testing.T) {
 	path := filepath.Join("testdata", "deepeval", "latest_test_run_link.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Detect(path, data)
+	f, err := Detect(path, fixture(t, path))
 	if err != nil || f != deepevalJSON {
 		t.Fatalf("Detect = %v, %v; want deepeval", f, err)
 	}

@@ -3,8 +3,6 @@ package formats
 import (
 	"bytes"
 	"errors"
-	"io"
-	"os"
 	"strings"
 	"testing"
 
@@ -32,11 +30,8 @@ func TestOpenAIEvalsModelGradedScores(t *testing.T) {
 
 	// fact: refused as a file with no score, at the first null.
 	path := "testdata/openai-evals/modelgraded_fact.jsonl"
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = readBytes(openaiEvals, path, data)
+	data := fixture(t, path)
+	_, err := readBytes(openaiEvals, path, data)
 	var ie *native.InputError
 	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "choice_scores") || !strings.Contains(ie.Msg, "no score to gate") || ie.Line != 4 {
 		t.Errorf("fact: %v; want refused at line 4 as a file with no score", err)
@@ -44,7 +39,7 @@ func TestOpenAIEvalsModelGradedScores(t *testing.T) {
 	// With metascore (metaeval) beside the null score, that is read, and
 	// the file says score is not there.
 	meta := bytes.ReplaceAll(data, []byte(`"score": null}`), []byte(`"score": null, "metascore": true}`))
-	recs := NewRecords(openaiEvals, path, func() (io.Reader, error) { return bytes.NewReader(meta), nil })
+	recs := memRecords(openaiEvals, path, meta)
 	n := 0
 	err = recs.Each(func(r *native.Record) error {
 		n++

@@ -20,13 +20,9 @@ import (
 // and the file says so.
 func TestPromptfooZeroWeightMetricIsNotAZero(t *testing.T) {
 	path := filepath.Join("testdata", "promptfoo", "zeroweight.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := NewRecords(promptfoo, path, func() (io.Reader, error) { return bytes.NewReader(data), nil })
+	recs := memRecords(promptfoo, path, fixture(t, path))
 	n := 0
-	err = recs.Each(func(r *native.Record) error {
+	err := recs.Each(func(r *native.Record) error {
 		for _, s := range r.Samples {
 			for _, m := range s.Metrics {
 				if m.Name != "brief" {
@@ -61,10 +57,7 @@ func TestPromptfooZeroWeightMetricIsNotAZero(t *testing.T) {
 // all: unscored, never the 0 promptfoo wrote.
 func TestPromptfooZeroWeightWithoutComponentsIsUnscored(t *testing.T) {
 	path := filepath.Join("testdata", "promptfoo", "zeroweight.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture(t, path)
 	// Drop the brief assertion's results: the metric is left with its 0.
 	cut := bytes.ReplaceAll(data, []byte(`"metric": "brief"`), []byte(`"metric": "other"`))
 	for _, it := range items(t, promptfoo, path, cut) {
@@ -83,12 +76,7 @@ func TestPromptfooZeroWeightWithoutComponentsIsUnscored(t *testing.T) {
 // (twotests.json, see make_edited.py), naming what differs.
 func TestPromptfooTwoTestsOfOneIDAreRefused(t *testing.T) {
 	path := filepath.Join("testdata", "promptfoo", "twotests.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := NewRecords(promptfoo, path, func() (io.Reader, error) { return bytes.NewReader(data), nil })
-	err = recs.Each(func(*native.Record) error { return nil })
+	err := memRecords(promptfoo, path, fixture(t, path)).Each(func(*native.Record) error { return nil })
 	var ie *native.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v; want an input error", err)
@@ -96,4 +84,19 @@ func TestPromptfooTwoTestsOfOneIDAreRefused(t *testing.T) {
 	if !strings.Contains(ie.Msg, "duplicate id") || !strings.Contains(ie.Msg, `"assert"`) || ie.Line == 0 {
 		t.Errorf("err = %v; want a duplicate id at a line, naming the differing assert", err)
 	}
+}
+
+// fixture reads a file of testdata.
+func fixture(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// memRecords is data read as f's file named path, through Records.
+func memRecords(f *Format, path string, data []byte) *Records {
+	return NewRecords(f, path, func() (io.Reader, error) { return bytes.NewReader(data), nil })
 }
