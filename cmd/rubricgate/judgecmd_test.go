@@ -428,7 +428,7 @@ func TestJudgeAnswersPerItemThenGate(t *testing.T) {
 		t.Fatalf("second judge exit %d, %d requests: %s", code, srv.Requests(), errs)
 	}
 	code, stdout, errs = runCLI(t, "", "gate", "--rubric", supportRubric, "--results", out2, "--baseline", base)
-	if !strings.Contains(stdout, "4 items and 2 answers per item") {
+	if !strings.Contains(stdout, "at 4 items × 2 answers;") {
 		t.Fatalf("gate against the baseline: exit %d: %s %s", code, stdout, errs)
 	}
 	later.Store(false)
