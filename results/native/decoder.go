@@ -157,11 +157,8 @@ func (d *decoder) finish() error {
 			weight += sc.weight[i]
 		}
 	}
-	if len(missing) > 0 && !sc.opts.AllowMissing {
-		if len(missing) == 1 {
-			return d.errf(line, "missing a score for criterion %q", missing[0])
-		}
-		return d.errf(line, "missing scores for criteria %s", strings.Join(quoteAll(missing), ", "))
+	if err := d.missingError(line, missing); err != nil {
+		return err
 	}
 	if len(sc.rb.NotesRequiredFor) > 0 && IsBlank(r.notes) {
 		for i, v := range r.vals {
@@ -223,11 +220,8 @@ func (d *decoder) finishSamples() error {
 			weight += sc.weight[i]
 		}
 	}
-	if len(missing) > 0 && !sc.opts.AllowMissing {
-		if len(missing) == 1 {
-			return d.errf(line, "missing a score for criterion %q", missing[0])
-		}
-		return d.errf(line, "missing scores for criteria %s", strings.Join(quoteAll(missing), ", "))
+	if err := d.missingError(line, missing); err != nil {
+		return err
 	}
 	if len(bytes.TrimSpace(r.reasoning)) == 0 {
 		for j := range samples {
@@ -244,6 +238,18 @@ func (d *decoder) finishSamples() error {
 		r.answerVar = d.answerVariance(samples)
 	}
 	return nil
+}
+
+// missingError is the error of an item that scores none of the criteria
+// missing (nil for none, or when ReadOptions.AllowMissing).
+func (d *decoder) missingError(line int, missing []string) error {
+	if len(missing) == 0 || d.sc.opts.AllowMissing {
+		return nil
+	}
+	if len(missing) == 1 {
+		return d.errf(line, "missing a score for criterion %q", missing[0])
+	}
+	return d.errf(line, "missing scores for criteria %s", strings.Join(quoteAll(missing), ", "))
 }
 
 // reduceSamples sums criterion i up over the samples of the item (na by
