@@ -155,15 +155,22 @@ func TestObjectMembersAsDecoder(t *testing.T) {
 		`{"a":[],"b":{},"c":[[]],"d":""}`,
 	} {
 		b := []byte(strings.TrimSpace(line))
-		gf, gord, gerr := objectMembers(b)
-		wf, wo, werr := decodeMembers(b)
-		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gord, wo) || len(gf) != len(wf) {
-			t.Errorf("%s:\n got %v %q %v\nwant %v %q %v", line, gf, gord, gerr, wf, wo, werr)
+		g, gerr := objectMembers(b)
+		w, werr := decodeMembers(b)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || (g == nil) != (w == nil) {
+			t.Errorf("%s: %v, want %v", line, gerr, werr)
 			continue
 		}
-		for k, v := range wf {
-			if !bytes.Equal(gf[k], v) {
-				t.Errorf("%s: member %q is %s, want %s", line, k, gf[k], v)
+		if w == nil {
+			continue
+		}
+		if !reflect.DeepEqual(g.order, w.order) || len(g.fields) != len(w.fields) {
+			t.Errorf("%s:\n got %v %q\nwant %v %q", line, g.fields, g.order, w.fields, w.order)
+			continue
+		}
+		for k, v := range w.fields {
+			if !bytes.Equal(g.fields[k], v) {
+				t.Errorf("%s: member %q is %s, want %s", line, k, g.fields[k], v)
 			}
 		}
 	}
