@@ -217,23 +217,22 @@ func (r *itemsReader) member(data []byte, key string, i, n int) int {
 		}
 		r.it.Scores = &c
 	case key == "answers" && r.it.Answers == nil:
-		c := &answersColumn{}
-		c.field = "answers"
-		if ve = parseColumn(data, i, n, c.parse); ve < 0 {
-			return -1
-		}
-		r.it.Answers = c
+		r.it.Answers = &answersColumn{}
+		ve = parseNamed(data, i, n, &r.it.Answers.namedColumn, key)
 	case key == "answer_vars" && r.it.AnswerVars == nil:
-		c := &answerVarsColumn{}
-		c.field = "answer_vars"
-		if ve = parseColumn(data, i, n, c.parse); ve < 0 {
-			return -1
-		}
-		r.it.AnswerVars = c
+		r.it.AnswerVars = &answerVarsColumn{}
+		ve = parseNamed(data, i, n, &r.it.AnswerVars.namedColumn, key)
 	default:
 		return -1
 	}
 	return ve
+}
+
+// parseNamed parses the column named field at data[i] into c (see
+// parseColumn): the end, or -1.
+func parseNamed(data []byte, i, n int, c *namedColumn, field string) int {
+	c.field = field
+	return parseColumn(data, i, n, c.parse)
 }
 
 // maxPresize caps the items a column is sized for from the file's count
