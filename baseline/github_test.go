@@ -648,10 +648,12 @@ func TestGitHubTimeouts(t *testing.T) {
 		mod  func(g *GitHub)
 		want []string
 	}{
-		{"request timeout", func(g *GitHub) { g.RequestTimeout = 20 * time.Millisecond; g.Retries = -1 },
+		// The download blocks until its deadline; the API requests before
+		// it must fit well inside the deadline on a loaded machine too.
+		{"request timeout", func(g *GitHub) { g.RequestTimeout = time.Second; g.Retries = -1 },
 			[]string{"download archive (GET http://", "deadline exceeded", "gave up after 1 attempts"}},
-		{"search deadline", func(g *GitHub) { g.Deadline = 50 * time.Millisecond },
-			[]string{"baseline search stopped (deadline 50ms)", "download archive"}},
+		{"search deadline", func(g *GitHub) { g.Deadline = 2 * time.Second },
+			[]string{"baseline search stopped (deadline 2s)", "download archive"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
