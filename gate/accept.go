@@ -39,7 +39,9 @@ func KnownWaiver(w Waiver) bool {
 	return false
 }
 
-// AcceptState is what the run knows of the accept label's record.
+// AcceptState is what the run knows of the accept label's record, and
+// what bound the label at a run (Transition.State). The decision reads it
+// with the fields of Acceptance as a state and an event of Step.
 type AcceptState string
 
 // The states of the accept label's record.

@@ -213,15 +213,16 @@ const (
 )
 
 // readAcceptance is what the run knows of the accept label's record, for a
-// change request run with the label on: the label takes effect with this
-// run when its adding started the run, or when the gate's own comment
-// carries no record (the label was off at the last run, or there was
-// none), bound then to what the comment showed (its shown line); it is
-// bound to the record the comment carries; and it accepts nothing new when
-// the comment cannot be read back or an earlier run could not read it.
-// Where the comment cannot be read back at all (a fork's pull request,
-// comment: never), the labeled event's run is accepted unbound: no
-// comment can show what the label is applied for.
+// change request run with the label on: the comment's phase and the event
+// that started the run, which the decision reads as a state and an event
+// of gate.Step. Adding the label started the run (gate.EventApplied: the
+// record is not read, applying anew is how a reviewer accepts again); the
+// comment holds a record (gate.PhaseAccepted), the lost line or a malformed
+// one (gate.PhaseLost), or none (gate.PhaseOff, or gate.PhaseShown when its
+// shown line says the label was on). When the comment cannot be read the
+// record is lost, but for the labeled event's run where no comment can be
+// read back at all (a fork's pull request, comment: never):
+// gate.EventAppliedUnbound.
 func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Context, string) (string, bool, error), label, key string, warn func(string)) gate.Acceptance {
 	a := gate.Acceptance{HeadSHA: b.HeadSHA}
 	if !isHexSHA(b.HeadSHA) {
