@@ -23,12 +23,12 @@ func TestStep(t *testing.T) {
 		}
 		return AcceptRecord{SHA: sha, Score: score, Rubric: rub, Kinds: kinds, Drop: drop}
 	}
-	shown := rec(head, 66, fl(-0.0571), WaiveDrop)    // what the comment showed
+	shown := rec(head, 66, fl(-0.0571), WaiveDrop)     // what the comment showed
 	accepted := rec(other, 66, fl(-0.0571), WaiveDrop) // accepted at an earlier commit
 	same := rec(head, 66, fl(-0.0571), WaiveDrop)
-	larger := rec(head, 65.9, fl(-0.0586), WaiveDrop)      // any larger drop
-	beyond := rec(head, 60, fl(-0.1429), WaiveDrop)        // larger by more than max-drop
-	withinMax := rec(head, 64, fl(-0.0857), WaiveDrop)     // larger by less than max-drop
+	larger := rec(head, 65.9, fl(-0.0586), WaiveDrop)  // any larger drop
+	beyond := rec(head, 60, fl(-0.1429), WaiveDrop)    // larger by more than max-drop
+	withinMax := rec(head, 64, fl(-0.0857), WaiveDrop) // larger by less than max-drop
 	removed := rec(head, 66, fl(-0.0571), WaiveDrop, WaiveRemovedItems)
 	removed.Items = RemovedDigest([]string{"i00"})
 	clean := rec(head, 70, nil)
