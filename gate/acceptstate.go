@@ -17,16 +17,17 @@ import (
 //	any       reason (--accept) -                                   off       accept
 //	any       on, applied       accept-by refuses the applier       shown     by-author, by-unknown
 //	any       applied-unbound   -                                   accepted  accept (what the run brings)
-//	off       on                nothing to waive                    accepted  accept
+//	off       on, applied       nothing to waive                    accepted  accept (for no kind)
 //	off       on, applied       within what the comment showed      accepted  accept
 //	off       on, applied       beyond it, or nothing shown         shown     not-shown
 //	shown     applied           within what the comment showed      accepted  accept
 //	shown     applied           beyond it                           shown     not-shown
+//	shown     on                nothing to waive                    accepted  accept (for no kind)
 //	shown     on                something to waive                  shown     not-shown
-//	accepted  applied           as off, on                          -         -
+//	accepted  applied           as from off
 //	accepted  on                within the record (max-drop margin) accepted  accept (record kept)
 //	accepted  on                beyond the record                   accepted  not-covered (record kept)
-//	lost      applied           as off, on                          -         -
+//	lost      applied           as from off
 //	lost      on                -                                   lost      unreadable
 
 // LabelPhase is where the accept label stands between two runs of a change

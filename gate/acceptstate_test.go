@@ -71,6 +71,7 @@ func TestStep(t *testing.T) {
 		{"off, on, nothing to waive", off(nil), EventOn, clean, reviewer, "", PhaseAccepted, EffectAccept, AcceptFresh, head, ""},
 		// Shown with the label on: the label was applied before the figures.
 		{"shown, on: applied before the figures", on(&shown), EventOn, same, reviewer, "", PhaseShown, EffectNotShown, AcceptFresh, "", "figures the comment showed while the label was already on"},
+		{"shown, on, nothing to waive", on(&shown), EventOn, clean, reviewer, "", PhaseAccepted, EffectAccept, AcceptFresh, head, ""},
 		{"shown, applied again", on(&shown), EventApplied, same, reviewer, "", PhaseAccepted, EffectAccept, AcceptFresh, head, ""},
 		{"shown, applied, beyond", on(&shown), EventApplied, beyond, reviewer, "", PhaseShown, EffectNotShown, AcceptFresh, "", "a larger drop"},
 		// Accepted at X: later pushes within the record, the record kept.
