@@ -79,6 +79,9 @@ type File struct {
 	// pooled baseline, before pooling: the same answers gated again are
 	// not pooled again.
 	RunDigest string
+	// Anchor is the branch's anchor (see [gate.Anchor], [File.SetAnchor]);
+	// nil for a file written before baselines carried one.
+	Anchor *gate.Anchor
 
 	// rb caches the decoded rubric (set by New and Read).
 	rb *rubric.Rubric
@@ -179,6 +182,8 @@ type wire struct {
 	PooledRuns *int     `json:"pooled_runs,omitempty"`
 	RunScore   *float64 `json:"run_score,omitempty"`
 	RunDigest  string   `json:"run_digest,omitempty"`
+	// Anchor is the branch's anchor, bound by history.head.
+	Anchor *wireAnchor `json:"anchor,omitempty"`
 }
 
 type wireItems struct {
@@ -225,6 +230,7 @@ func (f *File) Write(w io.Writer) error {
 		Criteria:        &crit,
 		RubricCanonical: f.RubricCanonical,
 		History:         f.historyWire(),
+		Anchor:          f.anchorWire(),
 	}
 	if f.PooledRuns > 1 {
 		runs, own := f.PooledRuns, f.RunScore
@@ -465,6 +471,10 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	if err := setAnswers(items, w.Items); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	anchor, err := readAnchor(w.Anchor)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	f := &File{
 		Schema:          *w.Schema,
 		Rubric:          *w.Rubric,
@@ -481,6 +491,7 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 		Criteria:        *w.Criteria,
 		Items:           items,
 		History:         hist,
+		Anchor:          anchor,
 		rb:              rb,
 	}
 	switch {
@@ -522,6 +533,7 @@ func (f *File) Gate(src gate.BaselineSource) (*gate.Baseline, error) {
 		Source:     f.source(src),
 		Trend:      f.Trend(),
 		PooledRuns: f.PooledRuns,
+		Anchor:     f.anchorCopy(),
 	}, nil
 }
 
@@ -613,6 +625,9 @@ func (f *File) validate() error {
 		return err
 	}
 	if err := f.checkPool(); err != nil {
+		return err
+	}
+	if err := f.checkAnchor(); err != nil {
 		return err
 	}
 	return f.checkHistory()
