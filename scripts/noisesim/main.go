@@ -238,6 +238,7 @@ type config struct {
 	regen    bool     // regenerate the answers on every run
 	gateArgs []string // flags passed to every gate (-gate-flags)
 	warmup   bool     // gate an unchanged pull request after every main run
+	warmOnly bool     // only that: no pull request scenarios
 	seed     uint64
 	workers  int
 	calls    atomic.Int64 // binary calls
@@ -500,6 +501,9 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 			}
 			r.warm = append(r.warm, wp)
 		}
+	}
+	if c.warmOnly {
+		return r, nil
 	}
 	for sc, shift := range shifts {
 		rng := c.rng(n, t, 1+sc)
@@ -819,12 +823,13 @@ func main() {
 	workers := flag.Int("workers", runtime.NumCPU(), "trials run in parallel")
 	gateFlags := flag.String("gate-flags", "", "flags passed to every gate, main runs and pull requests (\"--max-drift 0\" switches the drift rule off)")
 	warmup := flag.Bool("warmup", false, "after every main run, gate an unchanged pull request (noisy-drop block) against its baseline: false blocks and interval coverage by the runs the baseline pools")
+	warmOnly := flag.Bool("warmup-only", false, "-warmup without the pull request scenarios (only the warm-up line is printed)")
 	slide := flag.Int("slide", 0, "instead of the pull request table: a slide of N steps after the main runs, each step a pull request and its main run -slide-step lower than the last; prints the step that was first blocked")
 	slideStep := flag.Float64("slide-step", 0.015, "the relative drop of each slide step")
 	slidePR := flag.String("slide-pr-flags", "--noisy-drop warn", "the decision flags of the slide's pull requests")
 	flag.Parse()
 	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
-		gateArgs: strings.Fields(*gateFlags), warmup: *warmup}
+		gateArgs: strings.Fields(*gateFlags), warmup: *warmup || *warmOnly, warmOnly: *warmOnly}
 	if *slide > 0 {
 		if err := c.slideMain(*trials, *sizes, *rubricPath, *bin, *slide, *slideStep, strings.Fields(*slidePR)); err != nil {
 			fmt.Fprintln(os.Stderr, "noisesim:", err)
@@ -962,6 +967,25 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 		return err
 	}
 	start := time.Now()
+	if c.warmOnly {
+		fmt.Printf("warm-up: %d answer(s) per item; %d main run(s), each followed by an unchanged pull request; %d trials per size; main: %q; every gate: %q\n",
+			c.k, c.mainRuns, trials, strings.Join(c.mainArgs, " "), strings.Join(c.gateArgs, " "))
+		for _, n := range ns {
+			s, err := c.cell(n, trials, [scenarios]float64{})
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%6d |", n)
+			c.printWarm(&s.warm, func(c, of int) string {
+				if of == 0 {
+					return "-"
+				}
+				return fmt.Sprintf("%.1f%%", 100*float64(c)/float64(of))
+			})
+		}
+		fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
+		return nil
+	}
 	var shift [2]float64
 	var serr [2]error
 	var wg sync.WaitGroup
@@ -995,29 +1019,39 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 		fmt.Printf("%6d | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9.2f | %s; %.2f\n", n,
 			w(0, 0), w(0, 1), w(0, 2), w(1, 0), w(1, 1), w(1, 2), w(2, 0), w(2, 1), w(2, 2),
 			pct(s.reruns, scenarios*s.trials), float64(s.extra)/float64(c.k)/float64(scenarios*s.trials), fmt.Sprintf("%d of %d (%s)", s.mainBlocks, s.mainGated, pct(s.mainBlocks, s.mainGated)), float64(s.pooled)/float64(s.trials))
-		d := func(sc, md int) string { return pct(s.drift[sc][md], s.trials) + " (" + pct(s.driftOnly[sc][md], s.trials) + ")" }
+		d := func(sc, md int) string {
+			return pct(s.drift[sc][md], s.trials) + " (" + pct(s.driftOnly[sc][md], s.trials) + ")"
+		}
 		fmt.Printf("%6s   drift rule blocked (alone) block/warn/rerun: unchanged %s / %s / %s; 3%% drop %s / %s / %s; 5%% drop %s / %s / %s\n", "",
 			d(0, 0), d(0, 1), d(0, 2), d(1, 0), d(1, 1), d(1, 2), d(2, 0), d(2, 1), d(2, 2))
 		if c.warmup {
-			fmt.Printf("%6s   warm-up, an unchanged PR after each main run (block): runs pooled: gated, false blocks, 95%% interval covers 0:", "")
-			all := [3]int{}
-			for p := 1; p <= maxPool; p++ {
-				wc := &s.warm
-				if wc.gated[p] == 0 {
-					continue
-				}
-				label := strconv.Itoa(p)
-				if p == maxPool {
-					label += "+"
-				}
-				fmt.Printf(" %s: %d, %s, %s;", label, wc.gated[p], pct(wc.blocked[p], wc.gated[p]), pct(wc.covered[p], wc.withCI[p]))
-				all[0] += wc.gated[p]
-				all[1] += wc.blocked[p]
-				all[2] += wc.covered[p]
-			}
-			fmt.Printf(" all: %d, %s\n", all[0], pct(all[1], all[0]))
+			fmt.Printf("%6s  ", "")
+			c.printWarm(&s.warm, pct)
 		}
 	}
 	fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
 	return nil
+}
+
+// printWarm prints the warm-up line: per number of runs the baseline
+// pools, the unchanged pull requests gated, the share blocked and the
+// share whose 95% interval covers 0.
+func (c *config) printWarm(wc *warmCell, pct func(c, of int) string) {
+	fmt.Print(" warm-up, an unchanged PR after each main run (block); runs pooled: PRs, false blocks, 95% interval covers 0:")
+	var gated, blocked, withCI, covered int
+	for p := 1; p <= maxPool; p++ {
+		if wc.gated[p] == 0 {
+			continue
+		}
+		label := strconv.Itoa(p)
+		if p == maxPool {
+			label += "+"
+		}
+		fmt.Printf(" %s: %d, %s, %s;", label, wc.gated[p], pct(wc.blocked[p], wc.gated[p]), pct(wc.covered[p], wc.withCI[p]))
+		gated += wc.gated[p]
+		blocked += wc.blocked[p]
+		withCI += wc.withCI[p]
+		covered += wc.covered[p]
+	}
+	fmt.Printf(" all: %d, %s, %s\n", gated, pct(blocked, gated), pct(covered, withCI))
 }
