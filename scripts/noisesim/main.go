@@ -239,6 +239,7 @@ type config struct {
 	gateArgs []string // flags passed to every gate (-gate-flags)
 	warmup   bool     // gate an unchanged pull request after every main run
 	warmOnly bool     // only that: no pull request scenarios
+	oneOnly  bool     // only the unchanged pull request, under noisy-drop block
 	seed     uint64
 	workers  int
 	calls    atomic.Int64 // binary calls
@@ -259,6 +260,7 @@ type trialResult struct {
 	reran      [scenarios]bool
 	extra      [scenarios]int // answers per item the rerun added
 	mainBlocks int            // main runs (after the first) blocked
+	mainDrift  int            // of them, by the drift rule
 	pooled     int            // runs the pull request's baseline pools
 	// drift[sc][md]: the drift rule blocked the pull request; driftOnly:
 	// nothing else did (the drop check passed it)
@@ -293,6 +295,7 @@ type cell struct {
 	reruns     int                   // pull requests whose first gate under rerun said rerun
 	extra      int                   // answers per item added by the reruns
 	mainBlocks int
+	mainDrift  int // main runs blocked by the drift rule
 	mainGated  int // main runs gated against a baseline
 	pooled     int // runs the pull requests' baselines pool, summed
 	drift      [scenarios][modes]int
@@ -314,6 +317,7 @@ func (c *cell) add(r trialResult, mainRuns int) {
 		c.extra += r.extra[sc]
 	}
 	c.mainBlocks += r.mainBlocks
+	c.mainDrift += r.mainDrift
 	c.mainGated += mainRuns - 1
 	c.pooled += r.pooled
 	for sc := range scenarios {
@@ -478,6 +482,9 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 			last = out
 		case g.Decision == gate.Block && !wrote && last != "":
 			r.mainBlocks++ // the store keeps the last passing baseline
+			if g.driftBlocks() {
+				r.mainDrift++
+			}
 		default:
 			return r, fmt.Errorf("main run %d of trial %d (%d items): decision %s, baseline written: %v (the first run starts the baseline; a run writes one exactly when it passes)", i, t, n, g.Decision, wrote)
 		}
@@ -506,12 +513,18 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 		return r, nil
 	}
 	for sc, shift := range shifts {
+		if c.oneOnly && sc > 0 {
+			break
+		}
 		rng := c.rng(n, t, 1+sc)
 		cur := m.answers(rng, shift, c.k)
 		if err := w.write("pr.jsonl", run(rng, cur)); err != nil {
 			return r, err
 		}
 		for md, mode := range modeNames {
+			if c.oneOnly && md > 0 {
+				break
+			}
 			g, err := w.gate("--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(mode))
 			if err == nil && sc == 0 && md == 0 {
 				r.pooled = 1
@@ -823,13 +836,14 @@ func main() {
 	workers := flag.Int("workers", runtime.NumCPU(), "trials run in parallel")
 	gateFlags := flag.String("gate-flags", "", "flags passed to every gate, main runs and pull requests (\"--max-drift 0\" switches the drift rule off)")
 	warmup := flag.Bool("warmup", false, "after every main run, gate an unchanged pull request (noisy-drop block) against its baseline: false blocks and interval coverage by the runs the baseline pools")
+	oneOnly := flag.Bool("unchanged-only", false, "gate only the unchanged pull request, under noisy-drop block (the other columns read 0)")
 	warmOnly := flag.Bool("warmup-only", false, "-warmup without the pull request scenarios (only the warm-up line is printed)")
 	slide := flag.Int("slide", 0, "instead of the pull request table: a slide of N steps after the main runs, each step a pull request and its main run -slide-step lower than the last; prints the step that was first blocked")
 	slideStep := flag.Float64("slide-step", 0.015, "the relative drop of each slide step")
 	slidePR := flag.String("slide-pr-flags", "--noisy-drop warn", "the decision flags of the slide's pull requests")
 	flag.Parse()
 	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
-		gateArgs: strings.Fields(*gateFlags), warmup: *warmup || *warmOnly, warmOnly: *warmOnly}
+		gateArgs: strings.Fields(*gateFlags), warmup: *warmup || *warmOnly, warmOnly: *warmOnly, oneOnly: *oneOnly}
 	if *slide > 0 {
 		if err := c.slideMain(*trials, *sizes, *rubricPath, *bin, *slide, *slideStep, strings.Fields(*slidePR)); err != nil {
 			fmt.Fprintln(os.Stderr, "noisesim:", err)
@@ -1022,8 +1036,8 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 		d := func(sc, md int) string {
 			return pct(s.drift[sc][md], s.trials) + " (" + pct(s.driftOnly[sc][md], s.trials) + ")"
 		}
-		fmt.Printf("%6s   drift rule blocked (alone) block/warn/rerun: unchanged %s / %s / %s; 3%% drop %s / %s / %s; 5%% drop %s / %s / %s\n", "",
-			d(0, 0), d(0, 1), d(0, 2), d(1, 0), d(1, 1), d(1, 2), d(2, 0), d(2, 1), d(2, 2))
+		fmt.Printf("%6s   drift rule blocked (alone) block/warn/rerun: unchanged %s / %s / %s; 3%% drop %s / %s / %s; 5%% drop %s / %s / %s; main runs blocked by it: %d of %d (%s)\n", "",
+			d(0, 0), d(0, 1), d(0, 2), d(1, 0), d(1, 1), d(1, 2), d(2, 0), d(2, 1), d(2, 2), s.mainDrift, s.mainGated, pct(s.mainDrift, s.mainGated))
 		if c.warmup {
 			fmt.Printf("%6s  ", "")
 			c.printWarm(&s.warm, pct)
