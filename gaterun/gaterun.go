@@ -98,6 +98,11 @@ type Options struct {
 	// Accept reads back the gate's previous sticky comment to find when a
 	// regression was accepted; nil when it cannot be read.
 	Accept func(ctx context.Context, key string) (body string, ok bool, err error)
+	// LabelActor asks the host who applied the accept label and who wrote
+	// the change request (host.Commenting.LabelActor); nil when it cannot
+	// be asked. AcceptBy is the accept-by policy.
+	LabelActor func(ctx context.Context, label string) (gate.Actor, error)
+	AcceptBy   gate.AcceptByPolicy
 
 	// Now is the clock.
 	Now time.Time
@@ -348,6 +353,8 @@ func (r *gateRun) acceptance(ctx context.Context) error {
 	case r.policy.Accepted:
 		// The label is on a change request (no build, no label).
 		r.acc = readAcceptance(ctx, b, o.Accept, r.policy.AcceptLabel, r.commentKey, r.warn)
+		r.acc.By = o.AcceptBy
+		r.acc.Actor, r.acc.ActorWhy = labelActor(ctx, b, o.LabelActor, r.policy.AcceptLabel)
 	}
 	if b != nil {
 		r.acc.HeadSHA = b.HeadSHA // what the comment shows is at the head

@@ -91,6 +91,7 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 	}
 	co := s.CommentOptions()
 	co.Logf = logf
+	cm := h.Commenting(co)
 	return Gate(ctx, Options{
 		Rubric: o.Rubric, RubricWarnings: o.RubricWarnings, Results: o.Results, ResultNames: o.ResultNames,
 		Thresholds: s.Thresholds, Policy: s.Policy, MaxUnscored: s.MaxUnscored,
@@ -98,7 +99,7 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 		OnBaselineError: s.OnBaselineError, SaveDir: saveDir, WriteBaseline: o.WriteBaseline, PoolRuns: s.BaselinePool,
 		Save: save, BaselineRef: ref, BaselineLoaded: func(n int) { gctune.ForBaseline(o.Getenv, n) },
 		Build: b, CommentKey: s.CommentKey, Title: s.Title, Tier: o.Tier, Now: o.Now,
-		Accept: h.Commenting(co).Previous, Warn: o.Warn,
+		Accept: cm.Previous, LabelActor: cm.LabelActor, AcceptBy: s.AcceptBy, Warn: o.Warn,
 	})
 }
 
