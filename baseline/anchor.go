@@ -157,8 +157,9 @@ type AnchorUpdate struct {
 	// with it: no previous baseline, or a rubric change the gate could not
 	// follow).
 	Change *float64
-	// RunSE is the run's standard error in points (0: not measured).
-	RunSE float64
+	// RunSE is the run's standard error in points (0: not measured), and
+	// BaseSE the previous baseline's, as the comparison measured it.
+	RunSE, BaseSE float64
 }
 
 // SetAnchor sets f's anchor, the level the branch is held to, from prev's
@@ -207,7 +208,13 @@ func (f *File) SetAnchor(prev *File, u AnchorUpdate) {
 	a := pa
 	a.Score, a.SE = pa.Score*ratio, pa.SE*ratio
 	prevRuns := max(prev.PooledRuns, 1)
-	if u.Pooled && (pa.Cause == gate.AnchorStart || pa.Cause == gate.AnchorAccepted) && pa.Runs == prevRuns && f.PooledRuns > pa.Runs {
+	warm := (pa.Cause == gate.AnchorStart || pa.Cause == gate.AnchorAccepted) && pa.Runs == prevRuns
+	if warm && a.SE == 0 {
+		// Set by a run of one answer per item, whose noise nothing
+		// measured then: this comparison measured it.
+		a.SE = u.BaseSE * ratio
+	}
+	if u.Pooled && warm && f.PooledRuns > pa.Runs {
 		// The warm-up: the anchor is the mean of its pool.
 		a.Score, a.SE, a.Runs = f.Score, se, f.PooledRuns
 	} else if low := f.Score - z95*math.Sqrt(a.SE*a.SE+se*se); low > a.Score {

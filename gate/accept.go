@@ -240,6 +240,10 @@ func waivableRecord(in DecideInput, g *GateReport, kinds []Waiver) AcceptRecord 
 		// item sets differ), as a relative change.
 		d := -dc.Drop
 		now.Drop = &d
+	} else if dr := g.DriftCheck; dr != nil && dr.Blocks {
+		// The cumulative drop below the anchor the drift rule blocked on.
+		d := dr.Cumulative
+		now.Drop = &d
 	}
 	for _, k := range kinds {
 		if k == WaiveRemovedItems && in.Paired != nil {

@@ -58,6 +58,10 @@ func TrendOf(b *Baseline, g *GateReport) *Trend {
 	if b.Anchor != nil {
 		a := b.Anchor.Score
 		t.Anchor = &a
+		if dc := g.DriftCheck; dc != nil {
+			fl := dc.Anchor.Score * (1 - dc.MaxDrift)
+			t.Floor = &fl
+		}
 	}
 	if g.Comparable && g.ComparedScore != nil {
 		c := *g.ComparedScore

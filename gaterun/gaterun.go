@@ -490,8 +490,8 @@ func (r *gateRun) anchorUpdate(pooled bool) baseline.AnchorUpdate {
 	if dc := g.DropCheck; dc != nil && dc.Baseline > 0 {
 		c := dc.Current/dc.Baseline - 1
 		u.Change = &c
-		if se, _, ok := gate.RunNoise(r.paired, dc.Baseline); ok {
-			u.RunSE = se
+		if se, base, ok := gate.RunNoise(r.paired, dc.Baseline); ok {
+			u.RunSE, u.BaseSE = se, base
 		}
 	}
 	return u

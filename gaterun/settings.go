@@ -149,7 +149,7 @@ func IsUsage(err error) bool {
 // setting and what it expects.
 func (s *Settings) Parse() (*Checked, error) {
 	th, p := gate.DefaultThresholds, gate.DefaultPolicy
-	th.MaxDrop, th.NoisyDrop, th.HardDrop, th.MaxBaselineAge = s.MaxDrop, s.NoisyDrop, s.HardDrop, s.MaxBaselineAge
+	th.MaxDrop, th.NoisyDrop, th.HardDrop, th.MaxBaselineAge, th.MaxDrift = s.MaxDrop, s.NoisyDrop, s.HardDrop, s.MaxBaselineAge, s.MaxDrift
 	if _, err := gate.ParseNoisyMode(string(s.NoisyDrop)); err != nil {
 		return nil, usage.Wrap(err)
 	}
