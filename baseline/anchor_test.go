@@ -190,3 +190,17 @@ func TestAnchorCarriedOverOtherItems(t *testing.T) {
 		t.Errorf("anchor %v: this run is %.6f of it, want %.6f as before", f.Anchor.Score, got, want)
 	}
 }
+
+// An anchor set by a run of one answer per item carries no measured
+// noise; the first comparison with that run measures it, and the anchor
+// keeps it (so the drift rule does not take a noisy anchor for an exact
+// one).
+func TestAnchorNoiseMeasuredByFirstComparison(t *testing.T) {
+	prev := anchored(t, items3(80, 70, 90), "1111111111111111111111111111111111111111", gate.Anchor{Score: 80, Runs: 1, Cause: gate.AnchorStart})
+	f := fileOf(t, items3(79, 69, 89), "2222222222222222222222222222222222222222")
+	f.Continue(prev)
+	f.SetAnchor(prev, AnchorUpdate{Change: change(-1.0 / 80), RunSE: 0.9, BaseSE: 0.8})
+	if a := f.Anchor; a.Score != 80 || a.SE != 0.8 {
+		t.Errorf("anchor %+v; want 80 with the SE the comparison measured for its run, 0.8", a)
+	}
+}
