@@ -38,6 +38,18 @@
 // biases the baseline upwards). The last column is the main-run block
 // rate and the mean runs the pull requests' baselines pool.
 //
+// Three more measurements (see CONTRIBUTING.md): -warmup gates an
+// unchanged pull request (noisy-drop block) after every main run and
+// counts its false blocks and whether its 95% interval covers 0, by the
+// runs the baseline pools (-warmup-only: nothing else); -slide N runs, after
+// the main runs, N steps each -slide-step lower than the last, each a pull
+// request (-slide-pr-flags) and its main run, until the first block, and
+// prints the share of slides blocked by each step and by which rule;
+// -unchanged-only gates only the unchanged pull request under block. The
+// second line of the pull request table counts what the drift rule
+// blocked (alone: the drop check passed it). -gate-flags are passed to
+// every gate ("--max-drift 0" switches the drift rule off).
+//
 // The binary runs in a temporary directory per worker, outside any git
 // checkout, with a minimal environment and never --branch, so it saves
 // into no local store: only the --baseline and --write-baseline files.
@@ -47,7 +59,9 @@
 // Usage:
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
-//	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-bin PATH] [-workers N] [-seed 1]
+//	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-gate-flags ""]
+//	    [-warmup | -warmup-only | -unchanged-only | -slide 20 [-slide-step 0.015] [-slide-pr-flags "--noisy-drop warn"]]
+//	    [-bin PATH] [-workers N] [-seed 1]
 package main
 
 import (
