@@ -2,7 +2,11 @@ package gate
 
 import (
 	"math"
+	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/rubricgate/rubricgate/finding"
 )
 
 // The drift rule: a run max-drift or more below the anchor blocks when
@@ -71,5 +75,49 @@ func TestRunNoise(t *testing.T) {
 	p.Method = MethodUnpaired
 	if _, _, ok := RunNoise(p, 80); ok {
 		t.Error("an unpaired comparison was split")
+	}
+}
+
+// In Decide: a run within max-drop of its baseline but max-drift below
+// the anchor is blocked by the drift rule, and the accept label waives it
+// as kind "drift"; a run the drop check already blocks has one reason,
+// the drop's, with the drift figures beside it in the report; without an
+// anchor nothing changes.
+func TestDecideDrift(t *testing.T) {
+	anchored := func(score float64) *Baseline {
+		b := base(score)
+		b.Anchor = &Anchor{Score: 80, SE: 0.3, Runs: 4, Cause: AnchorStart}
+		return b
+	}
+	// 76 → 75: -1.3%, within max-drop; 6.25% below the anchor.
+	g := decide(runReport(75), anchored(76), nil)
+	if g.Decision != Block || g.DriftCheck == nil || !g.DriftCheck.Blocks || len(g.Reasons) != 1 || g.Findings[0].Kind != finding.CumulativeDrift {
+		t.Fatalf("slide: decision %s, drift %+v, reasons %q", g.Decision, g.DriftCheck, g.Reasons)
+	}
+	if !strings.Contains(g.Reasons[0], "6.25% below the branch's anchor (80.0 → 75.0)") {
+		t.Errorf("reason %q", g.Reasons[0])
+	}
+	if g.Waivable == nil || !reflect.DeepEqual(g.Waivable.Kinds, []Waiver{WaiveDrift}) {
+		t.Errorf("waivable %+v, want the drift kind", g.Waivable)
+	}
+	g = decide(runReport(75), anchored(76), func(in *DecideInput) { in.Accepted, in.AcceptReason = true, "new model" })
+	if g.Decision != Pass || !g.Accepted {
+		t.Errorf("accepted: decision %s accepted %v", g.Decision, g.Accepted)
+	}
+	// 80 → 70: the drop check blocks; one reason.
+	g = decide(runReport(70), anchored(80), nil)
+	if g.Decision != Block || len(g.Reasons) != 1 || g.Findings[0].Kind != finding.AggregateDrop || !g.DriftCheck.Blocks {
+		t.Errorf("drop and drift: reasons %q, drift %+v", g.Reasons, g.DriftCheck)
+	}
+	// Within max-drift: a pass that carries the figures.
+	g = decide(runReport(78), anchored(78.5), nil)
+	if g.Decision != Pass || g.DriftCheck == nil || g.DriftCheck.Blocks || g.DriftCheck.Margin <= 0 {
+		t.Errorf("within: decision %s drift %+v", g.Decision, g.DriftCheck)
+	}
+	if g := decide(runReport(75), base(76), nil); g.Decision != Pass || g.DriftCheck != nil {
+		t.Errorf("no anchor: decision %s drift %+v", g.Decision, g.DriftCheck)
+	}
+	if g := decide(runReport(75), anchored(76), func(in *DecideInput) { in.MaxDrift = 0 }); g.Decision != Pass || g.DriftCheck != nil {
+		t.Errorf("max-drift 0: decision %s drift %+v", g.Decision, g.DriftCheck)
 	}
 }

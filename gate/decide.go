@@ -162,7 +162,7 @@ func Decide(in DecideInput) *GateReport {
 			v.apply(drop.ruling)
 			g.DropCheck = drop.Check
 			// The cumulative drop below the branch's anchor (rule_drift.go).
-			drift := driftRule(driftInputOf(b, drop.Check, in.Paired, in.MaxDrift))
+			drift := driftRule(driftInputOf(b, drop.Check, in.Paired, in.MaxDrift), drop.Check != nil && drop.Check.Blocks)
 			v.apply(drift.ruling)
 			g.DriftCheck = drift.Check
 			g.Changes = criterionChanges(c, b, gateFlags(in.Rubric, b.Rubric))

@@ -29,12 +29,15 @@ func driftInputOf(b *Baseline, dc *DropCheck, p *Paired, maxDrift float64) Drift
 // driftRule bounds the cumulative drop: a run max-drift or more below the
 // branch's anchor, beyond noise (CheckDrift), blocks unless accepted, on
 // the baseline branch too, like the relative drop: a regression landed in
-// slices under max-drop each is still a regression.
-func driftRule(in DriftInput) driftOutcome {
+// slices under max-drop each is still a regression. When the drop check
+// already blocks the run (dropBlocks), its reason stands for both: the
+// figures are in the report (DriftCheck) and the comment's drift line,
+// not in a second reason for the same drop.
+func driftRule(in DriftInput, dropBlocks bool) driftOutcome {
 	var out driftOutcome
 	dc := CheckDrift(in)
 	out.Check = dc
-	if dc == nil || !dc.Blocks {
+	if dc == nil || !dc.Blocks || dropBlocks {
 		return out
 	}
 	f := finding.Finding{Kind: finding.CumulativeDrift, Params: finding.Params{
