@@ -540,7 +540,8 @@ func RubricFinding(w rubric.Warning) finding.Finding {
 		File: w.File, Line: w.Line, Col: w.Col, Params: finding.Params{Detail: w.Msg}}
 }
 
-// StoreName names a baseline store in a note.
+// StoreName names a baseline store in a note (a store of another kind
+// names itself with a StoreName method).
 func StoreName(s baseline.Store) string {
 	switch st := s.(type) {
 	case baseline.FileStore:
@@ -549,6 +550,8 @@ func StoreName(s baseline.Store) string {
 		return "directory " + st.Root
 	case baseline.GitHub:
 		return fmt.Sprintf("artifact %q of %s/%s", st.ArtifactName, st.Owner, st.Repo)
+	case interface{ StoreName() string }:
+		return st.StoreName()
 	}
 	return "store"
 }

@@ -211,9 +211,6 @@ func Run(ctx context.Context, h host.Host, in Input) (*Outcome, error) {
 		}},
 	}, o.Extra...)
 	baselinePath, note, err := out.Stage(&set, o.WriteBaseline, outs...)
-	if note != "" {
-		fmt.Fprintln(in.Stderr, note)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +218,11 @@ func Run(ctx context.Context, h host.Host, in Input) (*Outcome, error) {
 		BaselinePath: baselinePath, Log: in.Log, Annotate: in.Annotate, Color: in.Color, Warn: warn,
 		Commit: func(last func() error) error { return set.CommitThen(in.Stdout, last) }}); err != nil {
 		return nil, err
+	}
+	// After the decision: in CI one log holds both streams, and the first
+	// line a reader sees must be the decision, not this consequence of it.
+	if note != "" {
+		fmt.Fprintln(in.Stderr, note)
 	}
 	return out, nil
 }
