@@ -277,7 +277,13 @@ func (r *gateRun) score(context.Context) error {
 	if r.sameRubric {
 		r.pairer = gate.NewPairerColumns(r.base.Items, o.Thresholds.WorstItems)
 	}
-	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
+	// Only the pairer reads an item's reasoning, and only for the few it
+	// may show: the others are never copied.
+	want := func(*gate.ItemResult) bool { return false }
+	if r.sameRubric {
+		want = r.pairer.WantsReasoning
+	}
+	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, WantReasoning: want, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && r.wantItems {
 			r.items.AppendAnswers(it.ID, it.Score, it.Answers, it.AnswerVar)
 			r.items.SetInputHash(r.items.Len()-1, it.InputHash)
@@ -307,9 +313,10 @@ func (r *gateRun) rescore(context.Context) error {
 	o := r.o
 	rescorePairer := gate.NewPairerColumns(r.base.Items, o.Thresholds.WorstItems)
 	r.compared, r.rescoreErr = o.Results.Score(r.base.Rubric, native.ScoreOptions{
-		MaxUnscored: o.MaxUnscored,
-		Read:        native.ReadOptions{IgnoreUnknown: true},
-		OnItem:      func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
+		MaxUnscored:   o.MaxUnscored,
+		Read:          native.ReadOptions{IgnoreUnknown: true},
+		WantReasoning: rescorePairer.WantsReasoning,
+		OnItem:        func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
 	})
 	var ie *native.InputError
 	switch {
