@@ -78,6 +78,9 @@ func (f *File) validate() error {
 	if err := f.checkPool(); err != nil {
 		return err
 	}
+	if err := f.checkAnchor(); err != nil {
+		return err
+	}
 	return f.checkHistory()
 }
 

@@ -72,6 +72,9 @@ type File struct {
 	// pooled baseline, before pooling: the same answers gated again are
 	// not pooled again.
 	RunDigest string
+	// Anchor is the branch's anchor (see [gate.Anchor], [File.SetAnchor]);
+	// nil for a file written before baselines carried one.
+	Anchor *gate.Anchor
 
 	// rb caches the decoded rubric (set by New and Read).
 	rb *rubric.Rubric
@@ -172,6 +175,8 @@ type wire struct {
 	PooledRuns *int     `json:"pooled_runs,omitempty"`
 	RunScore   *float64 `json:"run_score,omitempty"`
 	RunDigest  string   `json:"run_digest,omitempty"`
+	// Anchor is the branch's anchor, bound by history.head.
+	Anchor *wireAnchor `json:"anchor,omitempty"`
 }
 
 type wireItems struct {
@@ -211,6 +216,7 @@ func (f *File) Gate(src gate.BaselineSource) (*gate.Baseline, error) {
 		Source:     f.source(src),
 		Trend:      f.Trend(),
 		PooledRuns: f.PooledRuns,
+		Anchor:     f.anchorCopy(),
 	}, nil
 }
 

@@ -78,6 +78,10 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	if err := setAnswers(items, w.Items); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	anchor, err := readAnchor(w.Anchor)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	f := &File{
 		Schema:          *w.Schema,
 		Rubric:          *w.Rubric,
@@ -94,6 +98,7 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 		Criteria:        *w.Criteria,
 		Items:           items,
 		History:         hist,
+		Anchor:          anchor,
 		rb:              rb,
 	}
 	if err := f.setPooled(name, w); err != nil {

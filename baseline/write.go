@@ -57,6 +57,7 @@ func (f *File) header() ([]byte, error) {
 		Criteria:        &crit,
 		RubricCanonical: f.RubricCanonical,
 		History:         f.historyWire(),
+		Anchor:          f.anchorWire(),
 	}
 	if f.PooledRuns > 1 {
 		runs, own := f.PooledRuns, f.RunScore

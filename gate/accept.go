@@ -28,12 +28,15 @@ const (
 	// WaiveRenamedRubric is a rubric name the baseline branch's store does
 	// not know while it holds baselines under other names.
 	WaiveRenamedRubric Waiver = "renamed-rubric"
+	// WaiveDrift is a cumulative drop of max-drift or more below the
+	// branch's anchor.
+	WaiveDrift Waiver = "drift"
 )
 
 // KnownWaiver reports whether w is one of the kinds above.
 func KnownWaiver(w Waiver) bool {
 	switch w {
-	case WaiveDrop, WaiveRubricChange, WaiveUncheckedGates, WaiveRemovedCriteria, WaiveRemovedItems, WaiveRenamedRubric:
+	case WaiveDrop, WaiveRubricChange, WaiveUncheckedGates, WaiveRemovedCriteria, WaiveRemovedItems, WaiveRenamedRubric, WaiveDrift:
 		return true
 	}
 	return false
@@ -244,6 +247,10 @@ func waivableRecord(in DecideInput, g *GateReport, kinds []Waiver) AcceptRecord 
 		// The drop the check blocked on (over the items in common when the
 		// item sets differ), as a relative change.
 		d := -dc.Drop
+		now.Drop = &d
+	} else if dr := g.DriftCheck; dr != nil && dr.Blocks {
+		// The cumulative drop below the anchor the drift rule blocked on.
+		d := dr.Cumulative
 		now.Drop = &d
 	}
 	for _, k := range kinds {

@@ -454,11 +454,14 @@ func (r *gateRun) newBaseline(context.Context) error {
 		if !r.sameRubric {
 			paired = nil // paired under the baseline's rubric, not this one
 		}
-		why, err := bf.Pool(r.prev, baseline.PoolCheck{Paired: paired, Accepted: r.policy.Accepted}, o.PoolRuns)
+		why, err := bf.Pool(r.prev, baseline.PoolCheck{Paired: paired, Accepted: r.policy.Accepted, MaxDrop: o.Thresholds.MaxDrop}, o.PoolRuns)
 		if err != nil {
 			return fmt.Errorf("new baseline: %w", err)
 		}
 		r.out.Pooling = poolingNote(bf, why)
+		bf.SetAnchor(r.prev, r.anchorUpdate(why == ""))
+	} else {
+		bf.SetAnchor(nil, baseline.AnchorUpdate{RunSE: bf.OwnSE(0)})
 	}
 	r.out.NewBaseline = bf
 	if o.WriteBaseline && b != nil && !r.onBase {
@@ -477,6 +480,28 @@ func (r *gateRun) newBaseline(context.Context) error {
 		r.out.SaveTo = p
 	}
 	return nil
+}
+
+// anchorUpdate is what moves the branch's anchor in the new baseline:
+// the run's change from the baseline it was compared with (on the items
+// and under the rubric compared), its noise, and an acceptance.
+func (r *gateRun) anchorUpdate(pooled bool) baseline.AnchorUpdate {
+	g := r.out.Report
+	u := baseline.AnchorUpdate{Pooled: pooled, Accepted: g.Accepted}
+	if g.Accepted {
+		u.Reason = r.policy.AcceptReason
+		if u.Reason == "" {
+			u.Reason = "label " + r.policy.AcceptLabel
+		}
+	}
+	if dc := g.DropCheck; dc != nil && dc.Baseline > 0 {
+		c := dc.Current/dc.Baseline - 1
+		u.Change = &c
+		if se, base, ok := gate.RunNoise(r.paired, dc.Baseline); ok {
+			u.RunSE, u.BaseSE = se, base
+		}
+	}
+	return u
 }
 
 // poolingNote says what a new baseline holds, for the log.
