@@ -141,6 +141,14 @@ const (
 	FamilyWarn
 )
 
+// String is the policy as ParseFamilyPolicy reads it: "fail" or "warn".
+func (p FamilyPolicy) String() string {
+	if p == FamilyWarn {
+		return "warn"
+	}
+	return "fail"
+}
+
 // ParseFamilyPolicy parses "fail" or "warn".
 func ParseFamilyPolicy(s string) (FamilyPolicy, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {

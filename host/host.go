@@ -92,19 +92,6 @@ func (b *Build) HasLabel(name string) bool {
 	return false
 }
 
-// BaselineBranch is the branch whose baseline the run compares with:
-// explicit when given (the --baseline-branch flag), else the change
-// request's target, else the default branch, else the branch the run is
-// on, else "main".
-func (b *Build) BaselineBranch(explicit string) string {
-	for _, s := range []string{explicit, b.BaseBranch, b.DefaultBranch, b.Branch} {
-		if s != "" {
-			return s
-		}
-	}
-	return "main"
-}
-
 // SaveBranch is the branch a passing run saves its baseline under:
 // explicit when given (the --branch flag), else the run's branch when its
 // event may save one, else "": a change request's run never becomes its

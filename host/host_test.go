@@ -7,24 +7,6 @@ import (
 	"time"
 )
 
-func TestBaselineBranch(t *testing.T) {
-	for _, tt := range []struct {
-		b        Build
-		explicit string
-		want     string
-	}{
-		{Build{BaseBranch: "release", DefaultBranch: "main", Branch: "x"}, "prod", "prod"},
-		{Build{BaseBranch: "release", DefaultBranch: "main", Branch: "x"}, "", "release"},
-		{Build{DefaultBranch: "trunk", Branch: "x"}, "", "trunk"},
-		{Build{Branch: "x"}, "", "x"},
-		{Build{}, "", "main"},
-	} {
-		if got := tt.b.BaselineBranch(tt.explicit); got != tt.want {
-			t.Errorf("%+v, %q: %q, want %q", tt.b, tt.explicit, got, tt.want)
-		}
-	}
-}
-
 func TestSaveBranch(t *testing.T) {
 	push := Build{Branch: "main", BaselineEvent: true}
 	pr := Build{ChangeRequest: 3, BaseBranch: "main"}

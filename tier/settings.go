@@ -10,6 +10,7 @@ import (
 	"github.com/rubricgate/rubricgate/calibrate"
 	"github.com/rubricgate/rubricgate/family"
 	"github.com/rubricgate/rubricgate/internal/boundedio"
+	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/rubric"
@@ -18,45 +19,80 @@ import (
 // maxCalibrationBytes caps the calibration report read for the tier check.
 const maxCalibrationBytes = 32 << 20
 
-// Settings are the staged-rollout and judge-bias settings as the user
-// gives them (flags or action inputs), before [Parse] checks them.
+// Settings are the staged-rollout and judge-bias settings, each parsed
+// when its flag (or action input) is set, as the gate's settings are.
 type Settings struct {
-	// Tiers lists the rollout tiers in percent ("10,25,50,75,90"); Tier is
-	// the current one ("" leaves the tier decision off).
-	Tiers, Tier string
+	// Tiers are the rollout tiers in percent, strictly increasing; Tier is
+	// the current one (the zero Tier leaves the tier decision off).
+	Tiers []int
+	Tier  Tier
 	// Calibration is the path of a calibration report ("" for none);
-	// MinAgreement the agreement every criterion needs to advance.
-	Calibration, MinAgreement string
+	// MinAgreement the agreement in (0, 1] every criterion needs to advance.
+	Calibration  string
+	MinAgreement float64
 	// JudgeModel and ProductionModel are the models; SameFamily the policy
-	// when they are of one family (fail or warn).
-	JudgeModel, ProductionModel, SameFamily string
+	// when they are of one family.
+	JudgeModel, ProductionModel string
+	SameFamily                  family.FamilyPolicy
+}
+
+// Tier is the current rollout tier in percent; the zero Tier is none.
+type Tier int
+
+// ParseTier reads a tier as given ("25" or "25%"); "" is no tier.
+func ParseTier(s string) (Tier, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, nil
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(t, "%")))
+	if err != nil || v < 1 || v > 100 {
+		return 0, usage.Errorf("tier %q: expected a percentage from 1 to 100, one of the tiers", s)
+	}
+	return Tier(v), nil
 }
 
 // Flags declares the settings on fs under their names (the gate's flags
 // and action inputs), with their defaults and help.
 func (s *Settings) Flags(fs *flag.FlagSet) {
-	fs.StringVar(&s.Tiers, "tiers", "10,25,50,75,90", "staged-rollout traffic tiers, in percent")
-	fs.StringVar(&s.Tier, "tier", "", "the current rollout tier (enables the tier decision)")
+	cliflag.Var(fs, &s.Tiers, "tiers", "10,25,50,75,90", parseTiers, "staged-rollout traffic tiers, in percent")
+	cliflag.Var(fs, &s.Tier, "tier", "", ParseTier, "the current rollout tier (enables the tier decision)")
 	fs.StringVar(&s.Calibration, "calibration", "", "a calibration report (rubricgate calibrate --json); refused when made with another rubric")
-	fs.StringVar(&s.MinAgreement, "min-agreement", "0.80", "agreement every criterion needs before the tier advances")
+	cliflag.Var(fs, &s.MinAgreement, "min-agreement", "0.80", minAgreement, "agreement every criterion needs before the tier advances")
 	fs.StringVar(&s.JudgeModel, "judge-model", "", "the judge model (also read from judge_model in results)")
 	fs.StringVar(&s.ProductionModel, "production-model", "", "the production model whose outputs are judged")
-	fs.StringVar(&s.SameFamily, "same-family", "fail", "judge and production model of one family: fail or warn")
+	cliflag.Var(fs, &s.SameFamily, "same-family", "fail", sameFamily, "judge and production model of one family: fail or warn")
 }
 
-// Parse checks the settings and reads the calibration report. A report
-// made with another rubric than rb is stale and refused. A setting that is
-// not valid is a *usage.Error; a report that cannot be read or is stale is
-// another error naming the file.
+// Defaults are the settings of the flags left unset.
+func Defaults() Settings {
+	var s Settings
+	s.Flags(flag.NewFlagSet("defaults", flag.ContinueOnError))
+	return s
+}
+
+func parseTiers(s string) ([]int, error) {
+	t, err := calibrate.ParseTiers(s)
+	return t, usage.Wrap(err)
+}
+
+func minAgreement(s string) (float64, error) { return fraction.ParsePositive("min-agreement", s) }
+
+func sameFamily(s string) (family.FamilyPolicy, error) {
+	p, err := family.ParseFamilyPolicy(s)
+	if err != nil {
+		return p, usage.Errorf("same-family: %w", err)
+	}
+	return p, nil
+}
+
+// Parse checks the settings together and reads the calibration report. A
+// report made with another rubric than rb is stale and refused. A tier
+// that is not one of the tiers is a *usage.Error; a report that cannot be
+// read or is stale is another error naming the file.
 func Parse(s Settings, rb *rubric.Rubric) (*State, error) {
-	t := &State{JudgeModel: strings.TrimSpace(s.JudgeModel), ProductionModel: strings.TrimSpace(s.ProductionModel)}
-	var err error
-	if t.Family, err = family.ParseFamilyPolicy(s.SameFamily); err != nil {
-		return nil, usage.Errorf("same-family: %w", err)
-	}
-	if t.MinAgreement, err = fraction.ParsePositive("min-agreement", s.MinAgreement); err != nil {
-		return nil, usage.Wrap(err)
-	}
+	t := &State{JudgeModel: strings.TrimSpace(s.JudgeModel), ProductionModel: strings.TrimSpace(s.ProductionModel),
+		Family: s.SameFamily, MinAgreement: s.MinAgreement}
 	if s.Calibration != "" {
 		data, err := boundedio.ReadFile(s.Calibration, maxCalibrationBytes)
 		if err != nil {
@@ -69,17 +105,10 @@ func Parse(s Settings, rb *rubric.Rubric) (*State, error) {
 			return nil, fmt.Errorf("calibration %s: %w", s.Calibration, err)
 		}
 	}
-	if strings.TrimSpace(s.Tier) == "" {
+	if s.Tier == 0 {
 		return t, nil
 	}
-	t.Enabled = true
-	if t.Tiers, err = calibrate.ParseTiers(s.Tiers); err != nil {
-		return nil, usage.Wrap(err)
-	}
-	cur := strings.TrimSuffix(strings.TrimSpace(s.Tier), "%")
-	if t.Current, err = strconv.Atoi(cur); err != nil {
-		return nil, usage.Errorf("tier %q: expected one of the tiers %s", s.Tier, s.Tiers)
-	}
+	t.Enabled, t.Tiers, t.Current = true, s.Tiers, int(s.Tier)
 	if err := calibrate.CheckTier(t.Tiers, t.Current); err != nil {
 		return nil, usage.Wrap(err)
 	}

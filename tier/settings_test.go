@@ -2,6 +2,8 @@ package tier
 
 import (
 	"errors"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,41 +11,67 @@ import (
 
 	"github.com/rubricgate/rubricgate/calibrate"
 	"github.com/rubricgate/rubricgate/family"
+	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/results"
 	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
+// parseFlags is the settings of the flags args.
+func parseFlags(t *testing.T, args ...string) Settings {
+	t.Helper()
+	var s Settings
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	s.Flags(fs)
+	if _, err := cliflag.Parse(fs, args); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestParseTier(t *testing.T) {
 	rb := loadExample(t)
-	base := Settings{Tiers: "10,25,50", MinAgreement: "0.8", SameFamily: "fail", JudgeModel: " gpt-4o ", ProductionModel: "claude-sonnet-4-5"}
+	base := parseFlags(t, "-tiers", "10,25,50", "-min-agreement", "0.8", "-same-family", "fail", "-judge-model", " gpt-4o ", "-production-model", "claude-sonnet-4-5")
 	tier, err := Parse(base, rb)
 	if err != nil || tier.Enabled || tier.JudgeModel != "gpt-4o" || tier.MinAgreement != 0.8 || tier.Family != family.FamilyFail {
 		t.Fatalf("no tier: %+v %v", tier, err)
 	}
 	s := base
-	s.Tier = "25%"
+	s.Tier = 25
 	if tier, err = Parse(s, rb); err != nil || !tier.Enabled || tier.Current != 25 || len(tier.Tiers) != 3 {
 		t.Fatalf("tier 25%%: %+v %v", tier, err)
 	}
-	// Every bad setting is a usage error naming the setting.
+	if got := parseFlags(t, "-tier", "25%"); got.Tier != 25 {
+		t.Errorf("-tier 25%%: %v", got.Tier)
+	}
+	if d := Defaults(); len(d.Tiers) != 5 || d.Tier != 0 || d.MinAgreement != 0.8 || d.SameFamily != family.FamilyFail {
+		t.Errorf("defaults: %+v", d)
+	}
+	// A tier that is not one of the tiers is a usage error of Parse.
+	s.Tier = 33
+	var u *usage.Error
+	if _, err := Parse(s, rb); !errors.As(err, &u) || !strings.Contains(err.Error(), "not one of the tiers") {
+		t.Errorf("tier 33: %v, want a usage error", err)
+	}
+	// Every bad setting is a usage error naming the setting, when it is set.
 	for _, tc := range []struct {
-		mod  func(*Settings)
+		args []string
 		want string
 	}{
-		{func(s *Settings) { s.Tier = "33" }, "not one of the tiers"},
-		{func(s *Settings) { s.Tier = "x" }, `tier "x"`},
-		{func(s *Settings) { s.Tier, s.Tiers = "10", "10,abc" }, "tiers:"},
-		{func(s *Settings) { s.MinAgreement = "0" }, "min-agreement"},
-		{func(s *Settings) { s.SameFamily = "maybe" }, "same-family"},
+		{[]string{"-tier", "x"}, `tier "x"`},
+		{[]string{"-tier", "101"}, `tier "101"`},
+		{[]string{"-tiers", "10,abc"}, "tiers:"},
+		{[]string{"-min-agreement", "0"}, "min-agreement"},
+		{[]string{"-same-family", "maybe"}, "same-family"},
 	} {
-		s := base
-		tc.mod(&s)
-		_, err := Parse(s, rb)
-		var u *usage.Error
+		var s Settings
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		s.Flags(fs)
+		_, err := cliflag.Parse(fs, tc.args)
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want a usage error with %q", s, err, tc.want)
+			t.Errorf("%q: %v, want a usage error with %q", tc.args, err, tc.want)
 		}
 	}
 	// A missing or stale calibration report is not a usage error, and names the file.
@@ -83,7 +111,6 @@ func TestParseTier(t *testing.T) {
 		t.Fatalf("fresh report: %+v %v", tier, err)
 	}
 	_, err = Parse(s, rb)
-	var u *usage.Error
 	var stale *calibrate.StaleError
 	if !errors.As(err, &stale) || errors.As(err, &u) || !strings.Contains(err.Error(), s.Calibration) {
 		t.Errorf("stale report: %v", err)

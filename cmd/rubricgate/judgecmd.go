@@ -95,7 +95,7 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) ([
 // writes it with its other outputs, all or nothing.
 func judgeForGate(ctx context.Context, c *judgeConfig, t *tier.Settings, rb *rubric.Rubric, e *env) (string, []byte, error) {
 	jc := *c
-	jc.Model, jc.ProductionModel, jc.SameFamily = t.JudgeModel, t.ProductionModel, t.SameFamily
+	jc.Model, jc.ProductionModel, jc.SameFamily = t.JudgeModel, t.ProductionModel, t.SameFamily.String()
 	if strings.TrimSpace(jc.Model) == "" {
 		return "", nil, usage.Errorf("--input needs --judge-model (the judge to run)")
 	}

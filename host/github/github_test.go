@@ -159,7 +159,7 @@ func TestBuildPolicies(t *testing.T) {
 	if !b.HasLabel("BUG") || b.HasLabel("rubricgate:accept-regression") {
 		t.Errorf("labels %q", b.Labels)
 	}
-	if got := b.BaselineBranch(""); got != "master" {
+	if got := host.ResolveBaselineBranch("", b, host.SaveInputs{WorkDir: t.TempDir()}).Branch; got != "master" {
 		t.Errorf("baseline branch %q, want the base branch", got)
 	}
 	if got := b.SaveBranch(""); got != "" {

@@ -69,8 +69,9 @@ func TestReadBuild(t *testing.T) {
 	if !reflect.DeepEqual(*b, want) {
 		t.Errorf("merge request pipeline:\n got %+v\nwant %+v", *b, want)
 	}
-	if b.SaveBranch("") != "" || b.BaselineBranch("") != "release" || !b.HasLabel("rubricgate:accept-regression") {
-		t.Errorf("policies: save %q baseline %q", b.SaveBranch(""), b.BaselineBranch(""))
+	baseline := host.ResolveBaselineBranch("", b, host.SaveInputs{WorkDir: t.TempDir()}).Branch
+	if b.SaveBranch("") != "" || baseline != "release" || !b.HasLabel("rubricgate:accept-regression") {
+		t.Errorf("policies: save %q baseline %q", b.SaveBranch(""), baseline)
 	}
 	if ok, _ := host.ShouldComment(host.CommentAuto, b); !ok {
 		t.Error("auto does not comment on a merge request pipeline")

@@ -29,8 +29,8 @@ func TestBuild(t *testing.T) {
 	if !reflect.DeepEqual(*b, want) {
 		t.Errorf("build %+v, want %+v", *b, want)
 	}
-	if b.SaveBranch("") != "dev" || b.BaselineBranch("") != "dev" {
-		t.Errorf("save %q, baseline %q", b.SaveBranch(""), b.BaselineBranch(""))
+	if b.SaveBranch("") != "dev" {
+		t.Errorf("save %q", b.SaveBranch(""))
 	}
 	h, err = New(Options{Dir: repo, Branch: "release"})
 	if err != nil || h.Build().Branch != "release" {
