@@ -67,37 +67,38 @@ if [ "$os" = windows ]; then exe=rubricgate.exe ext=zip; fi
 # owner_mode PATH: "<uid> <octal mode>" of PATH itself (a link is not followed).
 owner_mode() { stat -c '%u %a' -- "$1" 2>/dev/null || stat -f '%u %Mp%Lp' -- "$1"; }
 me=$(id -u)
-# untrusted PATH STICKY-OK: prints why another local user could replace
-# PATH, or what is in it, and succeeds; fails (prints nothing) when PATH is no
-# symbolic link, is owned by this user or root, and no group or other user
-# can write it (STICKY-OK 1: or it is a directory with the sticky bit, where
-# nobody else can rename or replace this user's entries, as / or /tmp).
-# Windows (NTFS ACLs, no POSIX owner and mode) is not checked.
-untrusted() {
-  [ "$os" != windows ] || return 1
+# private PATH STICKY-OK: succeeds when PATH is no symbolic link, is owned by
+# this user or root, and no group or other user can write it (STICKY-OK 1:
+# or it is a directory with the sticky bit, where nobody else can rename or
+# replace this user's entries, as / or /tmp); else prints why another local
+# user could replace PATH or what is in it, and fails. Anything unexpected
+# fails too. Windows (NTFS ACLs, no POSIX owner and mode) is not checked.
+private() {
+  if [ "$os" = windows ]; then return 0; fi
   local m uid mode
-  if [ -L "$1" ]; then echo "$1 is a symbolic link"; return 0; fi
-  m=$(owner_mode "$1") || { echo "cannot read the owner and mode of $1"; return 0; }
+  if [ -L "$1" ]; then echo "$1 is a symbolic link"; return 1; fi
+  m=$(owner_mode "$1") || { echo "cannot read the owner and mode of $1"; return 1; }
   uid=${m%% *} mode=${m#* }
+  if ! [[ $uid =~ ^[0-9]+$ && $mode =~ ^[0-7]{3,4}$ ]]; then echo "cannot read the owner and mode of $1 ($m)"; return 1; fi
   if [ "$uid" != "$me" ] && [ "$uid" != 0 ]; then
-    echo "$1 is owned by uid $uid, not by this job's user (uid $me) or root"; return 0
+    echo "$1 is owned by uid $uid, not by this job's user (uid $me) or root"; return 1
   fi
   if (( 8#$mode & 8#022 )) && ! { [ "$2" = 1 ] && (( 8#$mode & 8#1000 )); }; then
-    echo "$1 is writable by its group or by other users (mode $mode)"; return 0
+    echo "$1 is writable by its group or by other users (mode $mode)"; return 1
   fi
-  return 1
+  return 0
 }
-# untrusted_tree DIR: untrusted for DIR (resolved: no links) and every
-# directory above it (those with STICKY-OK).
-untrusted_tree() {
+# private_tree DIR: private for DIR (resolved: no links) and every directory
+# above it (those with STICKY-OK).
+private_tree() {
   local p
-  p=$(cd -P -- "$1" 2>/dev/null && pwd -P) || { echo "cannot resolve $1"; return 0; }
-  untrusted "$p" 0 && return 0
-  while [ "$p" != / ] && [ -n "$p" ]; do
+  p=$(cd -P -- "$1" 2>/dev/null && pwd -P) || { echo "cannot resolve $1"; return 1; }
+  private "$p" 0 || return 1
+  while [ "$p" != / ]; do
     p=$(dirname -- "$p")
-    untrusted "$p" 1 && return 0
+    private "$p" 1 || return 1
   done
-  return 1
+  return 0
 }
 sha256() {
   local s
@@ -133,7 +134,7 @@ else
 
   # The copy that runs: a fresh directory only this user can enter, in a
   # RUNNER_TEMP nobody else can rename it in.
-  if why=$(untrusted_tree "$temp"); then
+  if ! why=$(private_tree "$temp"); then
     die "RUNNER_TEMP: $why, so another user could swap the verified rubricgate binary before it runs; not installing (chmod go-w, or run the runner as the owner)"
   fi
   run_dir=$(mktemp -d "$temp/rubricgate-bin.XXXXXX") || die "cannot make a directory in RUNNER_TEMP ($temp)"
@@ -154,7 +155,7 @@ else
   else
     tool_cache=$(unix "$RUNNER_TOOL_CACHE")
     mkdir -p -- "$tool_cache" 2>/dev/null || true
-    if why=$(untrusted_tree "$tool_cache"); then
+    if ! why=$(private_tree "$tool_cache"); then
       # GitHub's hosted Ubuntu image makes its tool cache mode 0777.
       log "not caching in the tool cache: $why (other users could write it); this step downloads into $run_dir"
     else
@@ -165,7 +166,7 @@ else
         dir="$root/$path" n=$((n + 1))
         # The three directories are made when missing; the binary is not.
         if [ "$n" -lt 4 ] && [ ! -e "$dir" ] && [ ! -L "$dir" ]; then mkdir -- "$dir" 2>/dev/null || true; fi
-        if { [ -e "$dir" ] || [ -L "$dir" ]; } && why=$(untrusted "$dir" 0); then
+        if { [ -e "$dir" ] || [ -L "$dir" ]; } && ! why=$(private "$dir" 0); then
           warn "the tool cache holds rubricgate's files where another user could have written them: $why. Not reading or writing the cache; this step downloads into $run_dir (remove $root/rubricgate to cache again)"
           dir=
           break
