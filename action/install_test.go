@@ -394,6 +394,16 @@ func TestInstallRefuses(t *testing.T) {
 	}{
 		{"no RUNNER_TEMP (no fallback to /tmp)", nil, map[string]string{"RUNNER_TEMP": ""}, "RUNNER_TEMP is not set"},
 		{"a RUNNER_TEMP others can write", func(r *rig) { chmod(t, r.temp, 0o777) }, nil, "RUNNER_TEMP: " + "%TEMP% is writable by its group or by other users (mode 777)"},
+		{"an owner and mode it cannot read (fails closed)", func(r *rig) {
+			fake := filepath.Join(r.root, "fakebin")
+			if err := os.Mkdir(fake, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(fake, "stat"), []byte("#!/bin/sh\necho '0 rwxr-xr-x'\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r.env["PATH"] = fake + string(os.PathListSeparator) + r.env["PATH"]
+		}, nil, "RUNNER_TEMP: cannot read the owner and mode of %TEMP% (0 rwxr-xr-x)"},
 		{"no pin for the binary", func(r *rig) {
 			r.table = sum(r.served) + "  " + r.archive + "\n"
 		}, nil, "no single pinned SHA-256 for %ARCHIVE%/rubricgate"},
