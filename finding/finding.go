@@ -40,166 +40,10 @@ const (
 // JSON report and may be matched by scripts.
 type Kind string
 
-// Kinds. The parameters each kind reads are listed beside it.
+// Kinds. The parameters each kind reads are listed beside it; the other
+// kinds are declared with their renderers, by what they are about, in
+// the kind_*.go files.
 const (
-	// BlockingFailure: items below a blocking criterion's minimum.
-	// Criterion, Items (all of them; Text lists five), BaselineRubric.
-	BlockingFailure Kind = "blocking-failure"
-	// UnscoredGate: unscored items (judge errors) that carry no value for a
-	// blocking criterion, which fails closed on them. Criterion, Items,
-	// BaselineRubric.
-	UnscoredGate Kind = "unscored-gate"
-	// NoItemScored: every item carries a judge error. Count (unscored), Total.
-	NoItemScored Kind = "no-item-scored"
-	// TooManyUnscored: more unscored items than max-unscored allows.
-	// Count, Total, Rate.
-	TooManyUnscored Kind = "too-many-unscored"
-	// NoBaseline: no baseline was used. Detail (why: not found in a store,
-	// unreadable), PolicyFail (if-no-baseline is fail).
-	NoBaseline Kind = "no-baseline"
-	// RubricRescored: the rubric changed and the run was re-scored under
-	// the baseline's. From, To (rubric hashes).
-	RubricRescored Kind = "rubric-rescored"
-	// RubricChange: the rubric changed in a way the gate cannot follow (the
-	// run cannot be re-scored under the baseline's rubric, or does not carry
-	// one of its blocking criteria); the headline of NotComparable and
-	// UncheckedGate. From, To, Criteria (removed), PolicyFail
-	// (on-rubric-change is fail), Label (the accept label accepted it) or
-	// AcceptLabel (the label that would).
-	RubricChange Kind = "rubric-change"
-	// NotComparable: the rubric changed and the run could not be re-scored
-	// under the baseline's rubric, so the relative check cannot run.
-	// Detail (why), Label when the accept label accepted it.
-	NotComparable Kind = "not-comparable"
-	// UncheckedGate: a blocking criterion of the baseline's rubric that
-	// items of the run do not carry. Criterion, Count, Label when the accept
-	// label accepted it.
-	UncheckedGate Kind = "unchecked-gate"
-	// PromptChanged: texts of a criterion that reach the judge prompt differ
-	// from the baseline rubric's, so the judge scored this run under other
-	// instructions, which re-scoring cannot undo. Criterion, Fields (which
-	// texts: "description", "anchor 3", "name", "scale", "na", "position",
-	// or "added" / "removed" for a criterion new in or gone from the
-	// prompt), Label when the accept label accepted it.
-	PromptChanged Kind = "prompt-changed"
-	// SkipDeprecated: on-rubric-change is the deprecated skip, read as block.
-	SkipDeprecated Kind = "on-rubric-change-skip-deprecated"
-	// AggregateDrop: the aggregate score dropped by max-drop or more.
-	// Change (relative, negative), Baseline, Current, MaxDrop, and Label
-	// when the accept label waived it; Detail, what the paired interval
-	// and hard-drop say (appended as it is). When the item sets differ the check
-	// compares the items in common: Common (their number; 0 when the full
-	// sets were compared), Added, Removed, FullBaseline, FullCurrent (the
-	// full sets' scores, shown beside).
-	AggregateDrop Kind = "aggregate-drop"
-	// WithinMaxDrop: the aggregate change is within max-drop.
-	// Change, Baseline, Current, MaxDrop; Common, Added, Removed,
-	// FullBaseline, FullCurrent as for AggregateDrop.
-	WithinMaxDrop Kind = "within-max-drop"
-	// ItemsRemoved: baseline items the run no longer carries (an unscored
-	// item is not removed). Count, Items (the first ids), Label when the
-	// accept label accepted it or AcceptLabel (the label that would),
-	// NewBaseline (a warning on the baseline branch).
-	ItemsRemoved Kind = "items-removed"
-	// ItemTaskChanged: items that keep a baseline item's id but not its
-	// task (their input_hash differs: the question, context or reference
-	// was rewritten), each counted as the baseline's item removed and a new
-	// one added. Count, Items (the first ids).
-	ItemTaskChanged Kind = "item-task-changed"
-	// TaskUnboundBaseline: Count items were compared by id alone because
-	// the baseline has no input_hash for them (made before the hashes, or
-	// from a format that carries no input); the results have one.
-	TaskUnboundBaseline Kind = "task-unbound-baseline"
-	// TaskUnboundResults: Count items were compared by id alone because
-	// the results carry no input_hash for them while the baseline has one.
-	TaskUnboundResults Kind = "task-unbound-results"
-	// DropWithinNoise: a drop at or above max-drop whose paired interval
-	// includes 0 passed under noisy-drop warn. Change, MaxDrop.
-	DropWithinNoise Kind = "drop-within-noise"
-	// RerunNeeded: a drop at or above max-drop whose paired interval
-	// includes 0, under noisy-drop rerun: the run is to be re-run with
-	// Count more answers per item and gated on both runs. Change, MaxDrop,
-	// Count.
-	RerunNeeded Kind = "rerun-needed"
-	// NoCommonItems: the run shares no item with the baseline, so the
-	// relative check compares the full sets.
-	NoCommonItems Kind = "no-common-items"
-	// NoBlockingFailed: nothing blocked and there was nothing to compare.
-	NoBlockingFailed Kind = "no-blocking-failed"
-	// BaselineScoreZero: the relative check was skipped. Common > 0 when
-	// it was the score of the items in common that was 0.
-	BaselineScoreZero Kind = "baseline-score-zero"
-	// BaselineOld: the baseline is older than max-baseline-age. Days, MaxDays.
-	BaselineOld Kind = "baseline-old"
-	// ItemSetsDiffer: items were added or removed since the baseline.
-	// Added, Removed, Common.
-	ItemSetsDiffer Kind = "item-sets-differ"
-	// RubricWarning: a remark on the rubric file. File, Line, Col,
-	// Criterion, Detail.
-	RubricWarning Kind = "rubric-warning"
-	// PassColumnDisagrees: a row's pass column says pass where the rubric
-	// gives fail, or the reverse. File, Line, Item, ColumnPass, Score,
-	// Threshold, Below (the critical minimums it is below).
-	PassColumnDisagrees Kind = "pass-column-disagrees"
-	// MorePassDisagreements: the rows whose pass column disagrees past the
-	// ones listed. Count.
-	MorePassDisagreements Kind = "more-pass-disagreements"
-	// OutvotedFailures: items of a blocking criterion with a failing
-	// judging outvoted by the majority of their judgings. Criterion, Count,
-	// Items (the first ids).
-	OutvotedFailures Kind = "outvoted-failures"
-	// ToolWeightsVary: a results file's tool weighs metrics differently
-	// from row to row. File, Format, Metrics.
-	ToolWeightsVary Kind = "tool-weights-vary"
-	// ToolWeightsDiffer: a results file's tool weights differ from the
-	// rubric's. File, Format, Weights.
-	ToolWeightsDiffer Kind = "tool-weights-differ"
-	// JudgeModelMissing: no judge or production model given, so the judge
-	// family check could not be made. Role ("judge" or "production").
-	JudgeModelMissing Kind = "judge-model-missing"
-	// JudgeFamilyUnknown: a judge or production model of no known family.
-	// Role, Model.
-	JudgeFamilyUnknown Kind = "judge-family-unknown"
-	// JudgeSameFamily: the judge and the production model are of one
-	// family, allowed by same-family: warn. Model (the judge), Production,
-	// Family.
-	JudgeSameFamily Kind = "judge-same-family"
-	// JudgesUnknownPast: items judged by models of unknown family past the
-	// distinct judge models kept by name. Count, Limit.
-	JudgesUnknownPast Kind = "judges-unknown-past"
-	// LengthBias: scores rise with answer length. Criterion ("" for the
-	// item score), Rho, MaxRho, Count (items with a known length).
-	LengthBias Kind = "length-bias"
-	// DefaultBranchNotBaseline: the run is on the default branch, which is
-	// not the baseline branch. Branch, BaselineBranch, Source (where the
-	// baseline branch came from).
-	DefaultBranchNotBaseline Kind = "default-branch-not-baseline"
-	// BaselineFromDefaultBranch: the change request's target branch has no
-	// baseline, so the run was compared with the default branch's. Branch
-	// (the target), BaselineBranch (the default branch).
-	BaselineFromDefaultBranch Kind = "baseline-from-default-branch"
-	// RenamedRubric: the rubric's name has no baseline on the branch but
-	// the store holds others there, or (Renamed) the store holds this very
-	// rubric under other names and the slot under this one another
-	// rubric's baseline: a rubric change. Rubric (the name),
-	// Branch, Rubrics (the names found); NewBaseline on the baseline
-	// branch, Label when the accept label accepted it, else AcceptLabel.
-	RenamedRubric Kind = "renamed-rubric"
-	// AcceptanceNotCovered: the accept label was applied for less than this
-	// push brings, so the run is blocked again. AcceptLabel, Commit (where it was
-	// applied), Waived (the kinds it was applied for), From (that rubric's
-	// hash), Adds (what this push adds).
-	AcceptanceNotCovered Kind = "acceptance-not-covered"
-	// AcceptanceNotShown: the accept label took effect with this run but
-	// the run brings more than the gate's comment showed when it was
-	// applied (or the comment showed nothing yet), so it accepts nothing.
-	// AcceptLabel, Commit (the commit the comment showed, "" for none),
-	// Waived (the kinds it showed), Adds (what this run brings beyond).
-	AcceptanceNotShown Kind = "acceptance-not-shown"
-	// AcceptanceUnreadable: the accept label is on but the record of what
-	// it was applied for cannot be read, so it accepts nothing new.
-	// AcceptLabel, Detail (why the record cannot be read).
-	AcceptanceUnreadable Kind = "acceptance-unreadable"
 	// Message: any other remark, already in English. Detail.
 	Message Kind = "message"
 )
@@ -316,6 +160,9 @@ type AcceptParams struct {
 	Commit string   `json:"commit,omitempty"`
 	Waived []string `json:"waived,omitempty"`
 	Adds   []string `json:"adds,omitempty"`
+	// AppliedBy is the login that applied the accept label
+	// (AcceptanceByAuthor).
+	AppliedBy string `json:"applied_by,omitempty"`
 }
 
 // RowParams are the values of a results row: PassColumnDisagrees.
@@ -534,280 +381,33 @@ func (f Finding) Annotation() Annotation {
 	return a
 }
 
+// renderer builds one kind's English text; e escapes the untrusted
+// parameters.
+type renderer func(f Finding, e escaper) string
+
+// renderers holds each kind's renderer. A kind is declared, with the
+// parameters it reads, beside its renderer and its entry in its group's
+// table (kind_*.go): adding a kind touches that one file.
+var renderers = kindTable(gateKinds, baselineKinds, rubricKinds, dropKinds, itemKinds, resultKinds, judgeKinds, acceptKinds)
+
+// kindTable merges the groups' tables.
+func kindTable(groups ...map[Kind]renderer) map[Kind]renderer {
+	m := map[Kind]renderer{}
+	for _, g := range groups {
+		for k, r := range g {
+			m[k] = r
+		}
+	}
+	return m
+}
+
 // render builds the English text; e escapes the untrusted parameters.
 func (f Finding) render(e escaper) string {
-	switch f.Kind {
-	case BlockingFailure:
-		ids := make([]string, 0, min(len(f.Items), maxListed))
-		for _, id := range f.Items[:min(len(f.Items), maxListed)] {
-			ids = append(ids, e.id(id))
-		}
-		list := strings.Join(ids, ", ")
-		if len(f.Items) > maxListed {
-			list += fmt.Sprintf(" and %d more", len(f.Items)-maxListed)
-		}
-		s := fmt.Sprintf("blocking criterion failed: %s on %d item(s): %s", e.id(f.Criterion), len(f.Items), list)
-		if f.BaselineRubric {
-			s += " (under the baseline's rubric)"
-		}
-		return s
-	case UnscoredGate:
-		s := fmt.Sprintf("blocking criterion %s has no score on %d unscored item(s) (judge errors): %s; it fails closed: re-run the judge on them", e.id(f.Criterion), len(f.Items), e.ids(f.Items[:min(len(f.Items), maxListed)], e.id))
-		if len(f.Items) > maxListed {
-			s += fmt.Sprintf(" and %d more", len(f.Items)-maxListed)
-		}
-		if f.BaselineRubric {
-			s += " (under the baseline's rubric)"
-		}
-		return s
-	case NoItemScored:
-		return fmt.Sprintf("no item was scored: %d of %d items carry a judge error", f.Count, f.Total)
-	case TooManyUnscored:
-		return fmt.Sprintf("%d of %d items (%.1f%%) are unscored (judge errors), more than max-unscored allows", f.Count, f.Total, 100*f.Rate)
-	case NoBaseline:
-		note := "no baseline found"
-		if f.Detail != "" {
-			note = e.text(f.Detail)
-		}
-		if f.PolicyFail {
-			return note + " and if-no-baseline is fail"
-		}
-		return note + ": nothing to compare with yet"
-	case RubricRescored:
-		return fmt.Sprintf("the rubric changed (%s → %s): the run was re-scored under the baseline's rubric to compare", e.text(ShortHash(f.From)), e.text(ShortHash(f.To)))
-	case RubricChange:
-		s := fmt.Sprintf("RUBRIC CHANGE: the rubric changed (%s → %s) in a way the gate cannot follow", e.text(ShortHash(f.From)), e.text(ShortHash(f.To)))
-		if len(f.Criteria) > 0 {
-			s += "; criteria removed: " + e.ids(f.Criteria, e.id)
-		}
-		switch {
-		case f.NewBaseline:
-			s += "; this run is on the baseline branch, where the change was reviewed when it merged: a new baseline starts here"
-		case f.PolicyFail:
-			s += "; on-rubric-change is fail, so the accept label does not waive it"
-		case f.Label == "" && f.AcceptLabel != "":
-			s += "; a reviewer who accepts the change adds the " + e.id(f.AcceptLabel) + " label"
-		}
-		return accepted(e, f, s)
-	case NotComparable:
-		why := "the results do not carry the baseline rubric's criteria"
-		if f.Detail != "" {
-			why = e.text(f.Detail)
-		}
-		return accepted(e, f, "the run cannot be re-scored under the baseline's rubric, so the scores are not comparable and the relative check cannot run: "+why)
-	case UncheckedGate:
-		return accepted(e, f, fmt.Sprintf("the baseline rubric's blocking criterion %s is not carried by %d item(s), so that gate could not be checked on them", e.id(f.Criterion), f.Count))
-	case PromptChanged:
-		what := fmt.Sprintf("the judge prompt's text of criterion %s changed: %s", e.id(f.Criterion), e.ids(f.Fields, e.text))
-		switch {
-		case len(f.Fields) == 1 && f.Fields[0] == "added":
-			what = fmt.Sprintf("criterion %s is new in the judge prompt", e.id(f.Criterion))
-		case len(f.Fields) == 1 && f.Fields[0] == "removed":
-			what = fmt.Sprintf("criterion %s is gone from the judge prompt", e.id(f.Criterion))
-		}
-		return accepted(e, f, what+"; the judge scored this run under other instructions than the baseline's, which re-scoring under the baseline's rubric cannot undo")
-	case SkipDeprecated:
-		return "on-rubric-change: skip is deprecated and now means block: a rubric change the gate cannot follow blocks unless the pull request carries the accept label"
-	case AggregateDrop:
-		what := "aggregate score"
-		if f.Common > 0 {
-			what = "aggregate score of the items in common with the baseline"
-		}
-		s := fmt.Sprintf("%s dropped %s%% (%s), at or above max-drop %s", what, DropPct(-f.Change, f.MaxDrop), Scores(f.Baseline, f.Current, f.MaxDrop), Pct(f.MaxDrop)) + e.text(f.Detail) + f.basisNote()
-		return accepted(e, f, s)
-	case WithinMaxDrop:
-		what := "aggregate score"
-		if f.Common > 0 {
-			what = fmt.Sprintf("aggregate score of the %d items in common", f.Common)
-		}
-		return fmt.Sprintf("%s %s vs the baseline (%s), within max-drop %s", what, ChangePct(f.Change, f.MaxDrop), Scores(f.Baseline, f.Current, f.MaxDrop), Pct(f.MaxDrop)) + f.basisNote()
-	case ItemsRemoved:
-		ids := make([]string, 0, min(len(f.Items), maxListed))
-		for _, id := range f.Items[:min(len(f.Items), maxListed)] {
-			ids = append(ids, e.id(id))
-		}
-		s := fmt.Sprintf("ITEMS REMOVED: %d item(s) of the baseline are missing from this run", f.Count)
-		if len(ids) > 0 {
-			s += ": " + strings.Join(ids, ", ")
-			if f.Count > len(ids) {
-				s += fmt.Sprintf(" and %d more", f.Count-len(ids))
-			}
-		}
-		switch {
-		case f.NewBaseline:
-			s += "; this run is on the baseline branch, where the removal was reviewed when it merged: a new baseline starts here"
-		case f.Label == "" && f.AcceptLabel != "":
-			s += "; a reviewer who accepts the removal adds the " + e.id(f.AcceptLabel) + " label"
-		}
-		return accepted(e, f, s)
-	case ItemTaskChanged:
-		ids := make([]string, 0, min(len(f.Items), maxListed))
-		for _, id := range f.Items[:min(len(f.Items), maxListed)] {
-			ids = append(ids, e.id(id))
-		}
-		s := fmt.Sprintf("TASK CHANGED: %d item(s) keep a baseline item's id but not its task (the question, context or reference differs from the baseline's)", f.Count)
-		if len(ids) > 0 {
-			s += ": " + strings.Join(ids, ", ")
-			if f.Count > len(ids) {
-				s += fmt.Sprintf(" and %d more", f.Count-len(ids))
-			}
-		}
-		return s + "; each is compared as the baseline's item removed and a new item added"
-	case TaskUnboundBaseline:
-		return fmt.Sprintf("%d item(s) were compared with the baseline by id alone: the baseline records no input hash for them (made before input hashes, or from results without them), so a changed question under the same id cannot be told", f.Count)
-	case TaskUnboundResults:
-		return fmt.Sprintf("%d item(s) were compared with the baseline by id alone: these results carry no input_hash for them, so a changed question under the same id cannot be told", f.Count)
-	case DropWithinNoise:
-		return fmt.Sprintf("the drop of %s%% is within noise: its 95%% interval includes 0 (noisy-drop warn); more answers per item or more items would tell", DropPct(-f.Change, f.MaxDrop))
-	case RerunNeeded:
-		return fmt.Sprintf("RERUN: the drop of %s%% is within noise (its 95%% interval includes 0) and noisy-drop is rerun: re-run the eval with %d more answer(s) per item and gate on both runs with --final; this run neither passes nor blocks", DropPct(-f.Change, f.MaxDrop), f.Count)
-	case NoCommonItems:
-		return "the run shares no item with the baseline: the relative check compares the full sets, which may hold different items"
-	case NoBlockingFailed:
-		return "no blocking criterion failed"
-	case BaselineScoreZero:
-		if f.Common > 0 {
-			return "the baseline score of the items in common is 0: the relative change is undefined and the relative check was skipped"
-		}
-		return "the baseline score is 0: the relative change is undefined and the relative check was skipped"
-	case BaselineOld:
-		return fmt.Sprintf("the baseline is %d days old (max-baseline-age %d days)", f.Days, f.MaxDays)
-	case ItemSetsDiffer:
-		return fmt.Sprintf("the item sets differ: %d items added, %d removed since the baseline (%d in common)", f.Added, f.Removed, f.Common)
-	case RubricWarning:
-		loc := ""
-		if f.File != "" {
-			loc = e.id(f.File)
-			if f.Line > 0 {
-				loc += ":" + strconv.Itoa(f.Line)
-				if f.Col > 0 {
-					loc += ":" + strconv.Itoa(f.Col)
-				}
-			}
-			loc += ": "
-		}
-		return loc + e.text(f.Detail)
-	case PassColumnDisagrees:
-		say := map[bool]string{true: "pass", false: "fail"}
-		why := ""
-		if len(f.Below) > 0 {
-			gates := make([]string, len(f.Below))
-			for i, b := range f.Below {
-				gates[i] = fmt.Sprintf("%s %s < %s", b.Criterion, num(b.Score), num(b.Min))
-			}
-			why = "; below minimum: " + e.ids(gates, e.id)
-		}
-		return fmt.Sprintf("%s:%d: item %s: the pass column says %s but the rubric gives %s (score %.1f, threshold %g%s)",
-			e.id(f.File), f.Line, e.item(f.Item), say[f.ColumnPass], say[!f.ColumnPass], f.Score, f.Threshold, why)
-	case MorePassDisagreements:
-		return fmt.Sprintf("... and %d more rows whose pass column disagrees with the rubric", f.Count)
-	case OutvotedFailures:
-		ids := e.ids(f.Items, e.id)
-		if f.Count > len(f.Items) {
-			ids += fmt.Sprintf(" and %d more", f.Count-len(f.Items))
-		}
-		return fmt.Sprintf("%s: %d item(s) had a failing judging outvoted by the majority (more than half of their judgings met the minimum): %s", e.id(f.Criterion), f.Count, ids)
-	case ToolWeightsVary:
-		return fmt.Sprintf("%s: %s weighs %s differently from row to row; the rubric's weights are used", e.id(f.File), e.id(f.Format), e.ids(f.Metrics, e.q))
-	case ToolWeightsDiffer:
-		ws := f.Weights
-		if e.list > 0 && len(ws) > e.list {
-			ws = ws[:e.list]
-		}
-		parts := make([]string, len(ws))
-		for i, w := range ws {
-			parts[i] = fmt.Sprintf("%s %s (%s %s)", e.id(w.Criterion), num(w.Rubric), e.q(w.Metric), num(w.Tool))
-		}
-		list := strings.Join(parts, ", ")
-		if len(ws) < len(f.Weights) {
-			list += fmt.Sprintf(" and %d more", len(f.Weights)-len(ws))
-		}
-		return fmt.Sprintf("%s: %s's own weights differ from the rubric's; the rubric's weights are used: %s", e.id(f.File), e.id(f.Format), list)
-	case JudgeModelMissing:
-		return fmt.Sprintf("no %s model given: the judge family check could not be made", e.text(f.Role))
-	case JudgeFamilyUnknown:
-		return fmt.Sprintf("%s model %s is of an unknown family: the judge family check could not be made (add it under model_families in the rubric)", e.text(f.Role), e.q(f.Model))
-	case JudgeSameFamily:
-		return fmt.Sprintf("judge model %s and production model %s are both %s models: a judge favours its own family's outputs; judge with another family", e.q(f.Model), e.q(f.Production), e.id(f.Family))
-	case JudgesUnknownPast:
-		return fmt.Sprintf("%d more item(s) were judged by models of unknown family (past the first %d distinct judge models named above): the judge family check could not be made for them (add them under model_families in the rubric)", f.Count, f.Limit)
-	case LengthBias:
-		what := "item scores"
-		if f.Criterion != "" {
-			what = e.id(f.Criterion) + " scores"
-		}
-		return fmt.Sprintf("%s rise with answer length (Spearman rho %.2f >= %.2f over %d items): the judge may favour longer answers; check against human scores", what, f.Rho, f.MaxRho, f.Count)
-	case DefaultBranchNotBaseline:
-		br, base := e.q(f.Branch), e.q(f.BaselineBranch)
-		return fmt.Sprintf("this run is on the default branch %s but the baseline branch is %s (from %s): no run on %s ever saves a baseline, and runs compared with %s find none unless one is saved there; set --baseline-branch %s or run the gate on %s",
-			br, base, e.text(f.Source), br, base, e.id(f.Branch), base)
-	case BaselineFromDefaultBranch:
-		return fmt.Sprintf("no baseline on the target branch %s: compared with the default branch %s's baseline instead (save one on %s to compare with its own)",
-			e.q(f.Branch), e.q(f.BaselineBranch), e.q(f.Branch))
-	case RenamedRubric:
-		s := fmt.Sprintf("rubric %s has no baseline on branch %s, but the store holds baselines for %s there: a renamed rubric is a rubric change",
-			e.q(f.Rubric), e.q(f.Branch), e.ids(f.Rubrics, e.id))
-		if f.Renamed {
-			s = fmt.Sprintf("rubric %s is the rubric the store holds on branch %s as %s, under a new name whose slot holds another rubric's baseline: a renamed rubric is a rubric change",
-				e.q(f.Rubric), e.q(f.Branch), e.ids(f.Rubrics, e.id))
-		}
-		switch {
-		case f.NewBaseline:
-			return s + "; this run on the baseline branch starts a new baseline"
-		case f.AcceptReason != "":
-			return s + "; accepted with --accept (" + e.text(f.AcceptReason) + "): a new baseline starts when this merges"
-		case f.Label != "":
-			return s + "; accepted by the label " + e.id(f.Label) + ": a new baseline starts when this merges"
-		}
-		return s + " that the gate cannot follow; add the label " + e.id(f.AcceptLabel) + " to accept it (or pin the slot with baseline-key)"
-	case AcceptanceNotCovered:
-		what := "nothing"
-		if len(f.Waived) > 0 {
-			what = e.ids(f.Waived, e.text)
-		}
-		adds := f.Adds
-		if e.list > 0 && len(adds) > e.list {
-			adds = append(adds[:e.list:e.list], fmt.Sprintf("%d more", len(f.Adds)-e.list))
-		}
-		adds = append([]string(nil), adds...)
-		for i, a := range adds {
-			adds[i] = e.text(a)
-		}
-		commit := f.Commit
-		if len(commit) > 7 {
-			commit = commit[:7]
-		}
-		return fmt.Sprintf("the %s label was applied at commit %s for %s (rubric %s); this push adds %s, which the label does not cover: remove and re-add the label to accept again",
-			e.id(f.AcceptLabel), e.id(commit), what, e.text(ShortHash(f.From)), strings.Join(adds, "; "))
-	case AcceptanceNotShown:
-		shown := "nothing yet"
-		if f.Commit != "" {
-			what := "nothing"
-			if len(f.Waived) > 0 {
-				what = e.ids(f.Waived, e.text)
-			}
-			commit := f.Commit
-			if len(commit) > 7 {
-				commit = commit[:7]
-			}
-			shown = "commit " + e.id(commit) + ", for " + what
-		}
-		adds := f.Adds
-		if e.list > 0 && len(adds) > e.list {
-			adds = append(adds[:e.list:e.list], fmt.Sprintf("%d more", len(f.Adds)-e.list))
-		}
-		adds = append([]string(nil), adds...)
-		for i, a := range adds {
-			adds[i] = e.text(a)
-		}
-		return fmt.Sprintf("the %s label accepts only what the gate's comment showed when it was applied (%s); this run brings %s, which it does not cover: remove and re-add the label once this comment shows this run's figures",
-			e.id(f.AcceptLabel), shown, strings.Join(adds, "; "))
-	case AcceptanceUnreadable:
-		return fmt.Sprintf("the %s label is on, but the record of what it was applied for cannot be read (%s), so it accepts nothing new: remove and re-add the label to accept this run",
-			e.id(f.AcceptLabel), e.text(f.Detail))
-	default: // Message and kinds this version does not know
-		return e.text(f.Detail)
+	if r, ok := renderers[f.Kind]; ok {
+		return r(f, e)
 	}
+	// Message and kinds this version does not know.
+	return e.text(f.Detail)
 }
 
 // num formats a number in the shortest form that reads back the same.
@@ -888,25 +488,6 @@ func ShortHash(h string) string {
 		h = h[:12]
 	}
 	return h
-}
-
-// basisNote says, for a check of the items in common, what the full sets did.
-func (f Finding) basisNote() string {
-	if f.Common <= 0 {
-		return ""
-	}
-	full := "undefined"
-	if f.FullBaseline > 0 {
-		full = fmt.Sprintf("%+.2f%%", 100*(f.FullCurrent-f.FullBaseline)/f.FullBaseline)
-	}
-	if f.Unscored > 0 && f.Added == 0 && f.Removed == 0 {
-		return fmt.Sprintf(" [%d item(s) of the baseline are unscored in this run and compared at score 0, the worst case; the full scores: %.1f → %.1f (this run's scored items only), %s]", f.Unscored, f.FullBaseline, f.FullCurrent, full)
-	}
-	unscored := ""
-	if f.Unscored > 0 {
-		unscored = fmt.Sprintf("; %d of them unscored in this run, compared at score 0", f.Unscored)
-	}
-	return fmt.Sprintf(" [the item sets differ (%d added, %d removed), so the %d items in common are compared%s; the full sets: %.1f → %.1f, %s]", f.Added, f.Removed, f.Common, unscored, f.FullBaseline, f.FullCurrent, full)
 }
 
 // dropTolerance is gate's slack in the relative check: a drop within 1e-9

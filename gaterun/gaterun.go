@@ -98,6 +98,11 @@ type Options struct {
 	// Accept reads back the gate's previous sticky comment to find when a
 	// regression was accepted; nil when it cannot be read.
 	Accept func(ctx context.Context, key string) (body string, ok bool, err error)
+	// LabelActor asks the host who applied the accept label and who wrote
+	// the change request (host.Commenting.LabelActor); nil when it cannot
+	// be asked. AcceptBy is the accept-by policy.
+	LabelActor func(ctx context.Context, label string) (gate.Actor, error)
+	AcceptBy   gate.AcceptByPolicy
 
 	// Now is the clock.
 	Now time.Time
@@ -272,7 +277,13 @@ func (r *gateRun) score(context.Context) error {
 	if r.sameRubric {
 		r.pairer = gate.NewPairerColumns(r.base.Items, o.Thresholds.WorstItems)
 	}
-	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
+	// Only the pairer reads an item's reasoning, and only for the few it
+	// may show: the others are never copied.
+	want := func(*gate.ItemResult) bool { return false }
+	if r.sameRubric {
+		want = r.pairer.WantsReasoning
+	}
+	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, WantReasoning: want, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && r.wantItems {
 			r.items.AppendAnswers(it.ID, it.Score, it.Answers, it.AnswerVar)
 			r.items.SetInputHash(r.items.Len()-1, it.InputHash)
@@ -302,9 +313,10 @@ func (r *gateRun) rescore(context.Context) error {
 	o := r.o
 	rescorePairer := gate.NewPairerColumns(r.base.Items, o.Thresholds.WorstItems)
 	r.compared, r.rescoreErr = o.Results.Score(r.base.Rubric, native.ScoreOptions{
-		MaxUnscored: o.MaxUnscored,
-		Read:        native.ReadOptions{IgnoreUnknown: true},
-		OnItem:      func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
+		MaxUnscored:   o.MaxUnscored,
+		Read:          native.ReadOptions{IgnoreUnknown: true},
+		WantReasoning: rescorePairer.WantsReasoning,
+		OnItem:        func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
 	})
 	var ie *native.InputError
 	switch {
@@ -348,6 +360,8 @@ func (r *gateRun) acceptance(ctx context.Context) error {
 	case r.policy.Accepted:
 		// The label is on a change request (no build, no label).
 		r.acc = readAcceptance(ctx, b, o.Accept, r.policy.AcceptLabel, r.commentKey, r.warn)
+		r.acc.By = o.AcceptBy
+		r.acc.Actor, r.acc.ActorWhy = labelActor(ctx, b, o.LabelActor, r.policy.AcceptLabel)
 	}
 	if b != nil {
 		r.acc.HeadSHA = b.HeadSHA // what the comment shows is at the head
@@ -508,7 +522,8 @@ func RubricFinding(w rubric.Warning) finding.Finding {
 		File: w.File, Line: w.Line, Col: w.Col, Params: finding.Params{Detail: w.Msg}}
 }
 
-// StoreName names a baseline store in a note.
+// StoreName names a baseline store in a note (a store of another kind
+// names itself with a StoreName method).
 func StoreName(s baseline.Store) string {
 	switch st := s.(type) {
 	case baseline.FileStore:
@@ -517,6 +532,8 @@ func StoreName(s baseline.Store) string {
 		return "directory " + st.Root
 	case baseline.GitHub:
 		return fmt.Sprintf("artifact %q of %s/%s", st.ArtifactName, st.Owner, st.Repo)
+	case interface{ StoreName() string }:
+		return st.StoreName()
 	}
 	return "store"
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // cacheVersion changes when the address or the entry format does. Version
@@ -52,6 +53,9 @@ type Cache struct {
 	dir      string
 	mac      []byte // the entry key, derived from the secret
 	endpoint string // the normalised base URL, part of every address
+	// dirs holds the subdirectories made and found to be directories (not
+	// symbolic links) by a put, checked once per cache, not on every write.
+	dirs sync.Map
 }
 
 // NewCache returns a cache in dir, creating it, whose entries are
@@ -130,8 +134,11 @@ type cacheKey struct {
 	System      string  `json:"system"`
 	User        string  `json:"user"`
 	Temperature float64 `json:"temperature"`
-	Seed        int64   `json:"seed"`
-	Sample      int     `json:"sample"`
+	// Sampling is "" for temperature 0, "default" when the request carries
+	// no temperature (see [Sampler]): the judgings differ in kind.
+	Sampling string `json:"sampling,omitempty"`
+	Seed     int64  `json:"seed"`
+	Sample   int    `json:"sample"`
 }
 
 func (k *cacheKey) hash() string {
@@ -201,13 +208,8 @@ func (c *Cache) get(key string) (*cacheEntry, cacheLookup) {
 
 func (c *Cache) put(key string, e *cacheEntry) error {
 	p := c.path(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	// The cache makes its subdirectories: one that is a symbolic link was
-	// planted, and would send the entry elsewhere.
-	if fi, err := os.Lstat(filepath.Dir(p)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("cache: %s is not a directory (a symbolic link?): remove it, the cache makes its own subdirectories", filepath.Dir(p))
+	if err := c.subdir(filepath.Dir(p)); err != nil {
+		return err
 	}
 	e.V = cacheVersion
 	b, err := json.Marshal(storedEntry{cacheEntry: *e, MAC: hex.EncodeToString(c.sum(key, e))})
@@ -236,27 +238,62 @@ func (c *Cache) put(key string, e *cacheEntry) error {
 	return nil
 }
 
-// cached looks up sample s (seed) of prompt p. It returns the entry's
-// address (for store) and, on a verified hit, the judgment and the usage
-// it cost. An entry that fails verification, or whose answer no longer
+// subdir makes the entry subdirectory dir and checks it, the first time
+// only. The cache makes its subdirectories: one that is a symbolic link
+// was planted, and would send the entry elsewhere.
+func (c *Cache) subdir(dir string) error {
+	if _, ok := c.dirs.Load(dir); ok {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cache: %s is not a directory (a symbolic link?): remove it, the cache makes its own subdirectories", dir)
+	}
+	c.dirs.Store(dir, struct{}{})
+	return nil
+}
+
+// cached looks up sample s (seed) of prompt p. On a verified hit it
+// returns the judgment and the usage it cost. An entry that fails verification, or whose answer no longer
 // parses, is counted in Summary.CacheFailed and judged again.
-func (r *runner) cached(p Prompt, seed int64, s int) (key string, j *Judgment, e *cacheEntry) {
+func (r *runner) cached(p Prompt, seed int64, s int) (j *Judgment, e *cacheEntry) {
 	c := r.cfg.Cache
-	k := cacheKey{V: cacheVersion, Endpoint: c.endpoint, Rubric: r.rhash, Provider: r.cfg.ProviderName, Model: r.cfg.Model,
-		System: p.System, User: p.User, Seed: seed, Sample: s}
-	key = k.hash()
+	key := r.cacheKey(p, seed, s)
 	e, st := c.get(key)
 	if st == cacheHit {
 		var err error
 		if j, err = Parse(r.cfg.Rubric, e.Text); err == nil {
-			return key, j, e
+			return j, e
 		}
 		st = cacheFailed
 	}
 	if st == cacheFailed {
 		r.count(func(sm *Summary) { sm.CacheFailed++ })
 	}
-	return key, nil, nil
+	return nil, nil
+}
+
+// Sampler is a provider whose requests may carry no temperature: Sampling
+// is "" while they carry temperature 0 and "default" when they carry none
+// (the model's default, as under Anthropic's current API version or for a
+// reasoning model). It may change during a run (a 400 that refuses
+// temperature), so the cache key is taken when an entry is looked up and
+// again when one is stored.
+type Sampler interface {
+	Sampling() string
+}
+
+// cacheKey is the address of the judging of prompt p with seed as sample
+// s, under the provider's sampling now.
+func (r *runner) cacheKey(p Prompt, seed int64, s int) string {
+	k := cacheKey{V: cacheVersion, Endpoint: r.cfg.Cache.endpoint, Rubric: r.rhash, Provider: r.cfg.ProviderName, Model: r.cfg.Model,
+		System: p.System, User: p.User, Seed: seed, Sample: s}
+	if sp, ok := r.cfg.Provider.(Sampler); ok {
+		k.Sampling = sp.Sampling()
+	}
+	return k.hash()
 }
 
 // store keeps a validated judgment at key, its reasoning redacted: the

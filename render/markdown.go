@@ -93,220 +93,22 @@ func Markdown(g *gate.GateReport, o MarkdownOptions) string {
 // until the body fits the budget).
 func markdownAt(g *gate.GateReport, o MarkdownOptions, l level) string {
 	var b strings.Builder
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-
-	// Headline: decision and its first reason.
-	icon, word := "✅", "passed"
-	if g.Decision == gate.Block {
-		icon, word = "❌", "blocked"
-	} else if g.Decision == gate.Rerun {
-		icon, word = "🔁", "needs a re-run"
-	} else if g.Accepted {
-		icon, word = "⚠️", "passed (regression accepted)"
-	}
 	reasons, warnings := findingLines(g)
-	reason := ""
-	if len(reasons) > 0 {
-		reason = ": " + dropCaseLabel(g) + reasons[0]
-		if g.Decision == gate.Pass && !g.Accepted && g.DropCheck != nil && g.DropCheck.Case == gate.DropNoise {
-			icon = "⚠️"
-		}
-	}
-	w("### %s %s %s%s\n\n", icon, safe.Inline(o.Title, 80), word, reason)
-	for _, r := range reasons[min(1, len(reasons)):] {
-		w("- %s\n", r)
-	}
-	if len(reasons) > 1 {
-		w("\n")
-	}
-	if line := resolutionLine(g.DropCheck); line != "" {
-		w("%s\n\n", line)
-	}
-
-	// Aggregate.
-	w("| | Baseline | Current | Change | 95%% CI |\n|---|---:|---:|---:|---:|\n")
-	// The figures the decision used (see headlineFigures); the full sets'
-	// on a row of their own when they differ.
-	hf := headlineFigures(g)
-	change, ci := "—", "—"
-	if hf.change != nil {
-		change = gate.FormatChange(*hf.change, g.MaxDrop)
-	}
-	if hf.ci != nil {
-		ci = fmt.Sprintf("%s … %s", signedPct(hf.ci[0]), signedPct(hf.ci[1]))
-	}
-	label := "Score (0-100)"
-	if hf.basis != "" {
-		label += ", " + hf.basis
-	}
-	w("| %s | %s | %s | %s | %s |\n", label, numPtr(hf.base), numPtr(hf.cur), change, ci)
-	if hf.fullNote(0) != "" {
-		fullChange := "—"
-		if hf.fullChange != nil {
-			fullChange = gate.FormatChange(*hf.fullChange, g.MaxDrop)
-		}
-		w("| Score, full sets | %s | %s | %s | |\n", numPtr(hf.fullBase), numPtr(hf.fullCur), fullChange)
-	}
-	w("| Pass rate | — | %s | | |\n", pctPtr(g.PassRate))
-	w("| Items | — | %d scored of %d | | |\n\n", g.Scored, g.Items)
-	if g.Rescored != nil {
-		w("The rubric changed: the run was re-scored under the baseline's rubric to compare. Under the new rubric it scores **%s**.\n\n", numPtr(g.Rescored.CurrentRubricScore))
-	}
-	if !g.Comparable && g.Baseline != nil {
-		w("> [!WARNING]\n> **Scores are not comparable with the baseline**: the relative check was skipped. Hard gates still apply.\n\n")
-	}
-
-	// Per-criterion table: always kept whole. When items were judged
-	// several times, a column shows each criterion's spread (the mean
-	// within-item standard deviation of the samples, raw scale).
-	spread := map[string]*float64{}
-	if g.Report != nil && g.MaxSamples > 1 {
-		for _, c := range g.Criteria {
-			spread[c.ID] = c.Spread
-		}
-		w("| Criterion | Weight | Baseline | Current | Change | Status | Spread |\n|---|---:|---:|---:|---:|---|---:|\n")
-	} else {
-		w("| Criterion | Weight | Baseline | Current | Change | Status |\n|---|---:|---:|---:|---:|---|\n")
-	}
-	for _, c := range g.Changes {
-		name := safe.Cell(c.ID, 60)
-		if c.Name != "" && c.Name != c.ID {
-			name += " (" + safe.Cell(c.Name, 60) + ")"
-		}
-		if c.Blocking {
-			name += " 🛡️"
-		}
-		w("| %s | %s | %s | %s | %s | %s |", name, num(c.Weight), numPtr(c.Baseline), numPtr(c.Current), signedPtr(c.Change), status(c))
-		if len(spread) > 0 {
-			w(" %s |", spreadText(spread[c.ID]))
-		}
-		w("\n")
-	}
-	w("\n")
-
-	// Blocking failures.
-	if n := len(g.BlockingFailures); n > 0 {
-		w("**Blocking failures (%d)**\n\n", n)
-		for i, f := range g.BlockingFailures {
-			if i == l.failures {
-				w("- … and %d more (see the JSON report)\n", n-i)
-				break
-			}
-			line := fmt.Sprintf("- %s: %s = %s", safe.Code(f.Item, 80), safe.Inline(f.Criterion, 60), failureScore(f))
-			if l.reasoning > 0 && f.Reasoning != "" {
-				line += " — " + safe.Inline(f.Reasoning, l.reasoning)
-			}
-			w("%s\n", line)
-		}
-		w("\n")
-	}
-	if g.Unscored.Count > 0 {
-		w("**Unscored items (%d, judge errors)**", g.Unscored.Count)
-		if l.unscored > 0 {
-			w(":")
-			for i, u := range g.Unscored.List {
-				if i == l.unscored {
-					w(" … and %d more", g.Unscored.Count-i)
-					break
-				}
-				w(" %s", safe.Code(u.ID, 80))
-			}
-		}
-		w("\n\n")
-	}
-
-	// Worst regressions, collapsed.
-	if p := g.Paired; p != nil && l.worst > 0 && len(p.Worst) > 0 {
-		k := min(l.worst, len(p.Worst))
-		w("<details><summary>Largest item regressions (%d)</summary>\n\n| Item | Baseline | Current | Change | Reasoning |\n|---|---:|---:|---:|---|\n", k)
-		for _, d := range p.Worst[:k] {
-			cur := num1(d.Current)
-			if d.Unscored {
-				cur = "unscored (0)"
-			}
-			w("| %s | %s | %s | %s | %s |\n", safe.Cell(d.ID, 80), num1(d.Baseline), cur, signed1(d.Delta), safe.Cell(d.Reasoning, max(l.reasoning, 1)))
-		}
-		w("\n</details>\n\n")
-	}
-	if p := g.Paired; p != nil && l.misc {
-		w("Items: %d in common, %d added, %d removed", p.Common, p.Added, p.Removed)
-		if p.Unscored > 0 {
-			w(" (%d of those in common unscored now, compared at 0)", p.Unscored)
-		}
-		if l.listIDs > 0 && len(p.AddedIDs) > 0 {
-			w("; added: %s", idList(p.AddedIDs, l.listIDs, p.Added))
-		}
-		if l.listIDs > 0 && len(p.RemovedIDs) > 0 {
-			w("; removed: %s", idList(p.RemovedIDs, l.listIDs, p.Removed))
-		}
-		if p.CI95 != nil {
-			if p.Interval == gate.IntervalNormal {
-				w(". CI: %s normal interval (delta method)", safe.Cell(string(p.Method), 20))
-			} else {
-				w(". CI: %s bootstrap, %d resamples, fixed seed", safe.Cell(string(p.Method), 20), p.Resamples)
-			}
-		}
-		w(".\n\n")
-	}
-
-	// Warnings.
-	if n := len(warnings); n > 0 && l.warnings > 0 {
-		w("**Warnings**\n\n")
-		for i, s := range warnings {
-			if i == l.warnings {
-				w("- … and %d more\n", n-i)
-				break
-			}
-			w("- %s\n", s)
-		}
-		w("\n")
-	} else if n > 0 {
-		w("%d warning(s): see the job log.\n\n", n)
-	}
-
-	// Tier.
-	if t := g.Tier; t != nil {
-		if t.MayAdvance {
-			w("**Rollout**: tier %d%% may advance to %d%%.\n\n", t.Current, t.Next)
-		} else {
-			w("**Rollout**: tier %d%% holds.", t.Current)
-			for _, h := range t.HeldBy {
-				w(" %s.", safe.Inline(h, 200))
-			}
-			w("\n\n")
-		}
-	}
-
+	writeHeadline(&b, g, o, reasons)
+	writeAggregate(&b, g)
+	writeCriteria(&b, g)
+	writeFailures(&b, g, l)
+	writeUnscored(&b, g, l)
+	writeWorst(&b, g, l)
+	writeItemSets(&b, g, l)
+	writeWarnings(&b, warnings, l)
+	writeTier(&b, g)
 	// The trend (render/trend.go), then the chart of per-criterion change.
 	if l.chart {
 		writeTrend(&b, g)
 		writeChart(&b, g.Changes)
 	}
-
-	// Provenance.
-	if bl := g.Baseline; bl != nil {
-		w("<sub>Baseline: %s", safe.Inline(bl.Kind, 40))
-		switch {
-		case isRunURL(bl.RunURL, o.RunsURL):
-			w(" from [run](%s)", bl.RunURL)
-		case bl.RunURL != "":
-			w(" from run %s", safe.Code(bl.RunURL, 120))
-		case bl.Source != "":
-			w(" %s", safe.Code(bl.Source, 120))
-		}
-		if bl.SHA != "" {
-			w(" at %s", safe.Code(shortSHA(bl.SHA), 20))
-		}
-		if !bl.CreatedAt.IsZero() && !o.Now.IsZero() {
-			w(", %s old", age(o.Now.Sub(bl.CreatedAt)))
-		}
-		if bl.PooledRuns > 1 {
-			w(", pooling the last %d runs of its branch", bl.PooledRuns)
-		}
-		w(". Rubric %s, max-drop %s.</sub>\n", safe.Code(shortSHA(trimHash(g.Rubric.Hash)), 20), pctPlain(g.MaxDrop))
-	} else {
-		w("<sub>No baseline. Rubric %s.</sub>\n", safe.Code(shortSHA(trimHash(g.Rubric.Hash)), 20))
-	}
+	writeProvenance(&b, g, o)
 	return b.String()
 }
 
@@ -471,39 +273,25 @@ func findingLines(g *gate.GateReport) (reasons, warnings []string) {
 	return lines(rs, g.Reasons, 400), lines(ws, warns, 300)
 }
 
-// dropCaseLabel names the case of the relative check when the first reason is
-// the drop: a real drop beyond max-drop or a drop within noise.
-func dropCaseLabel(g *gate.GateReport) string {
-	dc := g.DropCheck
-	// The first reason's finding leads the findings.
-	if dc == nil || dc.Reason == "" || len(g.Findings) == 0 || g.Findings[0].Kind != finding.AggregateDrop || g.Findings[0].Severity == finding.Warning {
+// resolutionLine is ResolutionLine in italics, with ResolutionDetail
+// folded below it.
+func resolutionLine(dc *gate.DropCheck) string {
+	line := ResolutionLine(dc)
+	if line == "" {
 		return ""
 	}
-	switch dc.Case {
-	case gate.DropReal:
-		if dc.CI95 == nil {
-			return "**drop beyond max-drop** (no paired interval): "
-		}
-		return "**real drop beyond max-drop**: "
-	case gate.DropNoise:
-		return "**drop within noise**: "
+	line = "_" + line + "_"
+	if d := ResolutionDetail(dc); d != "" {
+		line += fmt.Sprintf("\n\n<details><summary>How to resolve a %s drop</summary>\n\n%s\n\n</details>", pctPlain(dc.Resolution.Target), d)
 	}
-	return ""
+	return line
 }
 
-// resolutionLine is ResolutionLine in italics.
-func resolutionLine(dc *gate.DropCheck) string {
-	if line := ResolutionLine(dc); line != "" {
-		return "_" + line + "_"
-	}
-	return ""
-}
-
-// ResolutionLine says what the gate can see at this run's size and noise:
-// "Resolution: with 50 items and 1 answer each, ±4.1% (95%); the smallest
-// real drop this gate blocks with 80% power is 3.8%. To tell a 2% drop from
-// noise: 4 answers per item (in this run and the baseline), or about 211
-// items." It is "" without a paired interval.
+// ResolutionLine says in one short line what the gate can see at this
+// run's size and noise: "Resolution: ±4.1% (95%) at 50 items × 1 answer;
+// it resolves drops of 3.8% or more (80% power, noisy-drop block)." It is
+// "" without a paired interval. [ResolutionDetail] says how to resolve
+// the target drop when it does not.
 func ResolutionLine(dc *gate.DropCheck) string {
 	if dc == nil || dc.Resolution == nil {
 		return ""
@@ -515,12 +303,23 @@ func ResolutionLine(dc *gate.DropCheck) string {
 		// nothing about the noise.
 		return fmt.Sprintf("Resolution: unknown; every one of the %d common items changed by the same amount, so the interval has no width (regenerate the answers to measure the noise).", r.Items)
 	}
-	s := fmt.Sprintf("Resolution: with %d items and %s, ±%s (95%%); the smallest real drop this gate blocks with %d%% power (noisy-drop %s) is %s",
-		r.Items, answersPhrase(r.Answers), pct1(r.HalfWidth), int(100*gate.DetectPower), r.NoisyDrop, pct1(r.MinDetectable))
+	s := fmt.Sprintf("Resolution: ±%s (95%%) at %d items × %s; it resolves drops of %s or more (%d%% power, noisy-drop %s)",
+		pct1(r.HalfWidth), r.Items, answersPhrase(r.Answers), pct1(r.MinDetectable), int(100*gate.DetectPower), r.NoisyDrop)
 	if r.Resolves {
 		return s + fmt.Sprintf("; a %s drop stands out from noise.", pctPlain(r.Target))
 	}
-	s += fmt.Sprintf(". To tell a %s drop from noise: ", pctPlain(r.Target))
+	return s + "."
+}
+
+// ResolutionDetail is how to resolve the target drop when the run cannot:
+// "To tell a 2% drop from noise: 4 answers per item (...), or about 211
+// items." It is "" when the run resolves it, or without an interval.
+func ResolutionDetail(dc *gate.DropCheck) string {
+	if dc == nil || dc.Resolution == nil || dc.Resolution.HalfWidth == 0 || dc.Resolution.Resolves {
+		return ""
+	}
+	r := dc.Resolution
+	s := fmt.Sprintf("To tell a %s drop from noise: ", pctPlain(r.Target))
 	if r.AnswersNeeded > 0 {
 		s += fmt.Sprintf("%d answers per item (regenerated, in this run and the baseline), or ", r.AnswersNeeded)
 	}
@@ -531,13 +330,13 @@ func ResolutionLine(dc *gate.DropCheck) string {
 	return s + "; judging the same answer again does not remove answer noise."
 }
 
-// answersPhrase is "1 answer each" or "4 answers per item" (a mean shown
-// with one decimal when it is not whole).
+// answersPhrase is "1 answer" or "4 answers" per item (a mean shown with
+// one decimal when it is not whole).
 func answersPhrase(k float64) string {
 	if k <= 1 {
-		return "1 answer each"
+		return "1 answer"
 	}
-	return trimZeros(fmt.Sprintf("%.1f", k)) + " answers per item"
+	return trimZeros(fmt.Sprintf("%.1f", k)) + " answers"
 }
 
 // pct1 is a share as a percentage with one decimal: 0.041 is "4.1%".
