@@ -272,7 +272,7 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, string) (gate.Actor, error), label string) (who gate.Actor, why string) {
 	who.Author = b.Author
 	if b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) {
-		who.AppliedBy = b.LabelAddedBy
+		who.AppliedBy, who.AppliedByBot = b.LabelAddedBy, b.LabelAddedByBot
 	}
 	if who.AppliedBy != "" && who.Author != "" {
 		return who, ""
@@ -285,7 +285,7 @@ func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, st
 		return who, "asking the host failed: " + err.Error()
 	}
 	if who.AppliedBy == "" {
-		who.AppliedBy = got.AppliedBy
+		who.AppliedBy, who.AppliedByBot = got.AppliedBy, got.AppliedByBot
 	}
 	if who.Author == "" {
 		who.Author = got.Author
@@ -330,6 +330,8 @@ func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 	case gate.RefusedByAuthor:
 		// Nothing kept: a later run asks again who applied the label.
 		return "", fmt.Sprintf("> [!CAUTION]\n> The %s label was applied by %s, the pull request's author: it accepts nothing (accept-by: others). Another reviewer must remove and re-add it.\n\n", lbl, safe.Code(a.AppliedBy, 60))
+	case gate.RefusedByBot:
+		return "", fmt.Sprintf("> [!CAUTION]\n> The %s label was applied by %s, a bot account: it accepts nothing (accept-by: others). A reviewer must remove and re-add it.\n\n", lbl, safe.Code(a.AppliedBy, 60))
 	case gate.RefusedByUnknown:
 		return "", fmt.Sprintf("> [!CAUTION]\n> The %s label is on, but who applied it, or who wrote the pull request, cannot be told (%s): it accepts nothing (accept-by: others).\n\n", lbl, safe.Inline(a.ActorWhy, 300))
 	}

@@ -252,7 +252,11 @@ func writeEvent(ts *testscript.TestScript, f *scriptFake, added string) {
 	}
 	if added != "" {
 		ev["action"], ev["label"] = "labeled", map[string]any{"name": added}
-		ev["sender"] = map[string]any{"login": f.by}
+		typ := "User"
+		if strings.HasSuffix(f.by, "[bot]") {
+			typ = "Bot"
+		}
+		ev["sender"] = map[string]any{"login": f.by, "type": typ}
 	}
 	data, err := json.Marshal(ev)
 	ts.Check(err)

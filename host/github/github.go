@@ -112,6 +112,7 @@ type Event struct {
 	// label).
 	Sender *struct {
 		Login string `json:"login"`
+		Type  string `json:"type"`
 	} `json:"sender"`
 }
 
@@ -201,6 +202,7 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 			b.LabelAdded = ev.Label.Name
 			if ev.Sender != nil {
 				b.LabelAddedBy = ev.Sender.Login
+				b.LabelAddedByBot = IsBot(ev.Sender.Type, ev.Sender.Login)
 			}
 		}
 		if pr.User != nil {
@@ -563,6 +565,13 @@ func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
 	return c
 }
 
+// IsBot reports whether a GitHub user is a bot account: its type is Bot
+// (a GitHub App's bot user, the workflow token's github-actions[bot]), or
+// its login ends in "[bot]", which only apps' bot users' logins do.
+func IsBot(typ, login string) bool {
+	return strings.EqualFold(typ, "Bot") || strings.HasSuffix(strings.ToLower(login), "[bot]")
+}
+
 // maxEventPages bounds the issue events read to find who applied a label
 // (100 events a page).
 const maxEventPages = 30
@@ -599,6 +608,7 @@ func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, e
 		for _, e := range evs {
 			if e.GetEvent() == "labeled" && e.Label != nil && strings.EqualFold(e.Label.GetName(), label) {
 				who.AppliedBy = e.GetActor().GetLogin()
+				who.AppliedByBot = IsBot(e.GetActor().GetType(), who.AppliedBy)
 			}
 		}
 		if resp.NextPage == 0 {

@@ -521,3 +521,37 @@ func TestLabelActor(t *testing.T) {
 		t.Errorf("bad token: %v", err)
 	}
 }
+
+// A label a bot account applied is marked so (the accept-by rule refuses
+// it): the gate's own token's user, which a merge request's pipeline holds,
+// and any project or group access token's bot; a person is not.
+func TestLabelActorBot(t *testing.T) {
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "rg-gate-user"
+	f.Author = "mallory"
+	ctx := context.Background()
+	const label = "rubricgate:accept-regression"
+	for _, c := range []struct {
+		user string
+		bot  bool
+	}{
+		{"alice", false},
+		{"rg-gate-user", true},
+		{"RG-Gate-User", true},
+		{"project_42_bot", true},
+		{"project_42_bot3", true},
+		{"project_42_bot_1f2e3d4c5b6a", true},
+		{"group_9_bot_0a1b2c", true},
+		{"project_bot_fan", false},
+	} {
+		f.AddLabelEvent(c.user, label, "add")
+		for _, author := range []string{"", "someone-else"} {
+			n := newNotes(f)
+			n.Author = author
+			who, err := n.LabelActor(ctx, label)
+			if err != nil || who.AppliedBy != c.user || who.AppliedByBot != c.bot {
+				t.Errorf("applied by %s (comment-author %q): %+v %v, want bot %v", c.user, author, who, err, c.bot)
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -184,7 +185,11 @@ func (n *Notes) noteURL(id int64) string {
 //
 // the user of the last "add" event for that label (names compared without
 // case). A label whose events GitLab no longer has (added before label
-// events were kept, or by a deleted label) has no applier: "".
+// events were kept, or by a deleted label) has no applier: "". The applier
+// is marked a bot (gate.Actor.AppliedByBot) when it is the token's own user
+// (GET /user: the merge request's pipeline holds that token, so its author
+// may have acted as it) or a project or group access token's bot
+// (project_<id>_bot..., group_<id>_bot...).
 func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error) {
 	if n.MergeRequest <= 0 {
 		return gate.Actor{}, errors.New("this pipeline is not for a merge request")
@@ -241,8 +246,20 @@ func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error
 		}
 		page = next
 	}
+	if who.AppliedBy != "" {
+		self, err := n.tokenUser(ctx)
+		if err != nil {
+			return gate.Actor{}, err
+		}
+		who.AppliedByBot = strings.EqualFold(who.AppliedBy, self) || accessTokenBot.MatchString(who.AppliedBy)
+	}
 	return who, nil
 }
+
+// accessTokenBot matches the usernames GitLab gives the bot user of a
+// project or group access token: project_<id>_bot, with a number or
+// "_<hex>" after it in later versions.
+var accessTokenBot = regexp.MustCompile(`^(project|group)_[0-9]+_bot([0-9]*|_[0-9a-f]+)$`)
 
 // user is the username whose note is adopted: Author, or the token's own
 // user (GET /user) when Author is empty; "" for anyone ("*").
@@ -254,6 +271,11 @@ func (n *Notes) user(ctx context.Context) (string, error) {
 	default:
 		return n.Author, nil
 	}
+	return n.tokenUser(ctx)
+}
+
+// tokenUser is the token's own username (GET /user), asked once.
+func (n *Notes) tokenUser(ctx context.Context) (string, error) {
 	if n.self != "" {
 		return n.self, nil
 	}
