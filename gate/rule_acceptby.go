@@ -57,15 +57,23 @@ type Actor struct {
 	// tells (GitHub: a user of type Bot; GitLab: a project or group access
 	// token's bot, or the gate's own token's user).
 	AppliedByBot bool `json:"applied_by_bot,omitempty"`
+	// Removed is true when the host's latest event for the label removes
+	// it: the label is off now, though the run started with it on (a
+	// re-run or a retried job keeps the labels its run started with).
+	Removed bool `json:"label_removed,omitempty"`
 }
 
 // acceptByRule is the accept-by rule: under accept-by others, a label the
 // change request's author applied accepts nothing, nor one a bot account
 // applied (whoever triggered the bot, the author included, may have), nor
 // one whose applier or author the run cannot name. It applies to the label
-// only, never to --accept (a reason given with the run).
+// only, never to --accept (a reason given with the run). A label the host
+// says was removed since the run started accepts nothing under any policy.
 func acceptByRule(p AcceptByPolicy, who Actor) AcceptRefusal {
 	switch {
+	case who.Removed:
+		// Off now, under any policy.
+		return RefusedByUnknown
 	case p == AcceptByAnyone:
 		return ""
 	case who.AppliedBy == "" || who.Author == "":

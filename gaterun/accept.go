@@ -284,6 +284,10 @@ func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, st
 	if err != nil {
 		return who, "asking the host failed: " + err.Error()
 	}
+	if got.Removed {
+		who.Removed = true
+		return who, "the host's latest event for the label removes it: it is off now, though this run started with it on (a re-run keeps the labels of the run it repeats)"
+	}
 	if who.AppliedBy == "" {
 		who.AppliedBy, who.AppliedByBot = got.AppliedBy, got.AppliedByBot
 	}

@@ -579,8 +579,8 @@ const maxEventPages = 30
 // LabelActor is who last applied label to the pull request, from its issue
 // events (GET /repos/{owner}/{repo}/issues/{number}/events, oldest first:
 // the actor of the last "labeled" event for that label, names compared as
-// GitHub compares labels, without case). The author comes from the
-// payload, not from here.
+// GitHub compares labels, without case; Removed when an "unlabeled" event
+// for it comes last). The author comes from the payload, not from here.
 func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, error) {
 	if c.PullRequest <= 0 {
 		return gate.Actor{}, errors.New("this run is not for a pull request")
@@ -606,9 +606,16 @@ func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, e
 			return gate.Actor{}, fmt.Errorf("the events of #%d: %w", c.PullRequest, err)
 		}
 		for _, e := range evs {
-			if e.GetEvent() == "labeled" && e.Label != nil && strings.EqualFold(e.Label.GetName(), label) {
+			if e.Label == nil || !strings.EqualFold(e.Label.GetName(), label) {
+				continue
+			}
+			switch e.GetEvent() {
+			case "labeled":
 				who.AppliedBy = e.GetActor().GetLogin()
 				who.AppliedByBot = IsBot(e.GetActor().GetType(), who.AppliedBy)
+				who.Removed = false
+			case "unlabeled":
+				who.Removed = true
 			}
 		}
 		if resp.NextPage == 0 {

@@ -511,8 +511,19 @@ func TestLabelActor(t *testing.T) {
 		t.Errorf("applied by %+v %v", who, err)
 	}
 	f.AddLabelEvent("alice", "rubricgate:accept-regression", "add")
-	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who.AppliedBy != "alice" {
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who.AppliedBy != "alice" || who.Removed {
 		t.Errorf("re-applied by %+v %v", who, err)
+	}
+	// Removed since (a retried job keeps the labels its pipeline started
+	// with): the label is off.
+	f.AddLabelEvent("alice", "Rubricgate:Accept-Regression", "remove")
+	f.AddLabelEvent("bob", "other", "add")
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || !who.Removed {
+		t.Errorf("removed: %+v %v", who, err)
+	}
+	f.AddLabelEvent("carol", "rubricgate:accept-regression", "add")
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who.Removed || who.AppliedBy != "carol" {
+		t.Errorf("added again: %+v %v", who, err)
 	}
 	bad := newNotes(f)
 	bad.Token = "wrong"

@@ -184,7 +184,9 @@ func (n *Notes) noteURL(id int64) string {
 //	GET /projects/:id/merge_requests/:iid/resource_label_events  (oldest first)
 //
 // the user of the last "add" event for that label (names compared without
-// case). A label whose events GitLab no longer has (added before label
+// case; Removed when a "remove" event for it comes last: the label is off
+// now, though a retried job's CI_MERGE_REQUEST_LABELS still lists it). A
+// label whose events GitLab no longer has (added before label
 // events were kept, or by a deleted label) has no applier: "". The applier
 // is marked a bot (gate.Actor.AppliedByBot) when it is the token's own user
 // (GET /user: the merge request's pipeline holds that token, so its author
@@ -231,8 +233,17 @@ func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error
 			return gate.Actor{}, err
 		}
 		for _, e := range list {
-			if e.Action == "add" && e.Label != nil && e.User != nil && strings.EqualFold(e.Label.Name, label) {
-				who.AppliedBy = e.User.Username
+			if e.Label == nil || !strings.EqualFold(e.Label.Name, label) {
+				continue
+			}
+			switch e.Action {
+			case "add":
+				who.AppliedBy, who.Removed = "", false
+				if e.User != nil {
+					who.AppliedBy = e.User.Username
+				}
+			case "remove":
+				who.Removed = true
 			}
 		}
 		next := strings.TrimSpace(hdr.Get("X-Next-Page"))
