@@ -337,6 +337,9 @@ func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 	case gate.RefusedByBot:
 		return "", fmt.Sprintf("> [!CAUTION]\n> The %s label was applied by %s, a bot account: it accepts nothing (accept-by: others). A reviewer must remove and re-add it.\n\n", lbl, safe.Code(a.AppliedBy, 60))
 	case gate.RefusedByUnknown:
+		if a.Removed {
+			return "", fmt.Sprintf("> [!CAUTION]\n> The %s label was removed after this run started (%s): it accepts nothing.\n\n", lbl, safe.Inline(a.ActorWhy, 300))
+		}
 		return "", fmt.Sprintf("> [!CAUTION]\n> The %s label is on, but who applied it, or who wrote the pull request, cannot be told (%s): it accepts nothing (accept-by: others).\n\n", lbl, safe.Inline(a.ActorWhy, 300))
 	}
 	by := ""
