@@ -578,9 +578,9 @@ const maxEventPages = 30
 
 // LabelActor is who last applied label to the pull request, from its issue
 // events (GET /repos/{owner}/{repo}/issues/{number}/events, oldest first:
-// the actor of the last "labeled" event for that label, names compared as
-// GitHub compares labels, without case; Removed when an "unlabeled" event
-// for it comes last). The author comes from the payload, not from here.
+// the actor of the latest "labeled" event for that label, by time then id,
+// names compared as GitHub compares labels, without case; Removed when an
+// "unlabeled" event for it is the latest). The author comes from the payload, not from here.
 func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, error) {
 	if c.PullRequest <= 0 {
 		return gate.Actor{}, errors.New("this run is not for a pull request")
@@ -596,6 +596,11 @@ func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, e
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var who gate.Actor
+	// GitHub documents no order for the events: the latest by time, then
+	// by id, wins, wherever it is listed.
+	var lastAt time.Time
+	var lastID int64
+	seen := false
 	opts := &gh.ListOptions{PerPage: 100}
 	for pages := 0; ; pages++ {
 		if pages == maxEventPages {
@@ -609,6 +614,14 @@ func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, e
 			if e.Label == nil || !strings.EqualFold(e.Label.GetName(), label) {
 				continue
 			}
+			if ev := e.GetEvent(); ev != "labeled" && ev != "unlabeled" {
+				continue
+			}
+			at := e.GetCreatedAt().Time
+			if seen && (at.Before(lastAt) || at.Equal(lastAt) && e.GetID() < lastID) {
+				continue
+			}
+			seen, lastAt, lastID = true, at, e.GetID()
 			switch e.GetEvent() {
 			case "labeled":
 				who.AppliedBy = e.GetActor().GetLogin()
@@ -619,6 +632,10 @@ func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, e
 			}
 		}
 		if resp.NextPage == 0 {
+			if who.Removed {
+				// Off now: nobody applied the label it has.
+				who.AppliedBy, who.AppliedByBot = "", false
+			}
 			return who, nil
 		}
 		opts.Page = resp.NextPage

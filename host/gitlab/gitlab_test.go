@@ -566,3 +566,42 @@ func TestLabelActorBot(t *testing.T) {
 		}
 	}
 }
+
+// The label events are read by id (ids grow with time), not by their place
+// in the list: served newest first, the author's later "add" still counts
+// over a reviewer's earlier one, and a later "remove" still removes.
+func TestLabelActorOrder(t *testing.T) {
+	ev := func(id int, user, action string) string {
+		return fmt.Sprintf(`{"id":%d,"user":{"username":%q},"label":{"name":"rubricgate:accept-regression"},"action":%q}`, id, user, action)
+	}
+	for _, c := range []struct {
+		name   string
+		events string
+		want   gate.Actor
+	}{
+		{"newest first", "[" + ev(3, "mallory", "add") + "," + ev(2, "alice", "remove") + "," + ev(1, "alice", "add") + "]",
+			gate.Actor{AppliedBy: "mallory", Author: "mallory"}},
+		{"removed last, newest first", "[" + ev(2, "alice", "remove") + "," + ev(1, "alice", "add") + "]",
+			gate.Actor{Author: "mallory", Removed: true}},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			switch r.URL.Path {
+			case "/api/v4/projects/42/merge_requests/7":
+				fmt.Fprint(w, `{"iid":7,"author":{"username":"mallory"}}`)
+			case "/api/v4/projects/42/merge_requests/7/resource_label_events":
+				fmt.Fprint(w, c.events)
+			case "/api/v4/user":
+				fmt.Fprint(w, `{"username":"project_42_bot"}`)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		n := &Notes{APIURL: srv.URL + "/api/v4", Project: "42", MergeRequest: 7, Token: token, HTTPClient: srv.Client()}
+		who, err := n.LabelActor(context.Background(), "rubricgate:accept-regression")
+		srv.Close()
+		if err != nil || who != c.want {
+			t.Errorf("%s: %+v %v, want %+v", c.name, who, err, c.want)
+		}
+	}
+}

@@ -213,12 +213,14 @@ func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error
 		return gate.Actor{}, err
 	}
 	who.Author = m.Author.Username
+	var lastID int64 // the latest event's id: ids grow with time
 	page := "1"
 	for pages := 0; page != ""; pages++ {
 		if pages == maxPages {
 			return gate.Actor{}, fmt.Errorf("label events of !%d: more than %d pages", n.MergeRequest, maxPages)
 		}
 		var list []struct {
+			ID     int64  `json:"id"`
 			Action string `json:"action"`
 			User   *struct {
 				Username string `json:"username"`
@@ -233,9 +235,14 @@ func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error
 			return gate.Actor{}, err
 		}
 		for _, e := range list {
-			if e.Label == nil || !strings.EqualFold(e.Label.Name, label) {
+			if e.Label == nil || !strings.EqualFold(e.Label.Name, label) || e.Action != "add" && e.Action != "remove" {
 				continue
 			}
+			if e.ID < lastID {
+				// Listed out of order: an older event than one read.
+				continue
+			}
+			lastID = e.ID
 			switch e.Action {
 			case "add":
 				who.AppliedBy, who.Removed = "", false
@@ -256,6 +263,10 @@ func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error
 			}
 		}
 		page = next
+	}
+	if who.Removed {
+		// Off now: nobody applied the label it has.
+		who.AppliedBy = ""
 	}
 	if who.AppliedBy != "" {
 		self, err := n.tokenUser(ctx)
