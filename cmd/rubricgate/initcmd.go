@@ -211,67 +211,12 @@ func cmdInit(args []string, e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	files := []struct{ path, text string }{
+	files := []initFile{
 		{initRubricPath, initRubric}, {initResultsPath, initResults},
 		{initWorkflowPath, prWorkflow}, {initBaselineWorkflow, baseWorkflow},
 	}
-	for _, f := range files {
-		exists, err := refuseLinks(*dir, f.path)
-		if err != nil {
-			return exitError, err
-		}
-		if exists {
-			return exitError, fmt.Errorf("init: %s exists; init writes only new files (nothing was written)", filepath.Join(*dir, f.path))
-		}
-	}
-	// The local baseline store stays out of git: a .gitignore entry,
-	// added to the file when it has none.
-	ignorePath := filepath.Join(*dir, initGitignore)
-	exists, err := refuseLinks(*dir, initGitignore)
-	if err != nil {
+	if err := writeInitFiles(e, *dir, files); err != nil {
 		return exitError, err
-	}
-	ignore, ignoreNote := "", ""
-	if exists {
-		data, err := os.ReadFile(ignorePath)
-		if err != nil {
-			return exitError, fmt.Errorf("init: %w", err)
-		}
-		if text := string(data); !ignoresStore(text) {
-			if text != "" && !strings.HasSuffix(text, "\n") {
-				text += "\n"
-			}
-			ignore, ignoreNote = text+initStoreEntry+"\n", "added "+initStoreEntry+" to "+ignorePath
-		}
-	} else {
-		ignore, ignoreNote = initStoreEntry+"\n", "wrote "+ignorePath
-	}
-	out := staged{Confine: confineDir(e, nil)}
-	defer out.Abort()
-	add := func(p, text string) error {
-		if err := out.Mkdirs(filepath.Dir(p)); err != nil {
-			return fmt.Errorf("init: %w", err)
-		}
-		return out.Add(output{Path: p, Write: func(w io.Writer) error { _, err := io.WriteString(w, text); return err }})
-	}
-	for _, f := range files {
-		if err := add(filepath.Join(*dir, f.path), f.text); err != nil {
-			return exitError, err
-		}
-	}
-	if ignore != "" {
-		if err := add(ignorePath, ignore); err != nil {
-			return exitError, err
-		}
-	}
-	if err := out.Commit(e.stdout); err != nil {
-		return exitError, err
-	}
-	for _, f := range files {
-		fmt.Fprintf(e.stdout, "wrote %s\n", filepath.Join(*dir, f.path))
-	}
-	if ignoreNote != "" {
-		fmt.Fprintf(e.stdout, "%s (the local baseline store %s stays out of git)\n", ignoreNote, initStoreEntry)
 	}
 	fmt.Fprintf(e.stdout, "baseline branch: %s (%s)\n", branch, from)
 
@@ -312,4 +257,80 @@ more items, or noisy-drop: rerun lower that:
 %sgate.md#judge-noise-how-small-an-eval-can-be
 `, resultsPath, rubricPath, gateCmd, branch, branch, docsURL)
 	return code, nil
+}
+
+// initFile is a file init writes: its path under --dir and its text.
+type initFile struct{ path, text string }
+
+// writeInitFiles writes files under dir, and the .gitignore entry that
+// keeps the local baseline store out of git (added to the file when it has
+// none), all or nothing: it refuses to overwrite a file or to write
+// through a symbolic link, before anything is written.
+func writeInitFiles(e *env, dir string, files []initFile) error {
+	for _, f := range files {
+		exists, err := refuseLinks(dir, f.path)
+		if err != nil {
+			return err
+		}
+		if exists {
+			return fmt.Errorf("init: %s exists; init writes only new files (nothing was written)", filepath.Join(dir, f.path))
+		}
+	}
+	ignorePath := filepath.Join(dir, initGitignore)
+	ignore, ignoreNote, err := initIgnore(dir, ignorePath)
+	if err != nil {
+		return err
+	}
+	out := staged{Confine: confineDir(e, nil)}
+	defer out.Abort()
+	add := func(p, text string) error {
+		if err := out.Mkdirs(filepath.Dir(p)); err != nil {
+			return fmt.Errorf("init: %w", err)
+		}
+		return out.Add(output{Path: p, Write: func(w io.Writer) error { _, err := io.WriteString(w, text); return err }})
+	}
+	for _, f := range files {
+		if err := add(filepath.Join(dir, f.path), f.text); err != nil {
+			return err
+		}
+	}
+	if ignore != "" {
+		if err := add(ignorePath, ignore); err != nil {
+			return err
+		}
+	}
+	if err := out.Commit(e.stdout); err != nil {
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintf(e.stdout, "wrote %s\n", filepath.Join(dir, f.path))
+	}
+	if ignoreNote != "" {
+		fmt.Fprintf(e.stdout, "%s (the local baseline store %s stays out of git)\n", ignoreNote, initStoreEntry)
+	}
+	return nil
+}
+
+// initIgnore is the .gitignore to write at ignorePath ("" when it already
+// ignores the store) and the note saying what was done.
+func initIgnore(dir, ignorePath string) (text, note string, err error) {
+	exists, err := refuseLinks(dir, initGitignore)
+	if err != nil {
+		return "", "", err
+	}
+	if !exists {
+		return initStoreEntry + "\n", "wrote " + ignorePath, nil
+	}
+	data, err := os.ReadFile(ignorePath)
+	if err != nil {
+		return "", "", fmt.Errorf("init: %w", err)
+	}
+	text = string(data)
+	if ignoresStore(text) {
+		return "", "", nil
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text + initStoreEntry + "\n", "added " + initStoreEntry + " to " + ignorePath, nil
 }
