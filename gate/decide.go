@@ -30,6 +30,9 @@ type Thresholds struct {
 	// requests far less often than block mode and misses no more real
 	// drops: see docs/gate.md.)
 	Final bool
+	// MaxDrift is the cumulative drop below the branch's anchor that
+	// blocks when beyond noise (driftRule; 0: the rule is off).
+	MaxDrift float64
 }
 
 // DefaultThresholds block on a 2% relative drop of the aggregate score (with
@@ -41,6 +44,7 @@ var DefaultThresholds = Thresholds{
 	WorstItems:     10,
 	NoisyDrop:      NoisyBlock,
 	HardDrop:       0.05,
+	MaxDrift:       DefaultMaxDrift,
 }
 
 // Decision is the gate's verdict: [Pass] or [Block]. It is written in the
@@ -157,6 +161,10 @@ func Decide(in DecideInput) *GateReport {
 			drop := dropRule(dropInput{Baseline: b.Score, Current: score, Paired: in.Paired, Thresholds: in.Thresholds})
 			v.apply(drop.ruling)
 			g.DropCheck = drop.Check
+			// The cumulative drop below the branch's anchor (rule_drift.go).
+			drift := driftRule(driftInputOf(b, drop.Check, in.Paired, in.MaxDrift), drop.Check != nil && drop.Check.Blocks)
+			v.apply(drift.ruling)
+			g.DriftCheck = drift.Check
 			g.Changes = criterionChanges(c, b, gateFlags(in.Rubric, b.Rubric))
 		}
 		// The baseline's age (rule_baseline.go), the item sets (rule_items.go).

@@ -88,6 +88,10 @@ type GateReport struct {
 	MaxDrop float64 `json:"max_drop"`
 	// DropCheck is the relative check's outcome, null when it did not run.
 	DropCheck *DropCheck `json:"drop_check"`
+	// DriftCheck is the drift rule's outcome: the branch's anchor, this
+	// run's cumulative change since it and the margin left; null when it
+	// did not run (no anchor, max-drift 0, nothing compared).
+	DriftCheck *DriftCheck `json:"drift_check"`
 	// Changes are per-criterion changes, in rubric order.
 	Changes []CriterionChange `json:"changes"`
 	// Paired is the item-level comparison, null without a baseline.

@@ -68,12 +68,10 @@ type Actor struct {
 // applied (whoever triggered the bot, the author included, may have), nor
 // one whose applier or author the run cannot name. It applies to the label
 // only, never to --accept (a reason given with the run). A label the host
-// says was removed since the run started accepts nothing under any policy.
+// says was removed since the run started (Actor.Removed) is no applier's:
+// Step reads it as the event EventRemoved, under any policy.
 func acceptByRule(p AcceptByPolicy, who Actor) AcceptRefusal {
 	switch {
-	case who.Removed:
-		// Off now, under any policy.
-		return RefusedByUnknown
 	case p == AcceptByAnyone:
 		return ""
 	case who.AppliedBy == "" || who.Author == "":
