@@ -311,7 +311,7 @@ func compactWaivers(ks []Waiver) []Waiver {
 // finding is the reason of an acceptance whose effect blocks the run.
 func (a *AcceptOutcome) finding(label string) finding.Finding {
 	switch a.Effect {
-	case EffectByAuthor, EffectByUnknown:
+	case EffectByAuthor, EffectByBot, EffectByUnknown, EffectRemoved:
 		return a.refusalFinding(label)
 	case EffectUnreadable:
 		return finding.Finding{Kind: finding.AcceptanceUnreadable, Severity: finding.Error, Params: finding.Params{Detail: a.Why, AcceptParams: finding.AcceptParams{AcceptLabel: label}}}

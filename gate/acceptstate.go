@@ -15,7 +15,8 @@ import (
 //	state     event             guard                               next      effect
 //	any       off               -                                   off       none
 //	any       reason (--accept) -                                   off       accept
-//	any       on, applied       accept-by refuses the applier       shown     by-author, by-unknown
+//	any       removed           -                                   off       removed
+//	any       on, applied       accept-by refuses the applier       shown     by-author, by-bot, by-unknown
 //	any       applied-unbound   -                                   accepted  accept (what the run brings)
 //	off       on, applied       nothing to waive                    accepted  accept (for no kind)
 //	off       on, applied       within what the comment showed      accepted  accept
@@ -85,6 +86,11 @@ const (
 	// EventReason: --accept "reason" was given with the run; it is not the
 	// label and accepts this run only.
 	EventReason LabelEvent = "reason"
+	// EventRemoved: the run started with the label on, but the host's
+	// latest event for it removes it (Actor.Removed: a re-run, or a
+	// retried job, keeps the labels its run started with). The label is
+	// off now, under any accept-by.
+	EventRemoved LabelEvent = "removed"
 )
 
 // AcceptEffect is what the accept label does to the waivable reasons of a
@@ -113,6 +119,13 @@ const (
 	// EffectByUnknown: blocked: accept-by others and the applier or the
 	// author is unknown (finding acceptance-by-unknown).
 	EffectByUnknown AcceptEffect = "by-unknown"
+	// EffectByBot: blocked: accept-by others and a bot account applied the
+	// label (finding acceptance-by-bot).
+	EffectByBot AcceptEffect = "by-bot"
+	// EffectRemoved: blocked: the label was removed after the run started
+	// (EventRemoved); the report's refusal is by-unknown with the actor's
+	// label_removed set (finding acceptance-by-unknown).
+	EffectRemoved AcceptEffect = "removed"
 )
 
 // AcceptRun is what a transition reads of the run.
@@ -146,7 +159,8 @@ type Transition struct {
 	Shown *AcceptRecord
 	// Adds lists what the run brings beyond Shown or Record.
 	Adds []string
-	// Refused says why accept-by refused the label.
+	// Refused says why accept-by refused the label (RefusedByUnknown too
+	// for a label removed since the run started: EffectRemoved).
 	Refused AcceptRefusal
 }
 
@@ -161,17 +175,39 @@ func Step(from LabelState, ev LabelEvent, run AcceptRun) Transition {
 	case EventReason:
 		// This run only: the comment keeps no record of it.
 		return Transition{Next: LabelState{Phase: PhaseOff, Shown: &now}, Effect: EffectAccept, State: AcceptFresh, Record: &now}
+	case EventRemoved:
+		// Off now, under any accept-by: nothing accepted, the record
+		// dropped as removing the label drops it; unlike off, the run
+		// says why the label it started with accepts nothing.
+		return Transition{Next: LabelState{Phase: PhaseOff, Shown: &now}, Effect: EffectRemoved, State: phaseState(from.Phase), Refused: RefusedByUnknown}
 	}
 	tr := labelStep(from, ev, run)
 	if r := acceptByRule(run.By, run.Actor); r != "" {
 		// Nothing accepted, nothing recorded: a later run asks again who
 		// applied the label.
-		tr = Transition{Next: LabelState{Phase: PhaseShown, Shown: &now}, Effect: EffectByUnknown, State: tr.State, Refused: r}
-		if r == RefusedByAuthor {
-			tr.Effect = EffectByAuthor
-		}
+		tr = Transition{Next: LabelState{Phase: PhaseShown, Shown: &now}, Effect: refusalEffect[r], State: tr.State, Refused: r}
 	}
 	return tr
+}
+
+// refusalEffect is the effect of each refusal of the accept-by rule.
+var refusalEffect = map[AcceptRefusal]AcceptEffect{
+	RefusedByAuthor:  EffectByAuthor,
+	RefusedByBot:     EffectByBot,
+	RefusedByUnknown: EffectByUnknown,
+}
+
+// phaseState is what a label in phase p is bound by, as the JSON report's
+// acceptance.state reads: the record (accepted), nothing readable (lost),
+// or what the comment showed (off, shown).
+func phaseState(p LabelPhase) AcceptState {
+	switch p {
+	case PhaseAccepted:
+		return AcceptRecorded
+	case PhaseLost:
+		return AcceptUnreadable
+	}
+	return AcceptFresh
 }
 
 // labelStep is Step for a label that is on, before the accept-by rule.
@@ -262,12 +298,23 @@ func notShown(shown *AcceptRecord, labeled bool, now AcceptRecord) []string {
 }
 
 // labelReading is what the decision's input says of the label, as a state
-// and an event of Step (the label is on, or --accept was given).
+// and an event of Step (the label is on, or --accept was given). A label
+// the host says was removed since the run started (Actor.Removed) is the
+// event EventRemoved, from the state the comment held.
 func labelReading(in DecideInput) (LabelState, LabelEvent) {
 	a := in.Acceptance
 	if in.AcceptReason != "" {
 		return LabelState{Phase: PhaseOff}, EventReason
 	}
+	st, ev := labelOnReading(a)
+	if a.Actor.Removed {
+		ev = EventRemoved
+	}
+	return st, ev
+}
+
+// labelOnReading is labelReading for a label the run finds on.
+func labelOnReading(a Acceptance) (LabelState, LabelEvent) {
 	switch a.State {
 	case AcceptUnreadable:
 		return LabelState{Phase: PhaseLost, Shown: a.Shown, Why: a.Why}, EventOn

@@ -11,8 +11,9 @@ import (
 // waivable reasons, what bound the label, the record kept and what the run
 // adds come out. The hostile rows are the label applied before the
 // figures were shown, a push after acceptance whose drop is larger by more
-// than max-drop, an unreadable record, and a label the author applied
-// under accept-by others.
+// than max-drop, an unreadable record, a label the author or a bot account
+// applied under accept-by others, and a label removed after the run started
+// (a re-run keeps the labels its run started with).
 func TestStep(t *testing.T) {
 	const head, other = "a1", "b2"
 	rub := "sha256:" + strings.Repeat("ab", 32)
@@ -38,6 +39,8 @@ func TestStep(t *testing.T) {
 
 	reviewer := Actor{AppliedBy: "alice", Author: "mallory"}
 	author := Actor{AppliedBy: "Mallory", Author: "mallory"}
+	bot := Actor{AppliedBy: "github-actions[bot]", Author: "mallory", AppliedByBot: true}
+	gone := Actor{AppliedBy: "alice", Author: "mallory", Removed: true}
 	off := func(s *AcceptRecord) LabelState { return LabelState{Phase: PhaseOff, Shown: s} }
 	on := func(s *AcceptRecord) LabelState { return LabelState{Phase: PhaseShown, Shown: s} }
 	acc := func(r AcceptRecord) LabelState { return LabelState{Phase: PhaseAccepted, Shown: &shown, Record: &r} }
@@ -96,10 +99,27 @@ func TestStep(t *testing.T) {
 		{"the author applies it, accept-by anyone", off(&shown), EventApplied, same, author, AcceptByAnyone, PhaseAccepted, EffectAccept, AcceptFresh, head, ""},
 		{"nobody known applied it", off(&shown), EventApplied, same, Actor{Author: "mallory"}, "", PhaseShown, EffectByUnknown, AcceptFresh, "", ""},
 		{"unbound, by the author", off(nil), EventAppliedUnbound, same, author, "", PhaseShown, EffectByAuthor, AcceptFresh, "", ""},
+		// A bot's label: it acts for whoever triggered it, the author too.
+		{"a bot applies it, accept-by others", off(&shown), EventApplied, same, bot, "", PhaseShown, EffectByBot, AcceptFresh, "", ""},
+		{"a bot's label on an accepted record", acc(accepted), EventOn, same, bot, AcceptByOthers, PhaseShown, EffectByBot, AcceptRecorded, "", ""},
+		{"a bot applies it, unbound", off(nil), EventAppliedUnbound, same, bot, "", PhaseShown, EffectByBot, AcceptFresh, "", ""},
+		{"a bot applies it, accept-by anyone", off(&shown), EventApplied, same, bot, AcceptByAnyone, PhaseAccepted, EffectAccept, AcceptFresh, head, ""},
+		{"the author's bot account", off(&shown), EventApplied, same, Actor{AppliedBy: "mallory", Author: "mallory", AppliedByBot: true}, "", PhaseShown, EffectByAuthor, AcceptFresh, "", ""},
+		// Removed since the run started: off now, under any accept-by, the
+		// record dropped.
+		{"removed, from accepted", acc(accepted), EventRemoved, same, gone, "", PhaseOff, EffectRemoved, AcceptRecorded, "", ""},
+		{"removed, from accepted, accept-by anyone", acc(accepted), EventRemoved, same, gone, AcceptByAnyone, PhaseOff, EffectRemoved, AcceptRecorded, "", ""},
+		{"removed, from off", off(&shown), EventRemoved, same, gone, AcceptByAnyone, PhaseOff, EffectRemoved, AcceptFresh, "", ""},
+		{"removed, from lost", lostSt, EventRemoved, same, gone, "", PhaseOff, EffectRemoved, AcceptUnreadable, "", ""},
 	} {
 		tr := Step(tt.from, tt.ev, AcceptRun{Now: tt.now, MaxDrop: 0.05, By: tt.by, Actor: tt.who})
 		if tr.Next.Phase != tt.next || tr.Effect != tt.effect || tr.State != tt.state {
 			t.Errorf("%s: next %s, effect %s, state %s; want %s, %s, %s", tt.name, tr.Next.Phase, tr.Effect, tr.State, tt.next, tt.effect, tt.state)
+		}
+		// The JSON report's refusal: the accept-by rule's, and by-unknown
+		// for a removed label.
+		if want := map[AcceptEffect]AcceptRefusal{EffectByAuthor: RefusedByAuthor, EffectByBot: RefusedByBot, EffectByUnknown: RefusedByUnknown, EffectRemoved: RefusedByUnknown}[tt.effect]; tr.Refused != want {
+			t.Errorf("%s: refused %q, want %q", tt.name, tr.Refused, want)
 		}
 		if got := ""; tr.Record != nil || tt.record != "" {
 			if tr.Record != nil {
@@ -158,6 +178,9 @@ func TestLabelReading(t *testing.T) {
 		{"recorded", Acceptance{State: AcceptRecorded, Record: r, Shown: s}, "", PhaseAccepted, EventOn},
 		{"unreadable", Acceptance{State: AcceptUnreadable, Why: "w"}, "", PhaseLost, EventOn},
 		{"--accept", Acceptance{State: AcceptUnreadable}, "outage", PhaseOff, EventReason},
+		{"removed since, recorded", Acceptance{State: AcceptRecorded, Record: r, Shown: s, Actor: Actor{AppliedBy: "a", Author: "b", Removed: true}}, "", PhaseAccepted, EventRemoved},
+		{"removed since, applied", Acceptance{State: AcceptFresh, Shown: s, Applied: true, Actor: Actor{Removed: true}}, "", PhaseOff, EventRemoved},
+		{"removed since, --accept", Acceptance{State: AcceptFresh, Actor: Actor{Removed: true}}, "outage", PhaseOff, EventReason},
 	} {
 		st, ev := labelReading(DecideInput{Acceptance: tt.a, Policy: Policy{AcceptReason: tt.reason}})
 		if st.Phase != tt.phase || ev != tt.ev {

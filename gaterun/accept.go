@@ -273,7 +273,7 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, string) (gate.Actor, error), label string) (who gate.Actor, why string) {
 	who.Author = b.Author
 	if b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) {
-		who.AppliedBy = b.LabelAddedBy
+		who.AppliedBy, who.AppliedByBot = b.LabelAddedBy, b.LabelAddedByBot
 	}
 	if who.AppliedBy != "" && who.Author != "" {
 		return who, ""
@@ -285,8 +285,12 @@ func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, st
 	if err != nil {
 		return who, "asking the host failed: " + err.Error()
 	}
+	if got.Removed {
+		who.Removed = true
+		return who, "the host's latest event for the label removes it: it is off now, though this run started with it on (a re-run keeps the labels of the run it repeats)"
+	}
 	if who.AppliedBy == "" {
-		who.AppliedBy = got.AppliedBy
+		who.AppliedBy, who.AppliedByBot = got.AppliedBy, got.AppliedByBot
 	}
 	if who.Author == "" {
 		who.Author = got.Author
@@ -332,6 +336,10 @@ func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 	case gate.EffectByAuthor:
 		// Nothing kept: a later run asks again who applied the label.
 		return field, fmt.Sprintf("> [!CAUTION]\n> The %s label was applied by %s, the pull request's author: it accepts nothing (accept-by: others). Another reviewer must remove and re-add it.\n\n", lbl, safe.Code(a.AppliedBy, 60))
+	case gate.EffectByBot:
+		return field, fmt.Sprintf("> [!CAUTION]\n> The %s label was applied by %s, a bot account: it accepts nothing (accept-by: others). A reviewer must remove and re-add it.\n\n", lbl, safe.Code(a.AppliedBy, 60))
+	case gate.EffectRemoved:
+		return field, fmt.Sprintf("> [!CAUTION]\n> The %s label was removed after this run started (%s): it accepts nothing.\n\n", lbl, safe.Inline(a.ActorWhy, 300))
 	case gate.EffectByUnknown:
 		return field, fmt.Sprintf("> [!CAUTION]\n> The %s label is on, but who applied it, or who wrote the pull request, cannot be told (%s): it accepts nothing (accept-by: others).\n\n", lbl, safe.Inline(a.ActorWhy, 300))
 	case gate.EffectNotShown:

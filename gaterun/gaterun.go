@@ -366,6 +366,10 @@ func (r *gateRun) acceptance(ctx context.Context) error {
 	if b != nil {
 		r.acc.HeadSHA = b.HeadSHA // what the comment shows is at the head
 	}
+	if r.acc.By == "" {
+		// The next step says whose label would accept, the label off too.
+		r.acc.By = o.AcceptBy
+	}
 	return nil
 }
 
