@@ -90,6 +90,9 @@ type Judged struct {
 	// variance of the answers' weighted scores (points², n - 1).
 	Answers   int
 	AnswerVar float64
+	// AnswerScores are the answers' own weighted scores (0-100), in input
+	// order, when there are two or more (may alias the reader's buffers).
+	AnswerScores []float64
 }
 
 // Weighted applies the weighted-mean arithmetic to one item's values:
@@ -225,6 +228,7 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 		res = &p.results[len(p.results)-1]
 		if r.Answers > 1 {
 			res.Answers, res.AnswerVar = r.Answers, r.AnswerVar
+			res.AnswerScores = append([]float64(nil), r.AnswerScores...)
 		}
 		res.Reasoning = string(r.Reasoning)
 		if res.Reasoning == "" {

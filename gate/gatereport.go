@@ -88,6 +88,9 @@ type GateReport struct {
 	MaxDrop float64 `json:"max_drop"`
 	// DropCheck is the relative check's outcome, null when it did not run.
 	DropCheck *DropCheck `json:"drop_check"`
+	// Attempts are this change request's attempts at the same inputs,
+	// whose pooled change decided the drop; omitted when no state is kept.
+	Attempts *AttemptsReport `json:"attempts,omitempty"`
 	// Changes are per-criterion changes, in rubric order.
 	Changes []CriterionChange `json:"changes"`
 	// Paired is the item-level comparison, null without a baseline.

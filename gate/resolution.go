@@ -65,6 +65,9 @@ type Resolution struct {
 	// no number can (the baseline's own noise is too large), this run's
 	// answers per item (one more run like it).
 	RerunAnswers int `json:"rerun_answers"`
+	// rerunResolves is false when no number of answers in a re-run
+	// resolves max-drop (RerunAnswers is then one more run like this one).
+	rerunResolves bool
 }
 
 // NewResolution computes the resolution of the paired interval of p
@@ -114,6 +117,7 @@ func NewResolution(p *Paired, base, half float64, th Thresholds) *Resolution {
 	r.RerunAnswers = int(math.Ceil(r.Answers))
 	if room := vt - tau - wb; room > 0 && sc > 0 {
 		r.RerunAnswers = max(int(math.Ceil(sc/room-r.Answers)), 1)
+		r.rerunResolves = true
 	}
 	return r
 }

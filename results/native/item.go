@@ -425,6 +425,9 @@ type rawItem struct {
 	// answers' weighted scores, set by finishSamples.
 	answers, arrSeen bool
 	answerVar        float64
+	// answerScores are the answers' own weighted scores, in input order
+	// (set with answerVar; reused between items).
+	answerScores []float64
 	// why holds, per criterion, the reasoning of the first sample below its
 	// critical minimum (nil: use the item's reasoning).
 	why [][]byte
@@ -464,6 +467,7 @@ func (r *rawItem) reset(n, line int) {
 	r.hasScores, r.noLine = false, false
 	r.nSamples = -1
 	r.answers, r.arrSeen, r.answerVar = false, false, 0
+	r.answerScores = r.answerScores[:0]
 	if r.why != nil {
 		clear(r.why)
 	}
@@ -907,7 +911,7 @@ func (d *decoder) finishSamples() error {
 		return d.errf(line, "item has no weighted criterion with a score (every weighted criterion is na or missing), so it has no score")
 	}
 	if r.answers && k > 1 {
-		r.answerVar = d.answerVariance(samples)
+		r.answerVar, r.answerScores = d.answerVariance(samples, r.answerScores[:0])
 	}
 	return nil
 }
@@ -915,8 +919,9 @@ func (d *decoder) finishSamples() error {
 // answerVariance is the variance (n - 1) of the answers' own weighted
 // scores (0-100, each over the criteria it scores, as an item's score),
 // the between-answer noise the gate's interval and resolution count.
-// Answers with no weighted score are left out.
-func (d *decoder) answerVariance(answers []sampleRaw) float64 {
+// Answers with no weighted score are left out. The answers' scores are
+// appended to xs, in input order, and returned.
+func (d *decoder) answerVariance(answers []sampleRaw, xs []float64) (float64, []float64) {
 	sc := d.sc
 	var n int
 	var mean, m2 float64
@@ -937,15 +942,16 @@ func (d *decoder) answerVariance(answers []sampleRaw) float64 {
 			continue
 		}
 		x := 100 * num / den
+		xs = append(xs, x)
 		n++
 		dx := x - mean
 		mean += dx / float64(n)
 		m2 += dx * (x - mean)
 	}
 	if n < 2 {
-		return 0
+		return 0, xs
 	}
-	return m2 / float64(n-1)
+	return m2 / float64(n-1), xs
 }
 
 // fmtNum formats a score for a message: 3, 0.35.
@@ -1155,7 +1161,7 @@ func (d *decoder) judged(keep bool) *gate.Judged {
 	*j = gate.Judged{ID: r.id, Line: r.line, ItemLine: r.itemLine(), Values: r.vals, Unscored: r.unscored(), Error: r.errMsg,
 		Reasoning: r.reasoning, Notes: r.notes, Why: r.why, Length: r.length, Pass: r.pass, RetrievalMiss: r.retrievalMiss, Samples: r.nSamples, InputHash: r.inputHash}
 	if r.answers {
-		j.Samples, j.Answers, j.AnswerVar = 1, r.nSamples, r.answerVar
+		j.Samples, j.Answers, j.AnswerVar, j.AnswerScores = 1, r.nSamples, r.answerVar, r.answerScores
 	}
 	if keep {
 		j.JudgeModel = d.intern(r.judgeModel)
