@@ -166,7 +166,7 @@ func Decide(in DecideInput) *GateReport {
 			// with a drop within noise (rule_noise.go).
 			drop := dropRule(dropInput{Baseline: b.Score, Current: score, Paired: in.Paired, Thresholds: in.Thresholds})
 			// Decided on every attempt at these inputs (rule_attempts.go).
-			drop, g.Attempts = attemptsRule(attemptsInput{AttemptsInput: in.Attempts, Drop: drop, Baseline: b.Score, Thresholds: in.Thresholds})
+			drop, g.Attempts = attemptsRule(attemptsInput{AttemptsInput: in.Attempts, Drop: drop, Baseline: b.Score, Accepted: in.Accepted, Thresholds: in.Thresholds})
 			v.apply(drop.ruling)
 			g.DropCheck = drop.Check
 			g.Changes = criterionChanges(c, b, gateFlags(in.Rubric, b.Rubric))

@@ -37,6 +37,10 @@ const (
 	// not lie within max-drop: the drop blocks (under noisy-drop rerun a
 	// first gate asks for a re-run, whose answers may clear it).
 	AttemptHeld AttemptsOutcome = "held"
+	// AttemptAccepted: earlier attempts, but the accept label (or
+	// --accept) is on: the acceptance settles the drop on this run's own
+	// figures, which the comment shows.
+	AttemptAccepted AttemptsOutcome = "accepted"
 )
 
 // AttemptsReport is what the attempts rule found, for the report.
@@ -64,6 +68,11 @@ type attemptsInput struct {
 	AttemptsInput
 	Drop     dropOutcome
 	Baseline float64
+	// Accepted is true when the accept label or --accept is on: the
+	// acceptance settles a drop on this run's own figures (what the
+	// comment showed), so the run is decided alone; it still counts as an
+	// attempt.
+	Accepted bool
 	Thresholds
 }
 
@@ -137,7 +146,10 @@ func attemptsRule(in attemptsInput) (dropOutcome, *AttemptsReport) {
 	rep.Attempts = pooled.N
 	ch, ci := pooled.Change, pooled.CI95()
 	rep.Change, rep.SE, rep.CI95 = &ch, pooled.SE, &ci
-	if base.N > 0 {
+	switch {
+	case base.N > 0 && in.Accepted:
+		rep.Outcome = AttemptAccepted
+	case base.N > 0:
 		drop = pooledDrop(in, dc, pooled, prior.Blocked, rep)
 		dc = drop.Check
 	}

@@ -239,6 +239,12 @@ type config struct {
 	seed     uint64
 	workers  int
 	calls    atomic.Int64 // binary calls
+	// The retry scenario (-retries > 0): a real 3% drop re-run up to
+	// retries times under retryMode, with the attempts' state kept
+	// (attempts) or not.
+	retries   int
+	retryMode gate.NoisyMode
+	attempts  bool
 }
 
 // The scenarios of a trial's pull request, and the modes each is gated in.
@@ -388,36 +394,9 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 	if !c.regen {
 		m.fixed = m.answers(rng, 0, c.k)
 	}
-	last := ""
-	for i := 1; i <= c.mainRuns; i++ {
-		if err := w.write("main.jsonl", run(rng, m.answers(rng, 0, c.k))); err != nil {
-			return r, err
-		}
-		out := fmt.Sprintf("baseline-%d.json", i)
-		args := []string{"--results", "main.jsonl", "--write-baseline", out}
-		if last != "" {
-			args = append(args, "--baseline", last)
-		}
-		if c.pool > 0 {
-			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
-		}
-		args = append(args, c.mainArgs...)
-		g, err := w.gate(args...)
-		if err != nil {
-			return r, err
-		}
-		wrote, err := w.exists(out)
-		if err != nil {
-			return r, err
-		}
-		switch {
-		case g.Decision == gate.Pass && wrote:
-			last = out
-		case g.Decision == gate.Block && !wrote && last != "":
-			r.mainBlocks++ // the store keeps the last passing baseline
-		default:
-			return r, fmt.Errorf("main run %d of trial %d (%d items): decision %s, baseline written: %v (the first run starts the baseline; a run writes one exactly when it passes)", i, t, n, g.Decision, wrote)
-		}
+	last, err := w.mainRuns(m, rng, n, t, &r)
+	if err != nil {
+		return r, err
 	}
 	for sc, shift := range shifts {
 		rng := c.rng(n, t, 1+sc)
@@ -444,7 +423,10 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 				return r, fmt.Errorf("pull request of trial %d (%d items): decision rerun under noisy-drop %s (drop check: %v)", t, n, mode, g.DropCheck != nil)
 			}
 			r.reran[sc] = true
-			r.extra[sc] = min(max(g.DropCheck.RerunAnswers, 1), 4*c.k)
+			r.extra[sc] = g.DropCheck.RerunAnswers
+			if r.extra[sc] < 1 || r.extra[sc] > 4*c.k {
+				return r, fmt.Errorf("pull request of trial %d (%d items): rerun_answers %d, outside 1 to rerun-max-runs (4) times %d answers", t, n, r.extra[sc], c.k)
+			}
 			more := m.answers(rng, shift, r.extra[sc])
 			union := make([][][4]float64, len(cur))
 			for i := range cur {
@@ -464,6 +446,163 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 		}
 	}
 	return r, nil
+}
+
+// mainRuns pushes c.mainRuns unchanged runs of m to main, each gated with
+// --write-baseline against the last baseline written, and returns the
+// last baseline (r counts the blocked main runs).
+func (w *worker) mainRuns(m *model, rng *rand.Rand, n, t int, r *trialResult) (string, error) {
+	c := w.c
+	last := ""
+	for i := 1; i <= c.mainRuns; i++ {
+		if err := w.write("main.jsonl", run(rng, m.answers(rng, 0, c.k))); err != nil {
+			return "", err
+		}
+		out := fmt.Sprintf("baseline-%d.json", i)
+		args := []string{"--results", "main.jsonl", "--write-baseline", out}
+		if last != "" {
+			args = append(args, "--baseline", last)
+		}
+		if c.pool > 0 {
+			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
+		}
+		args = append(args, c.mainArgs...)
+		g, err := w.gate(args...)
+		if err != nil {
+			return "", err
+		}
+		wrote, err := w.exists(out)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case g.Decision == gate.Pass && wrote:
+			last = out
+		case g.Decision == gate.Block && !wrote && last != "":
+			r.mainBlocks++ // the store keeps the last passing baseline
+		default:
+			return "", fmt.Errorf("main run %d of trial %d (%d items): decision %s, baseline written: %v (the first run starts the baseline; a run writes one exactly when it passes)", i, t, n, g.Decision, wrote)
+		}
+	}
+	return last, nil
+}
+
+// retryResult is one trial of the retry scenario: at which attempt the
+// pull request with a real drop first passed (0: none within the retries).
+type retryResult struct {
+	passedAt   int
+	mainBlocks int
+	extra      int // answers per item the reruns added
+}
+
+// retryTrial is the retry scenario: a pull request with a real drop
+// (shift) is re-run up to c.retries times, each attempt regenerating its
+// answers (an empty commit, "Re-run jobs"), until one passes. Each attempt
+// is gated under c.retryMode; a rerun gets its re-run and the final gate
+// on the union. With c.attempts the binary keeps the attempts' state in
+// --attempts-dir (as the gate's comment keeps it on a pull request).
+func (w *worker) retryTrial(n, t int, shift float64) (retryResult, error) {
+	var rr retryResult
+	var r trialResult
+	c := w.c
+	if err := clearDir(w.dir); err != nil {
+		return rr, err
+	}
+	rng := c.rng(n, t, 0)
+	m := newModel(n, rng)
+	if !c.regen {
+		m.fixed = m.answers(rng, 0, c.k)
+	}
+	last, err := w.mainRuns(m, rng, n, t, &r)
+	if err != nil {
+		return rr, err
+	}
+	rr.mainBlocks = r.mainBlocks
+	state := []string{}
+	if c.attempts {
+		state = []string{"--attempts-dir", filepath.Join(w.dir, "attempts")}
+	}
+	for a := 1; a <= c.retries; a++ {
+		rng := c.rng(n, t, 16+a)
+		cur := m.answers(rng, shift, c.k)
+		if err := w.write("pr.jsonl", run(rng, cur)); err != nil {
+			return rr, err
+		}
+		args := append([]string{"--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(c.retryMode)}, state...)
+		g, err := w.gate(args...)
+		if err != nil {
+			return rr, err
+		}
+		if g.Decision == gate.Rerun {
+			if g.DropCheck == nil {
+				return rr, fmt.Errorf("retry %d of trial %d: rerun without a drop check", a, t)
+			}
+			// As pr-check-rerun.yml: the request, which the binary
+			// bounds (an older binary did not: 4·K here).
+			extra := min(max(g.DropCheck.RerunAnswers, 1), 4*c.k)
+			rr.extra += extra
+			more := m.answers(rng, shift, extra)
+			union := make([][][4]float64, len(cur))
+			for i := range cur {
+				union[i] = append(append([][4]float64{}, cur[i]...), more[i]...)
+			}
+			if err := w.write("union.jsonl", run(rng, union)); err != nil {
+				return rr, err
+			}
+			final := append([]string{"--results", "union.jsonl", "--baseline", last, "--noisy-drop", string(c.retryMode), "--final"}, state...)
+			if g, err = w.gate(final...); err != nil {
+				return rr, err
+			}
+			if g.Decision == gate.Rerun {
+				return rr, fmt.Errorf("final gate of retry %d of trial %d asked for another rerun", a, t)
+			}
+		}
+		if g.Decision == gate.Pass {
+			rr.passedAt = a
+			return rr, nil
+		}
+	}
+	return rr, nil
+}
+
+// retryCell runs the retry scenario's trials of n items.
+func (c *config) retryCell(n, trials int, shift float64) ([]retryResult, error) {
+	results := make([]retryResult, trials)
+	errs := make([]error, trials)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range max(1, min(c.workers, trials)) {
+		dir, err := os.MkdirTemp("", "noisesim-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		if err := outsideGit(dir); err != nil {
+			return nil, err
+		}
+		w := &worker{c: c, dir: dir}
+		wg.Go(func() {
+			for !failed.Load() {
+				t := int(next.Add(1)) - 1
+				if t >= trials {
+					return
+				}
+				results[t], errs[t] = w.retryTrial(n, t, shift)
+				if errs[t] != nil {
+					failed.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for t := range trials {
+		if errs[t] != nil {
+			return nil, errs[t]
+		}
+	}
+	return results, nil
 }
 
 // clearDir empties dir, so no file of an earlier trial is read by mistake.
@@ -571,12 +710,46 @@ func main() {
 	pool := flag.Int("pool", 0, "pass --baseline-pool N on the main runs (0: don't pass it, the binary's default)")
 	mainFlags := flag.String("main-flags", "--noisy-drop warn --hard-drop 100%", "the main runs' decision flags, as examples/workflows/baseline.yml sets them (\"\": the binary's defaults)")
 	workers := flag.Int("workers", runtime.NumCPU(), "trials run in parallel")
+	retries := flag.Int("retries", 0, "the retry scenario instead: a pull request with a real 3% drop re-run up to N times until it passes (0: off)")
+	retryMode := flag.String("retry-mode", "rerun", "the retry scenario's --noisy-drop")
+	attempts := flag.Bool("attempts", true, "the retry scenario keeps the attempts' state (--attempts-dir); false: each attempt alone, as before it was kept")
 	flag.Parse()
-	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers}
+	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
+		retries: *retries, retryMode: gate.NoisyMode(*retryMode), attempts: *attempts}
 	if err := c.main(*trials, *sizes, *rubricPath, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "noisesim:", err)
 		os.Exit(2)
 	}
+}
+
+// retryTable prints the retry scenario: how often a real 3% drop passes
+// on its first attempt, and within c.retries attempts.
+func (c *config) retryTable(trials int, ns []int, shift float64) error {
+	fmt.Printf("retry scenario: a real 3%% drop re-run up to %d times until it passes, --noisy-drop %s, attempts' state kept: %v\n", c.retries, c.retryMode, c.attempts)
+	fmt.Printf("%6s | %14s | %18s | %14s | %s\n", "items", "pass, 1st try", "pass within tries", "mean attempts", "rerun extra runs per PR")
+	for _, n := range ns {
+		rs, err := c.retryCell(n, trials, shift)
+		if err != nil {
+			return err
+		}
+		first, within, tries, extra := 0, 0, 0, 0
+		for _, r := range rs {
+			if r.passedAt == 1 {
+				first++
+			}
+			if r.passedAt > 0 {
+				within++
+				tries += r.passedAt
+			} else {
+				tries += c.retries
+			}
+			extra += r.extra
+		}
+		pct := func(x int) string { return fmt.Sprintf("%.1f%%", 100*float64(x)/float64(len(rs))) }
+		fmt.Printf("%6d | %14s | %18s | %14.2f | %.2f\n", n, pct(first), pct(within), float64(tries)/float64(len(rs)), float64(extra)/float64(c.k)/float64(len(rs)))
+	}
+	fmt.Fprintf(os.Stderr, "noisesim: %d binary calls (%d workers)\n", c.calls.Load(), c.workers)
+	return nil
 }
 
 func (c *config) main(trials int, sizes, rubricPath, bin string) error {
@@ -643,6 +816,9 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 	}
 	fmt.Printf("model: judge repeats its score on the same answer %.0f%% of the time; answers regenerated every run: %v; %d answer(s) per item; a real 3%%/5%% drop = answer quality %.3f/%.3f levels lower; %d trials per cell; %d main run(s) before each PR, baseline pool %s\n",
 		100*sameRate(rand.New(rand.NewPCG(c.seed, 2))), c.regen, c.k, shift[0], shift[1], trials, c.mainRuns, pool)
+	if c.retries > 0 {
+		return c.retryTable(trials, ns, shift[0])
+	}
 	fmt.Printf("%6s | %-22s | %-22s | %-22s | %-18s | %s\n", "", "false block (no change)", "miss (real 3% drop)", "miss (real 5% drop)", "rerun: reruns, cost", "main runs")
 	fmt.Printf("%6s | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9s | %s\n", "items", "block", "warn", "rerun", "block", "warn", "rerun", "block", "warn", "rerun", "rate", "extra runs", "blocked; baseline runs")
 	for _, n := range ns {
