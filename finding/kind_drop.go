@@ -56,11 +56,11 @@ const (
 
 // dropKinds are the renderers of these kinds (see renderers).
 var dropKinds = map[Kind]renderer{
-	AggregateDrop:     renderAggregateDrop,
-	WithinMaxDrop:     renderWithinMaxDrop,
-	DropWithinNoise:   renderDropWithinNoise,
-	RerunNeeded:       renderRerunNeeded,
-	AttemptsPooled:    renderAttemptsPooled,
+	AggregateDrop:   renderAggregateDrop,
+	WithinMaxDrop:   renderWithinMaxDrop,
+	DropWithinNoise: renderDropWithinNoise,
+	RerunNeeded:     renderRerunNeeded,
+	AttemptsPooled:  renderAttemptsPooled,
 	FinalNoRequest: func(Finding, escaper) string {
 		return "final gate: no re-run was asked at these items, inputs and rubric (the gate's state holds no request), so this is not the gate of a re-run's union; gate the first run without --final"
 	},
