@@ -247,3 +247,19 @@ func TestAnswerDigest(t *testing.T) {
 		t.Error("out of range")
 	}
 }
+
+// Under noisy-drop rerun a held attempt asks for a re-run only while the
+// pooled interval includes 0; a real pooled drop blocks at once.
+func TestAttemptsHeldRerun(t *testing.T) {
+	rerun := func(lo, hi float64) func(*DecideInput) {
+		return func(in *DecideInput) { in.NoisyDrop = NoisyRerun; in.Paired = pairedCI(50, lo, hi) }
+	}
+	noisy := &AttemptState{Key: attemptKey, Pool: Estimate{N: 1, Change: -0.02, SE: 0.02}, Blocked: true}
+	if g := decide(runReport(79.5), base(80), both(rerun(-0.04, 0.03), attempt(noisy))); g.Decision != Rerun || g.Attempts.Outcome != AttemptHeld {
+		t.Errorf("held within noise: %s %+v", g.Decision, g.Attempts)
+	}
+	real := &AttemptState{Key: attemptKey, Pool: Estimate{N: 4, Change: -0.2, SE: 0.01}, Blocked: true}
+	if g := decide(runReport(79.5), base(80), both(rerun(-0.04, 0.03), attempt(real))); g.Decision != Block || g.DropCheck.Case != DropReal {
+		t.Errorf("held, a real pooled drop: %s %+v", g.Decision, g.DropCheck)
+	}
+}

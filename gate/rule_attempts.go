@@ -198,12 +198,13 @@ func pooledDrop(in attemptsInput, own *DropCheck, pooled Estimate, blocked bool,
 	default:
 		rep.Outcome, f.Held = AttemptHeld, true
 		dc.Case = DropNoise
-		if ci[1] < 0 {
-			dc.Case = DropReal
-		}
-		if th.NoisyDrop == NoisyRerun && !th.Final {
+		switch {
+		case ci[1] < 0:
+			// A real drop: it blocks at once, as for one run.
+			dc.Case, dc.Blocks = DropReal, true
+		case th.NoisyDrop == NoisyRerun && !th.Final:
 			askRerun(dc, th.RerunMaxRuns)
-		} else {
+		default:
 			dc.Blocks = true
 		}
 	}

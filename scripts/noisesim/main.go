@@ -27,8 +27,9 @@
 // each gated under --noisy-drop block, warn and rerun (--json: the
 // decision and rerun_answers are read from the report). Under rerun, a
 // pull request whose decision is rerun gets its re-run (the answers per
-// item the gate asked for, at most 4·K), and the gate of the union of both
-// runs' answers with --final decides. The cost column is the mean extra
+// item the gate asked for, which the binary bounds at 4·K, rerun-max-runs'
+// default, as pr-check-rerun.yml applies it), and the gate of the union of
+// both runs' answers with --final decides. The cost column is the mean extra
 // answers per pull request, in runs of K answers. -pool N passes
 // --baseline-pool N on the main runs (0: the binary's default, which
 // pools the last 4 main runs that agree within noise); -main-flags are
@@ -44,10 +45,20 @@
 // Results depend on -seed only, not on -workers (each trial's random
 // streams come from the seed, the size and the trial's number).
 //
+// -retries R runs the retry scenario instead: a pull request with a real
+// 3% drop is re-run up to R times (each attempt regenerating its answers,
+// as "Re-run jobs" or an empty commit does) until one passes, under
+// -retry-mode (default rerun, with its re-run and final gate as above);
+// with -attempts (the default) the binary keeps the attempts' state in
+// --attempts-dir, as the gate's comment keeps it on a pull request
+// (-attempts=false: each attempt decided alone, for a binary without it).
+// It prints how often the drop passes on its first attempt and within R.
+//
 // Usage:
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
 //	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-bin PATH] [-workers N] [-seed 1]
+//	    [-retries 0 [-retry-mode rerun] [-attempts=true]]
 package main
 
 import (
