@@ -175,6 +175,9 @@ type AcceptParams struct {
 	Commit string   `json:"commit,omitempty"`
 	Waived []string `json:"waived,omitempty"`
 	Adds   []string `json:"adds,omitempty"`
+	// AppliedBy is the login that applied the accept label
+	// (AcceptanceByAuthor).
+	AppliedBy string `json:"applied_by,omitempty"`
 }
 
 // RowParams are the values of a results row: PassColumnDisagrees.

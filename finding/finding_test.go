@@ -32,6 +32,9 @@ func baseline(score float64, hash string) *gate.Baseline {
 	}
 }
 
+// reviewer applied the accept label to another's pull request.
+var reviewer = gate.Actor{AppliedBy: "reviewer", Author: "author"}
+
 func decide(cur *gate.Report, b *gate.Baseline, mod func(*gate.DecideInput)) *gate.GateReport {
 	in := gate.DecideInput{Current: cur, Baseline: b, Now: now, Thresholds: gate.DefaultThresholds, Policy: gate.DefaultPolicy}
 	if mod != nil {
@@ -41,7 +44,7 @@ func decide(cur *gate.Report, b *gate.Baseline, mod func(*gate.DecideInput)) *ga
 		// The label applied after the comment showed this very run.
 		off := in
 		off.Accepted = false
-		in.Acceptance = gate.Acceptance{State: gate.AcceptFresh, Shown: gate.Decide(off).Waivable}
+		in.Acceptance = gate.Acceptance{State: gate.AcceptFresh, Shown: gate.Decide(off).Waivable, Actor: reviewer}
 	}
 	return gate.Decide(in)
 }

@@ -22,6 +22,14 @@ const (
 	// it was applied for cannot be read, so it accepts nothing new.
 	// AcceptLabel, Detail (why the record cannot be read).
 	AcceptanceUnreadable Kind = "acceptance-unreadable"
+	// AcceptanceByAuthor: the pull request's author applied the accept
+	// label, which under accept-by others accepts nothing. AcceptLabel,
+	// AppliedBy.
+	AcceptanceByAuthor Kind = "acceptance-by-author"
+	// AcceptanceByUnknown: the run cannot tell who applied the accept
+	// label (or who wrote the pull request), so under accept-by others it
+	// accepts nothing. AcceptLabel, Detail (why).
+	AcceptanceByUnknown Kind = "acceptance-by-unknown"
 )
 
 // acceptKinds are the renderers of these kinds (see renderers).
@@ -29,6 +37,22 @@ var acceptKinds = map[Kind]renderer{
 	AcceptanceNotCovered: renderAcceptanceNotCovered,
 	AcceptanceNotShown:   renderAcceptanceNotShown,
 	AcceptanceUnreadable: renderAcceptanceUnreadable,
+	AcceptanceByAuthor:   renderAcceptanceByAuthor,
+	AcceptanceByUnknown:  renderAcceptanceByUnknown,
+}
+
+func renderAcceptanceByAuthor(f Finding, e escaper) string {
+	return fmt.Sprintf("the %s label was applied by %s, the pull request's author: under accept-by others an author cannot accept their own regression; another reviewer must remove and re-add the label",
+		e.id(f.AcceptLabel), e.id(f.AppliedBy))
+}
+
+func renderAcceptanceByUnknown(f Finding, e escaper) string {
+	why := ""
+	if f.Detail != "" {
+		why = " (" + e.text(f.Detail) + ")"
+	}
+	return fmt.Sprintf("the %s label is on, but who applied it, or who wrote the pull request, cannot be told%s: under accept-by others it accepts nothing; set accept-by anyone to accept a label whoever applied it",
+		e.id(f.AcceptLabel), why)
 }
 
 func renderAcceptanceNotCovered(f Finding, e escaper) string {

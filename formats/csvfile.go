@@ -8,11 +8,11 @@ import (
 	"io"
 
 	"github.com/rubricgate/rubricgate/internal/crlf"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 )
 
 // csvFile is a tool's CSV export opened for reading: its header row read,
-// bad input an *native.InputError naming the file and line.
+// bad input an *record.InputError naming the file and line.
 type csvFile struct {
 	name string
 	r    *csv.Reader
@@ -27,7 +27,7 @@ func openCSV(name string, r io.Reader, want string) (*csvFile, error) {
 	// Peek returns (and clears) a read error, so it is checked here.
 	peek, perr := br.Peek(br.Size())
 	if crlf.BareCR(peek) {
-		return nil, &native.InputError{File: name, Line: 1, Msg: crlf.Message}
+		return nil, &record.InputError{File: name, Line: 1, Msg: crlf.Message}
 	}
 	f := &csvFile{name: name, r: csv.NewReader(br)}
 	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
@@ -35,7 +35,7 @@ func openCSV(name string, r io.Reader, want string) (*csvFile, error) {
 	}
 	head, err := f.r.Read()
 	if err == io.EOF {
-		return nil, &native.InputError{File: name, Line: 1, Msg: "empty; expected " + want}
+		return nil, &record.InputError{File: name, Line: 1, Msg: "empty; expected " + want}
 	}
 	if err != nil {
 		return nil, f.err(err)
@@ -48,7 +48,7 @@ func openCSV(name string, r io.Reader, want string) (*csvFile, error) {
 func (f *csvFile) err(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &native.InputError{File: f.name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
+		return &record.InputError{File: f.name, Line: pe.Line, Msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
 	}
-	return &native.InputError{File: f.name, Msg: fmt.Sprintf("read: %v", err), Err: err}
+	return &record.InputError{File: f.name, Msg: fmt.Sprintf("read: %v", err), Err: err}
 }

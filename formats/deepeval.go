@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 )
 
 // deepeval's test runs: .deepeval/.latest_run_full.json and the
@@ -48,11 +48,17 @@ var deepevalJSON = &Format{
 			return false
 		}
 		k := topKeys(head)
-		return hasKey(k, "testCases", "conversationalTestCases", "testRunData") && !hasKey(k, "eval", "evalId")
+		return hasKey(k, "testCases", "conversationalTestCases", "testRunData", deepevalLinkKey) && !hasKey(k, "eval", "evalId")
 	},
 	Read:     readDeepeval,
 	Directed: true,
 }
+
+// deepevalLinkKey is the one key of the .latest_test_run.json deepeval
+// writes when it sent the run to Confident AI (TestRunManager.
+// save_final_test_run_link, LATEST_TEST_RUN_LINK_KEY): a link, no test
+// cases.
+const deepevalLinkKey = "testRunLink"
 
 func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 	v, err := decodeAll(name, limitedReader(r, maxFile), 0)
@@ -62,6 +68,9 @@ func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 	root := node{v: v, file: name, path: "$"}
 	if err := root.object(); err != nil {
 		return err
+	}
+	if link := root.at(deepevalLinkKey); !link.missing() && root.at("testRunData").missing() && root.at("testCases").missing() && root.at("conversationalTestCases").missing() {
+		return link.errf("a deepeval %s with no test cases: it holds only the link to the run on Confident AI, where deepeval sent the results instead of keeping them here; set DEEPEVAL_RESULTS_FOLDER to have deepeval also save the run as a file (test_run_<timestamp>.json) and read that", ".latest_test_run.json")
 	}
 	if w := root.at("testRunData"); !w.missing() && len(v.keys) == 1 {
 		root = w
@@ -105,7 +114,7 @@ func readDeepeval(name string, r io.Reader, fn func(*Record) error) error {
 	return nil
 }
 
-func deepevalCase(tc node, dirs map[string]native.Direction) (*Record, error) {
+func deepevalCase(tc node, dirs map[string]record.Direction) (*Record, error) {
 	if err := tc.object(); err != nil {
 		return nil, err
 	}
@@ -131,87 +140,101 @@ func deepevalCase(tc node, dirs map[string]native.Direction) (*Record, error) {
 		return nil, err
 	}
 	groups = append(groups, spans...)
-	var errs, reasoning []string
-	models := map[string]bool{}
-	names := map[string]bool{}
+	mr := &deepevalMetrics{rec: rec, dirs: dirs, models: map[string]bool{}, names: map[string]bool{}}
 	for _, g := range groups {
-		md := g.md
-		n, err := md.array()
+		n, err := g.md.array()
 		if err != nil {
 			return nil, err
 		}
 		for i := 0; i < n; i++ {
-			m := md.index(i)
-			if err := m.object(); err != nil {
+			if err := mr.metric(g.md.index(i), g.prefix); err != nil {
 				return nil, err
 			}
-			base, err := m.at("name").str()
-			if err != nil {
-				return nil, err
-			}
-			if base == "" {
-				return nil, m.at("name").errf("empty metric name")
-			}
-			name := g.prefix + base
-			if names[name] {
-				return nil, m.at("name").errf("metric %q appears twice in this test case", name)
-			}
-			names[name] = true
-			reason, err := m.at("reason").optStr()
-			if err != nil {
-				return nil, err
-			}
-			merr, err := m.at("error").optStr()
-			if err != nil {
-				return nil, err
-			}
-			model, err := m.at("evaluationModel").optStr()
-			if err != nil {
-				return nil, err
-			}
-			if model != "" {
-				models[model] = true
-			}
-			if t, ok, err := m.at("threshold").optNum(); err != nil {
-				return nil, err
-			} else if ok {
-				rec.Meta["threshold:"+name] = fmtFloat(t)
-			}
-			dir, ok := dirs[base]
-			if !ok {
-				dir = deepevalDirections(base)
-			}
-			met := Metric{Name: name, Reason: reason, Direction: dir}
-			if strings.TrimSpace(merr) != "" {
-				errs = append(errs, name+": "+merr)
-				met.Unscored, met.Reason = true, merr
-			} else {
-				sc := m.at("score")
-				if sc.missing() {
-					met.Unscored = true
-				} else if met.Value, met.Unscored, err = sc.score(); err != nil {
-					return nil, err
-				}
-				if reason != "" {
-					reasoning = append(reasoning, name+": "+reason)
-				}
-			}
-			rec.Metrics = append(rec.Metrics, met)
 		}
 	}
 	if len(rec.Metrics) == 0 {
 		rec.Error = "deepeval recorded no metrics for this test case"
 		return rec, nil
 	}
-	rec.Error = strings.Join(errs, "\n")
-	rec.Reasoning = strings.Join(reasoning, "\n")
+	rec.Error = strings.Join(mr.errs, "\n")
+	rec.Reasoning = strings.Join(mr.reasoning, "\n")
 	var ms []string
-	for m := range models {
+	for m := range mr.models {
 		ms = append(ms, m)
 	}
 	sort.Strings(ms)
 	rec.JudgeModel = strings.Join(ms, ", ")
 	return rec, nil
+}
+
+// deepevalMetrics reads the MetricData of one test case into its record,
+// keeping the metrics' errors, reasons and judge models.
+type deepevalMetrics struct {
+	rec             *Record
+	dirs            map[string]record.Direction
+	errs, reasoning []string
+	models, names   map[string]bool
+}
+
+// metric reads one MetricData, its name prefixed ("" for the test case's
+// own, "trace/" or "<span>/").
+func (mr *deepevalMetrics) metric(m node, prefix string) error {
+	if err := m.object(); err != nil {
+		return err
+	}
+	base, err := m.at("name").str()
+	if err != nil {
+		return err
+	}
+	if base == "" {
+		return m.at("name").errf("empty metric name")
+	}
+	name := prefix + base
+	if mr.names[name] {
+		return m.at("name").errf("metric %q appears twice in this test case", name)
+	}
+	mr.names[name] = true
+	reason, err := m.at("reason").optStr()
+	if err != nil {
+		return err
+	}
+	merr, err := m.at("error").optStr()
+	if err != nil {
+		return err
+	}
+	model, err := m.at("evaluationModel").optStr()
+	if err != nil {
+		return err
+	}
+	if model != "" {
+		mr.models[model] = true
+	}
+	if t, ok, err := m.at("threshold").optNum(); err != nil {
+		return err
+	} else if ok {
+		mr.rec.Meta["threshold:"+name] = fmtFloat(t)
+	}
+	dir, ok := mr.dirs[base]
+	if !ok {
+		dir = deepevalDirections(base)
+	}
+	met := Metric{Name: name, Reason: reason, Direction: dir}
+	if strings.TrimSpace(merr) != "" {
+		mr.errs = append(mr.errs, name+": "+merr)
+		met.Unscored, met.Reason = true, merr
+	} else {
+		sc := m.at("score")
+		if sc.missing() {
+			met.Unscored = true
+		} else if met.Value, met.Unscored, err = sc.score(); err != nil {
+			return err
+		}
+		if reason != "" {
+			mr.reasoning = append(mr.reasoning, name+": "+reason)
+		}
+	}
+	mr.rec.Metrics = append(mr.rec.Metrics, met)
+	return nil
 }
 
 // deepevalLowerIsBetter are deepeval's metrics that pass when score <=
@@ -242,19 +265,19 @@ var deepevalHigherSuffixes = []string{" [GEval]", " [Conversational GEval]", " [
 
 // deepevalDirections is the direction deepeval defines for a metric name,
 // DirectionAssumed for a name it does not know (a custom metric).
-func deepevalDirections(name string) native.Direction {
+func deepevalDirections(name string) record.Direction {
 	switch {
 	case deepevalLowerIsBetter[name]:
-		return native.LowerIsBetter
+		return record.LowerIsBetter
 	case deepevalHigherIsBetter[name]:
-		return native.HigherIsBetter
+		return record.HigherIsBetter
 	}
 	for _, s := range deepevalHigherSuffixes {
 		if strings.HasSuffix(name, s) {
-			return native.HigherIsBetter
+			return record.HigherIsBetter
 		}
 	}
-	return native.DirectionAssumed
+	return record.DirectionAssumed
 }
 
 // deepevalEvidence finds the direction the file's success flags show for
@@ -263,9 +286,9 @@ func deepevalDirections(name string) native.Direction {
 // name refuse the file; flags that contradict deepeval's own direction for
 // a built-in name win (a custom metric may reuse the name), as the file
 // says how its metric was judged.
-func deepevalEvidence(root node) (map[string]native.Direction, error) {
+func deepevalEvidence(root node) (map[string]record.Direction, error) {
 	type ev struct {
-		dir native.Direction
+		dir record.Direction
 		at  node
 	}
 	found := map[string]*ev{}
@@ -311,11 +334,11 @@ func deepevalEvidence(root node) (map[string]native.Direction, error) {
 					if err1 != nil || err2 != nil || err3 != nil || !ok1 || !ok2 || succ == "" || score == thr {
 						continue
 					}
-					d := native.HigherIsBetter
+					d := record.HigherIsBetter
 					// Passed below the threshold, or failed above it: better
 					// lower (score <= threshold passes).
 					if (succ == "true") == (score < thr) {
-						d = native.LowerIsBetter
+						d = record.LowerIsBetter
 					}
 					e := found[name]
 					if e == nil {
@@ -329,7 +352,7 @@ func deepevalEvidence(root node) (map[string]native.Direction, error) {
 			}
 		}
 	}
-	out := map[string]native.Direction{}
+	out := map[string]record.Direction{}
 	for name, e := range found {
 		out[name] = e.dir
 	}

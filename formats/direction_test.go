@@ -3,6 +3,7 @@ package formats
 import (
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -154,3 +155,45 @@ criteria:
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// Span names as docs/results.md states them: a repeated name is numbered
+// among the spans that carry metrics only (a span without metrics, added
+// before, renames nothing), and a span without a name takes its type.
+func TestDeepevalSpanNames(t *testing.T) {
+	data, err := os.ReadFile("testdata/deepeval/test_run_directions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(doc string) []string {
+		var recs []*Record
+		if err := readDeepeval("d.json", strings.NewReader(doc), func(r *Record) error { recs = append(recs, r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range recs[0].Metrics {
+			if strings.Contains(m.Name, "/") {
+				out = append(out, m.Name)
+			}
+		}
+		return out
+	}
+	want := []string{"generate/Faithfulness", "generate#2/Faithfulness", "kb_lookup/Contextual Relevancy"}
+	if got := names(string(data)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("span metrics %v; want %v", got, want)
+	}
+	// A span named generate without metrics, first in the list.
+	quiet := strings.Replace(string(data), `"llmSpans": [{"uuid": "b1"`, `"llmSpans": [{"uuid": "b0", "name": "generate", "status": "SUCCESS", "type": "llm", "startTime": "2026-12-01T00:00:00Z", "endTime": "2026-12-01T00:00:01Z"}, {"uuid": "b1"`, 1)
+	if quiet == string(data) {
+		t.Fatal("fixture changed")
+	}
+	if got := names(quiet); !reflect.DeepEqual(got, want) {
+		t.Errorf("with a span without metrics before: %v; want %v", got, want)
+	}
+	unnamed := strings.Replace(string(data), `"uuid": "a1", "name": "kb_lookup"`, `"uuid": "a1", "name": ""`, 1)
+	if unnamed == string(data) {
+		t.Fatal("fixture changed")
+	}
+	if got := names(unnamed); got[2] != "retriever/Contextual Relevancy" {
+		t.Errorf("unnamed span: %v; want it named by its type, retriever", got)
+	}
+}

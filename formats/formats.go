@@ -6,7 +6,7 @@
 // with the rubric's `from`. A format's Name is the rubric's `from` key
 // (rubric.Sources): one name per tool, whichever of its files is read.
 //
-// Every reader is strict: bad input is an *native.InputError naming the file, the
+// Every reader is strict: bad input is an *record.InputError naming the file, the
 // line (or JSON path or zip member) and what was expected; duplicate item
 // ids are refused (Inspect's epochs are samples of one id, not duplicates);
 // inputs are read under size limits. A value the tool recorded as missing
@@ -24,7 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rubricgate/rubricgate/gate"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"path"
 	"sort"
@@ -76,7 +76,7 @@ type Metric struct {
 	// Unscored reports that the tool recorded no value for this metric
 	// (Inspect's NaN "unscored", a ragas NaN or empty cell, a null or NaN
 	// score): the tool failed to score it, so the item is unscored (see
-	// native.Metric.Unscored), never `na`.
+	// record.Metric.Unscored), never `na`.
 	Unscored bool
 	// Weight is the tool's own weight for the metric, 0 where it has none.
 	Weight float64
@@ -85,7 +85,7 @@ type Metric struct {
 	// Direction is which way the tool defines the metric to improve
 	// (deepeval's Toxicity is better lower); DirectionAssumed where the
 	// tool does not say.
-	Direction native.Direction
+	Direction record.Direction
 }
 
 // Format is one tool's result format.
@@ -105,7 +105,7 @@ type Format struct {
 	ReadNoted func(name string, r io.Reader, fn func(*Record) error, note func(Note)) error
 	// Directed says the tool's metrics differ in direction (deepeval's
 	// Toxicity is better lower): a metric the reader leaves at
-	// native.DirectionAssumed is warned about when a rubric maps it without
+	// record.DirectionAssumed is warned about when a rubric maps it without
 	// a source scale that says which way it goes.
 	Directed bool
 }
@@ -183,6 +183,7 @@ var ErrUnknownFormat = errors.New("unknown result format")
 // first bytes. No match wraps ErrUnknownFormat; two matches is an error too
 // (pass the format by name).
 func Detect(name string, head []byte) (*Format, error) {
+	head = bytes.TrimPrefix(head, utf8BOM)
 	var hits []*Format
 	for _, f := range registry {
 		if f.Detect(name, head) {
@@ -200,6 +201,20 @@ func Detect(name string, head []byte) (*Format, error) {
 		n = append(n, f.Name)
 	}
 	return nil, fmt.Errorf("%s: ambiguous result format: it could be %s (name the format)", name, strings.Join(n, " or "))
+}
+
+// utf8BOM is the byte order mark some writers put before UTF-8 text
+// (pandas' to_csv(..., encoding="utf-8-sig"), Windows editors).
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// skipBOM returns r without a leading UTF-8 byte order mark: no tool's
+// reader sees it, so a header or a first key reads as written.
+func skipBOM(r io.Reader) io.Reader {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	return br
 }
 
 // peekHead returns a reader of r's whole content and its first bytes (up to
@@ -271,7 +286,7 @@ func newIDs(file string) *ids { return &ids{file: file, seen: map[string]Locatio
 // naming both places.
 func (s *ids) add(key, shown string, loc Location, hint string) error {
 	if prev, dup := s.seen[key]; dup {
-		return &native.InputError{File: s.file, Line: loc.Line, Path: loc.Path,
+		return &record.InputError{File: s.file, Line: loc.Line, Path: loc.Path,
 			Msg: fmt.Sprintf("duplicate id %q (first at %s)%s", shown, where(prev), hint)}
 	}
 	s.seen[key] = loc

@@ -438,3 +438,27 @@ func TestRagasNonMetricColumns(t *testing.T) {
 		}
 	}
 }
+
+// pass_at_1 is the share of epochs scored 1: over values of 0 and 1 that
+// is the mean rubricgate takes, so such a log is read (pass_at_1.json,
+// two epochs of C/I); a value in between (P, 0.5) counts as failed in
+// pass@1 and as half in the mean, and is refused naming the sample.
+func TestInspectPassAt1(t *testing.T) {
+	data, err := os.ReadFile("testdata/inspect/pass_at_1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := readBytes(inspectJSON, "pass_at_1.json", data)
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("%d records, %v; want 4", len(recs), err)
+	}
+	partial := bytes.Replace(data, []byte(`"value": "I"`), []byte(`"value": "P"`), 1)
+	_, err = readBytes(inspectJSON, "pass_at_1.json", partial)
+	var ie *native.InputError
+	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "pass_at_1") || !strings.Contains(ie.Path, "samples[1]") {
+		t.Errorf("a P under pass_at_1: %v; want an input error at samples[1] naming pass_at_1", err)
+	}
+	if _, err := readBytes(inspectJSON, "pass_at_1.json", bytes.Replace(data, []byte(`"pass_at_1"`), []byte(`"pass_at_2"`), 1)); err == nil || !strings.Contains(err.Error(), "pass_at_2") {
+		t.Errorf("pass_at_2: %v; want refused by name", err)
+	}
+}

@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"strconv"
 	"strings"
@@ -82,6 +82,9 @@ var inspectEval = &Format{
 type inspectRun struct {
 	task, model string
 	seen        *ids
+	// binary is set when the epochs were reduced with pass_at_1 alone:
+	// every value must then be 0 or 1 (see epochsReducer).
+	binary bool
 }
 
 // header checks the status and keeps task and model.
@@ -112,45 +115,59 @@ func (run *inspectRun) header(n node, what string) error {
 	if run.model, err = ev.at("model").str(); err != nil {
 		return err
 	}
-	return epochsReducer(ev.at("config"))
+	run.binary, err = epochsReducer(ev.at("config"))
+	return err
 }
 
 // epochsReducer checks eval.config.epochs_reducer, the reducers Inspect
 // combined each sample's epochs with (reducer_log_names: "mean", "median",
 // "mode", "max", "at_least_2", "pass_at_2", ...; none means mean). Epochs
-// are read as samples of one item and averaged, which is the mean reducer:
+// are read as answers of one item and averaged, which is the mean reducer:
 // a log that names reducers without mean is refused rather than averaged
 // as if it were mean (a max or at_least_k run would score differently).
-func epochsReducer(cfg node) error {
+//
+// pass_at_1 is the one other reducer read, and binary reports it: pass@1
+// is the share of epochs whose value is at least 1 (inspect_ai
+// scorer/_reducer/reducer.py, pass_at: 1 - C(n-c, 1)/C(n, 1) = c/n), which
+// is the mean when every value is 0 or 1 (C and I, booleans, 0/1 numbers),
+// over one epoch or many. A value in between (P, 0.5) counts as failed in
+// pass@1 and as half in the mean, so with pass_at_1 it is refused (sample).
+func epochsReducer(cfg node) (binary bool, err error) {
 	if cfg.missing() || cfg.null() {
-		return nil
+		return false, nil
 	}
 	if err := cfg.object(); err != nil {
-		return err
+		return false, err
 	}
 	er := cfg.at("epochs_reducer")
 	if er.missing() || er.null() {
-		return nil
+		return false, nil
 	}
 	n, err := er.array()
 	if err != nil {
-		return err
+		return false, err
 	}
-	var names []string
+	var names, other []string
 	for i := 0; i < n; i++ {
 		s, err := er.index(i).str()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if s == "mean" {
-			return nil
+			return false, nil
 		}
 		names = append(names, s)
+		if s != "pass_at_1" {
+			other = append(other, s)
+		}
 	}
 	if len(names) == 0 {
-		return nil
+		return false, nil
 	}
-	return er.errf("the epochs were reduced with %s; rubricgate reads epochs as samples of one item and averages them (the mean reducer) and does not implement %s: re-run with --epochs-reducer mean (or add mean to the reducers)", strings.Join(names, ", "), strings.Join(names, ", "))
+	if len(other) == 0 {
+		return true, nil
+	}
+	return false, er.errf("the epochs were reduced with %s; rubricgate reads epochs as answers of one item and averages them (the mean reducer; pass_at_1 over values of 0 and 1 is that mean) and does not implement %s: re-run with --epochs-reducer mean (or add mean to the reducers)", strings.Join(names, ", "), strings.Join(other, ", "))
 }
 
 func readInspectJSON(name string, r io.Reader, fn func(*Record) error) error {
@@ -205,7 +222,7 @@ func readInspectJSON(name string, r io.Reader, fn func(*Record) error) error {
 		}
 	}
 	if !samples {
-		return &native.InputError{File: name, Line: 1, Msg: "the log has no samples (written with --no-log-samples?); expected a samples array"}
+		return &record.InputError{File: name, Line: 1, Msg: "the log has no samples (written with --no-log-samples?); expected a samples array"}
 	}
 	return nil
 }
@@ -213,7 +230,7 @@ func readInspectJSON(name string, r io.Reader, fn func(*Record) error) error {
 func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 	data, err := io.ReadAll(limitedReader(r, maxFile))
 	if err != nil {
-		return &native.InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
+		return &record.InputError{File: name, Msg: fmt.Sprintf("read: %v", err), Err: err}
 	}
 	// The archive is read by internal/zipread, as the baseline store reads
 	// its artifacts.
@@ -222,14 +239,14 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 	if errors.As(err, &ze) {
 		switch ze.Kind {
 		case zipread.Corrupt:
-			return &native.InputError{File: name, Msg: fmt.Sprintf("not a zip archive (an Inspect .eval log is one): %v", ze.Err)}
+			return &record.InputError{File: name, Msg: fmt.Sprintf("not a zip archive (an Inspect .eval log is one): %v", ze.Err)}
 		case zipread.UnsafeName:
-			return &native.InputError{File: name, Path: ze.Member, Msg: "unsafe member name (absolute, with .. or a backslash); refusing the archive"}
+			return &record.InputError{File: name, Path: ze.Member, Msg: "unsafe member name (absolute, with .. or a backslash); refusing the archive"}
 		}
-		return &native.InputError{File: name, Msg: ze.Error()}
+		return &record.InputError{File: name, Msg: ze.Error()}
 	}
 	if err != nil {
-		return &native.InputError{File: name, Msg: err.Error()}
+		return &record.InputError{File: name, Msg: err.Error()}
 	}
 	// A re-logged sample appends a second member of the same name; Inspect
 	// reads the last one, and so does this reader.
@@ -243,7 +260,7 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 	}
 	hf, ok := last["header.json"]
 	if !ok {
-		return &native.InputError{File: name, Msg: "archive has no header.json; expected an Inspect .eval log of a finished run"}
+		return &record.InputError{File: name, Msg: "archive has no header.json; expected an Inspect .eval log of a finished run"}
 	}
 	run := &inspectRun{seen: newIDs(name)}
 	budget := maxUnzip
@@ -275,7 +292,7 @@ func readInspectEval(name string, r io.Reader, fn func(*Record) error) error {
 		}
 	}
 	if n == 0 {
-		return &native.InputError{File: name, Msg: "archive has no samples/*.json members; expected the samples of the run"}
+		return &record.InputError{File: name, Msg: "archive has no samples/*.json members; expected the samples of the run"}
 	}
 	return nil
 }
@@ -289,13 +306,13 @@ func readMember(name string, f *zip.File, budget *int64) (*value, error) {
 	var ze *zipread.Error
 	switch {
 	case errors.As(err, &ze) && ze.Kind == zipread.NotRegular:
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("not a regular file (mode %v)", ze.Mode)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("not a regular file (mode %v)", ze.Mode)}
 	case errors.As(err, &ze) && ze.Kind == zipread.TooLarge:
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("declares %d bytes uncompressed, over the %d-byte limit", ze.Size, ze.Limit)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("declares %d bytes uncompressed, over the %d-byte limit", ze.Size, ze.Limit)}
 	case errors.As(err, &ze) && ze.Kind == zipread.Corrupt:
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("corrupt member: %v", ze.Err)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("corrupt member: %v", ze.Err)}
 	case err != nil:
-		return nil, &native.InputError{File: member, Msg: err.Error()}
+		return nil, &record.InputError{File: member, Msg: err.Error()}
 	}
 	defer rc.Close()
 	limit := min(maxRecord, *budget)
@@ -307,13 +324,13 @@ func readMember(name string, f *zip.File, budget *int64) (*value, error) {
 	*budget -= d.read
 	switch {
 	case errors.Is(err, errLimit) && limit < maxRecord:
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("the archive's members exceed %d bytes uncompressed together (zip bomb?)", maxUnzip)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("the archive's members exceed %d bytes uncompressed together (zip bomb?)", maxUnzip)}
 	case errors.Is(err, errLimit):
-		return nil, &native.InputError{File: member, Msg: fmt.Sprintf("exceeds the %d-byte limit uncompressed (zip bomb?)", maxRecord)}
+		return nil, &record.InputError{File: member, Msg: fmt.Sprintf("exceeds the %d-byte limit uncompressed (zip bomb?)", maxRecord)}
 	case errors.Is(err, zip.ErrFormat):
-		return nil, &native.InputError{File: member, Msg: "holds more data than its header declares, or is corrupt (zip bomb?)"}
+		return nil, &record.InputError{File: member, Msg: "holds more data than its header declares, or is corrupt (zip bomb?)"}
 	case errors.Is(err, zip.ErrChecksum):
-		return nil, &native.InputError{File: member, Msg: "fails its checksum (corrupt)"}
+		return nil, &record.InputError{File: member, Msg: "fails its checksum (corrupt)"}
 	}
 	return v, err
 }
@@ -406,6 +423,13 @@ func (run *inspectRun) sample(n node, loc Location) (*Record, error) {
 			return nil, err
 		}
 		rec.Metrics = append(rec.Metrics, Metric{Name: scorer, Value: f, Unscored: na, Reason: expl})
+	}
+	if run.binary {
+		for _, m := range rec.Metrics {
+			if !m.Unscored && m.Value != 0 && m.Value != 1 {
+				return nil, sc.errf("scorer %s's value is %s, and the epochs were reduced with pass_at_1, which counts only a value of 1 as passed where rubricgate's mean counts it as %s: re-run with --epochs-reducer mean to gate on the mean", strconv.Quote(m.Name), fmtFloat(m.Value), fmtFloat(m.Value))
+			}
+		}
 	}
 	rec.Reasoning = strings.Join(reasoning, "\n")
 	return rec, nil

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 )
 
 // EvalSetLog is the log of one task of an Inspect eval set.
@@ -45,25 +45,11 @@ const (
 // would be one), a name that leaves the directory, and a listed log that is
 // missing.
 func InspectEvalSet(dir string) ([]EvalSetLog, error) {
-	read := func(name string) (node, error) {
-		p := filepath.Join(dir, name)
-		f, err := os.Open(p)
-		if err != nil {
-			return node{}, &native.InputError{File: p, Msg: fmt.Sprintf("read: %v; expected an Inspect eval-set directory (%s and %s beside one log per task)", err, EvalSetManifest, LogsManifest)}
-		}
-		defer f.Close()
-		v, err := decodeAll(p, f, maxFile)
-		if err != nil {
-			return node{}, err
-		}
-		n := node{v: v, file: p, path: "$"}
-		return n, n.object()
-	}
-	set, err := read(EvalSetManifest)
+	set, err := evalSetManifest(dir, EvalSetManifest)
 	if err != nil {
 		return nil, err
 	}
-	logs, err := read(LogsManifest)
+	logs, err := evalSetManifest(dir, LogsManifest)
 	if err != nil {
 		return nil, err
 	}
@@ -75,9 +61,66 @@ func InspectEvalSet(dir string) ([]EvalSetLog, error) {
 	if k == 0 {
 		return nil, tasks.errf("no tasks")
 	}
-	// The successful logs of each task_id, and every status seen.
-	type entry struct{ name, task, status string }
-	byID := map[string][]entry{}
+	byID, err := evalSetLogs(logs)
+	if err != nil {
+		return nil, err
+	}
+	var out []EvalSetLog
+	names := map[string]string{} // task name -> task_id
+	for i := 0; i < k; i++ {
+		t := tasks.index(i)
+		if err := t.object(); err != nil {
+			return nil, err
+		}
+		id, err := t.at("task_id").str()
+		if err != nil {
+			return nil, err
+		}
+		e, err := evalSetSuccess(t, id, byID[id])
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := names[e.task]; dup {
+			return nil, t.errf("tasks %s and %s are both task %q (one task on several models or arguments): their sample ids would be one; gate them as separate runs", prev, id, e.task)
+		}
+		names[e.task] = id
+		clean := path.Clean(e.name)
+		if e.name == "" || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(e.name, "\\") {
+			return nil, logs.errf("log name %q is not a file inside the eval-set directory", e.name)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(clean))
+		if _, err := os.Stat(p); err != nil {
+			return nil, logs.errf("the log %s of task %s: %v", e.name, id, err)
+		}
+		out = append(out, EvalSetLog{Path: p, Task: e.task})
+	}
+	return out, nil
+}
+
+// evalSetManifest reads one manifest of an eval-set directory (a JSON
+// object).
+func evalSetManifest(dir, name string) (node, error) {
+	p := filepath.Join(dir, name)
+	f, err := os.Open(p)
+	if err != nil {
+		return node{}, &record.InputError{File: p, Msg: fmt.Sprintf("read: %v; expected an Inspect eval-set directory (%s and %s beside one log per task)", err, EvalSetManifest, LogsManifest)}
+	}
+	defer f.Close()
+	v, err := decodeAll(p, f, maxFile)
+	if err != nil {
+		return node{}, err
+	}
+	n := node{v: v, file: p, path: "$"}
+	return n, n.object()
+}
+
+// evalSetEntry is one log of logs.json: its name, task and status.
+type evalSetEntry struct{ name, task, status string }
+
+// evalSetLogs reads logs.json: the logs of each task_id, with their
+// status.
+func evalSetLogs(logs node) (map[string][]evalSetEntry, error) {
+	byID := map[string][]evalSetEntry{}
 	for _, name := range logs.v.keys {
 		h := logs.at(name)
 		if err := h.object(); err != nil {
@@ -99,59 +142,38 @@ func InspectEvalSet(dir string) ([]EvalSetLog, error) {
 		if err != nil {
 			return nil, err
 		}
-		byID[id] = append(byID[id], entry{name, task, status})
+		byID[id] = append(byID[id], evalSetEntry{name, task, status})
 	}
-	var out []EvalSetLog
-	names := map[string]string{} // task name -> task_id
-	for i := 0; i < k; i++ {
-		t := tasks.index(i)
-		if err := t.object(); err != nil {
-			return nil, err
+	return byID, nil
+}
+
+// evalSetSuccess is the one successful log of task id (t in
+// eval-set.json): none, or two, is refused.
+func evalSetSuccess(t node, id string, logs []evalSetEntry) (evalSetEntry, error) {
+	var ok []evalSetEntry
+	var other []string
+	for _, e := range logs {
+		if e.status == "success" {
+			ok = append(ok, e)
+		} else {
+			other = append(other, fmt.Sprintf("%s (%s)", e.name, e.status))
 		}
-		id, err := t.at("task_id").str()
-		if err != nil {
-			return nil, err
-		}
-		var ok []entry
-		var other []string
-		for _, e := range byID[id] {
-			if e.status == "success" {
-				ok = append(ok, e)
-			} else {
-				other = append(other, fmt.Sprintf("%s (%s)", e.name, e.status))
-			}
-		}
-		switch len(ok) {
-		case 1:
-		case 0:
-			seen := "no log"
-			if len(other) > 0 {
-				sort.Strings(other)
-				seen = "only " + strings.Join(other, ", ")
-			}
-			return nil, t.at("task_id").errf("task %s has no successful log in %s (%s): the eval set is not complete; re-run the eval set until it completes", id, LogsManifest, seen)
-		default:
-			var n []string
-			for _, e := range ok {
-				n = append(n, e.name)
-			}
-			sort.Strings(n)
-			return nil, t.at("task_id").errf("task %s has %d successful logs (%s): keep one (inspect eval-set cleans older ones up unless retry_cleanup is off)", id, len(ok), strings.Join(n, ", "))
-		}
-		e := ok[0]
-		if prev, dup := names[e.task]; dup {
-			return nil, t.errf("tasks %s and %s are both task %q (one task on several models or arguments): their sample ids would be one; gate them as separate runs", prev, id, e.task)
-		}
-		names[e.task] = id
-		clean := path.Clean(e.name)
-		if e.name == "" || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(e.name, "\\") {
-			return nil, logs.errf("log name %q is not a file inside the eval-set directory", e.name)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(clean))
-		if _, err := os.Stat(p); err != nil {
-			return nil, logs.errf("the log %s of task %s: %v", e.name, id, err)
-		}
-		out = append(out, EvalSetLog{Path: p, Task: e.task})
 	}
-	return out, nil
+	switch len(ok) {
+	case 1:
+		return ok[0], nil
+	case 0:
+		seen := "no log"
+		if len(other) > 0 {
+			sort.Strings(other)
+			seen = "only " + strings.Join(other, ", ")
+		}
+		return evalSetEntry{}, t.at("task_id").errf("task %s has no successful log in %s (%s): the eval set is not complete; re-run the eval set until it completes", id, LogsManifest, seen)
+	}
+	var n []string
+	for _, e := range ok {
+		n = append(n, e.name)
+	}
+	sort.Strings(n)
+	return evalSetEntry{}, t.at("task_id").errf("task %s has %d successful logs (%s): keep one (inspect eval-set cleans older ones up unless retry_cleanup is off)", id, len(ok), strings.Join(n, ", "))
 }

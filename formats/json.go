@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"math"
 	"strconv"
@@ -129,9 +129,9 @@ func (d *jsonDecoder) pathString() string {
 
 func (d *jsonDecoder) errorf(format string, args ...any) error {
 	if d.err != nil {
-		return &native.InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: "read: " + d.err.Error(), Err: d.err}
+		return &record.InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: "read: " + d.err.Error(), Err: d.err}
 	}
-	return &native.InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: fmt.Sprintf(format, args...)}
+	return &record.InputError{File: d.name, Line: d.line, Path: d.pathString(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // errLimit is wrapped by the error of an input over its size limit.

@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"sort"
 	"strconv"
@@ -32,14 +32,16 @@ import (
 // the prompt (label up to 80 bytes, else "sha256:" and 16 hex digits of the
 // label's hash; promptId's first 12 digits in a row without a label), so
 // that adding or removing a provider or prompt renames no other item.
-// Rows of one id with different testIdx are repeats (--repeat N; promptfoo
-// marks them no other way, see emit): samples of one item. The row's own
+// Rows of one id with different testIdx and one testCase are repeats
+// (--repeat N; promptfoo marks them no other way, see emit): answers of
+// one item; rows of one id whose testCase differs are refused. The row's own
 // "id" is a random UUID per run and is never used. Rows arrive in
 // completion order; records keep that order, and only ids identify them.
 //
 // Metrics are the row's namedScores (promptfoo's named metrics, in their
 // order), weighted by gradingResult.namedScoreWeights, each with the reasons
-// of the assertions that fed it. A row with failureReason 2 (ERROR), or with
+// of the assertions that fed it; a metric whose weights sum to 0 is read
+// from its assertions' scores (pfNamedScores). A row with failureReason 2 (ERROR), or with
 // no gradingResult, is unscored (Error). The llm-rubric reasons are the
 // judge's reasoning; the judge is the grading provider named on the
 // assertion or the test's options. Meta: provider, provider_label, prompt,
@@ -71,7 +73,7 @@ func readPromptfoo(name string, r io.Reader, fn func(*Record) error, note func(N
 		return promptfooCSV.Read(name, br, fn)
 	}
 	if pfRowKeys(firstLine(head)) {
-		return promptfooJSONL.Read(name, br, fn)
+		return readPromptfooJSONLNoted(name, br, fn, note)
 	}
 	return readPromptfooJSONNoted(name, br, fn, note)
 }
@@ -150,7 +152,13 @@ var promptfooJSONL = &Format{
 type pfRows struct {
 	file string
 	rows []pfRow
+	// zero names the metrics whose weights summed to 0 on some row, with
+	// the line of the first such row (zeroAt), in order.
+	zero   map[string]bool
+	zeroAt []Note
 }
+
+func newPfRows(file string) *pfRows { return &pfRows{file: file, zero: map[string]bool{}} }
 
 type pfRow struct {
 	rec       *Record
@@ -162,6 +170,17 @@ type pfRow struct {
 	// when absent).
 	vars    string
 	testIdx int
+	// test is the digest of the row's testCase as canonical JSON, and
+	// testKeys of each of its members: the repeats of one test carry one
+	// testCase (see emit).
+	test     [sha256.Size]byte
+	testKeys []pfMember
+}
+
+// pfMember is the digest of one member of a testCase.
+type pfMember struct {
+	key string
+	sum [sha256.Size]byte
 }
 
 func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
@@ -172,7 +191,7 @@ func readPromptfooJSON(name string, r io.Reader, fn func(*Record) error) error {
 // no label of their own (a note for each: their text is in the ids).
 func readPromptfooJSONNoted(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
 	d := newJSONDecoder(name, r, maxFile)
-	rows := &pfRows{file: name}
+	rows := newPfRows(name)
 	found := false
 	var notes []Note
 	err := d.eachMember(func(key string, line int) error {
@@ -213,16 +232,20 @@ func readPromptfooJSONNoted(name string, r io.Reader, fn func(*Record) error, no
 		return err
 	}
 	if !found {
-		return &native.InputError{File: name, Line: 1, Msg: "no results.results array; expected promptfoo's results.json (promptfoo eval -o results.json)"}
+		return &record.InputError{File: name, Line: 1, Msg: "no results.results array; expected promptfoo's results.json (promptfoo eval -o results.json)"}
 	}
 	for _, n := range notes {
 		note(n)
 	}
-	return rows.emit(fn)
+	return rows.emit(fn, note)
 }
 
 func readPromptfooJSONL(name string, r io.Reader, fn func(*Record) error) error {
-	rows := &pfRows{file: name}
+	return readPromptfooJSONLNoted(name, r, fn, func(Note) {})
+}
+
+func readPromptfooJSONLNoted(name string, r io.Reader, fn func(*Record) error, note func(Note)) error {
+	rows := newPfRows(name)
 	err := eachLine(name, r, func(line int, text []byte) error {
 		v, err := decodeAt(name, bytes.NewReader(text), 0, line)
 		if err != nil {
@@ -233,7 +256,7 @@ func readPromptfooJSONL(name string, r io.Reader, fn func(*Record) error) error 
 	if err != nil {
 		return err
 	}
-	return rows.emit(fn)
+	return rows.emit(fn, note)
 }
 
 // eachLine calls fn with each non-blank line of r (1-based numbers), each at
@@ -246,7 +269,7 @@ func eachLine(name string, r io.Reader, fn func(line int, text []byte) error) er
 			chunk, err := br.ReadSlice('\n')
 			buf = append(buf, chunk...)
 			if int64(len(buf)) > maxRecord {
-				return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes", maxRecord)}
+				return &record.InputError{File: name, Line: line, Msg: fmt.Sprintf("line is longer than %d bytes", maxRecord)}
 			}
 			if err == bufio.ErrBufferFull {
 				continue
@@ -260,7 +283,7 @@ func eachLine(name string, r io.Reader, fn func(line int, text []byte) error) er
 				return nil
 			}
 			if err != nil {
-				return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err), Err: err}
+				return &record.InputError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err), Err: err}
 			}
 			break
 		}
@@ -285,52 +308,17 @@ func (p *pfRows) add(n node, loc Location) error {
 	if err != nil {
 		return err
 	}
-	prov := n.at("provider")
-	var provID, provLabel string
-	switch {
-	case prov.v != nil && prov.v.kind == kString: // older files
-		provID = prov.v.s
-	default:
-		if err := prov.object(); err != nil {
-			return err
-		}
-		if provID, err = prov.at("id").str(); err != nil {
-			return err
-		}
-		if provLabel, err = prov.at("label").optStr(); err != nil {
-			return err
-		}
-	}
-	if provID == "" {
-		return prov.at("id").errf("empty provider id")
+	provID, provLabel, err := pfProvider(n.at("provider"))
+	if err != nil {
+		return err
 	}
 	pi, err := n.at("promptIdx").num()
 	if err != nil {
 		return err
 	}
-	prompt := ""
-	if pr := n.at("prompt"); !pr.null() {
-		if err := pr.object(); err != nil {
-			return err
-		}
-		label, err := pr.at("label").optStr()
-		if err != nil {
-			return err
-		}
-		prompt = pfPromptName(label)
-	}
-	if prompt == "" {
-		pid, err := n.at("promptId").optStr()
-		if err != nil {
-			return err
-		}
-		if len(pid) > 12 {
-			pid = pid[:12]
-		}
-		prompt = pid
-	}
-	if prompt == "" {
-		prompt = "prompt " + strconv.Itoa(int(pi))
+	prompt, err := pfPrompt(n, pi)
+	if err != nil {
+		return err
 	}
 	rec := &Record{Loc: loc, Meta: map[string]string{"provider": provID}, InputHash: promptfooTask(n, tc)}
 	if provLabel != "" {
@@ -350,9 +338,11 @@ func (p *pfRows) add(n node, loc Location) error {
 	if s, ok := n.at("score").scalar(); ok {
 		rec.Meta["score"] = s
 	}
-	if err := pfScores(n, tc, rec); err != nil {
+	zero := map[string]bool{}
+	if err := pfScores(n, tc, rec, zero); err != nil {
 		return err
 	}
+	p.noteZero(zero, loc.Line)
 	name := provLabel
 	if name == "" {
 		name = provID
@@ -369,8 +359,120 @@ func (p *pfRows) add(n node, loc Location) error {
 		}
 		ti = int(f)
 	}
-	p.rows = append(p.rows, pfRow{rec: rec, base: base, provider: name, promptIdx: int(pi), prompt: prompt, vars: vk, testIdx: ti})
+	row := pfRow{rec: rec, base: base, provider: name, promptIdx: int(pi), prompt: prompt, vars: vk, testIdx: ti}
+	row.test, row.testKeys = pfTestDigest(tc)
+	p.rows = append(p.rows, row)
 	return nil
+}
+
+// noteZero keeps the metrics of a row (at line) whose weights summed to 0.
+func (p *pfRows) noteZero(zero map[string]bool, line int) {
+	for _, k := range sortedKeys(zero) {
+		if p.zero[k] {
+			continue
+		}
+		p.zero[k] = true
+		p.zeroAt = append(p.zeroAt, Note{Line: line, Msg: fmt.Sprintf("named metric %q has weight 0 in every assertion that feeds it, so promptfoo wrote 0 for it, which is not a score (it divides by the weights' sum only when that is above 0): it is read as the mean of its assertions' scores (unscored where no assertion result names it); give the assertion a weight above 0, or make it metric-only, to have promptfoo score it", k)})
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pfTestDigest digests a testCase as canonical JSON, whole and member by
+// member.
+func pfTestDigest(tc node) ([sha256.Size]byte, []pfMember) {
+	var b strings.Builder
+	canonical(tc.v, &b)
+	whole := sha256.Sum256([]byte(b.String()))
+	members := make([]pfMember, 0, len(tc.v.keys))
+	for i, k := range tc.v.keys {
+		b.Reset()
+		canonical(tc.v.vals[i], &b)
+		members = append(members, pfMember{key: k, sum: sha256.Sum256([]byte(b.String()))})
+	}
+	return whole, members
+}
+
+// pfTestDiff names the first testCase member a and b differ in.
+func pfTestDiff(a, b []pfMember) string {
+	bm := map[string][sha256.Size]byte{}
+	for _, m := range b {
+		bm[m.key] = m.sum
+	}
+	for _, m := range a {
+		if s, ok := bm[m.key]; !ok || s != m.sum {
+			return m.key
+		}
+		delete(bm, m.key)
+	}
+	keys := make([]string, 0, len(bm))
+	for k := range bm {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 0 {
+		return keys[0]
+	}
+	return ""
+}
+
+// pfProvider is a row's provider: its id and label (an older file's
+// provider is its id alone).
+func pfProvider(prov node) (id, label string, err error) {
+	if prov.v != nil && prov.v.kind == kString {
+		id = prov.v.s
+	} else {
+		if err := prov.object(); err != nil {
+			return "", "", err
+		}
+		if id, err = prov.at("id").str(); err != nil {
+			return "", "", err
+		}
+		if label, err = prov.at("label").optStr(); err != nil {
+			return "", "", err
+		}
+	}
+	if id == "" {
+		return "", "", prov.at("id").errf("empty provider id")
+	}
+	return id, label, nil
+}
+
+// pfPrompt is how a row's prompt qualifies its id: its label
+// (pfPromptName), else promptId's first 12 digits, else "prompt <idx>".
+func pfPrompt(n node, idx float64) (string, error) {
+	prompt := ""
+	if pr := n.at("prompt"); !pr.null() {
+		if err := pr.object(); err != nil {
+			return "", err
+		}
+		label, err := pr.at("label").optStr()
+		if err != nil {
+			return "", err
+		}
+		prompt = pfPromptName(label)
+	}
+	if prompt == "" {
+		pid, err := n.at("promptId").optStr()
+		if err != nil {
+			return "", err
+		}
+		if len(pid) > 12 {
+			pid = pid[:12]
+		}
+		prompt = pid
+	}
+	if prompt == "" {
+		prompt = "prompt " + strconv.Itoa(int(idx))
+	}
+	return prompt, nil
 }
 
 // pfBaseID is the id of a test case, before any provider or prompt suffix.
@@ -425,150 +527,8 @@ func pfVars(row, tc node) (string, error) {
 	return b.String(), nil
 }
 
-// pfScores fills the metrics, error, reasoning and judge of a row.
-func pfScores(n, tc node, rec *Record) error {
-	fr := 0.0
-	if f, ok, err := n.at("failureReason").optNum(); err != nil {
-		return err
-	} else if ok {
-		fr = f
-		if f != 0 && f != 1 && f != 2 {
-			return n.at("failureReason").errf("failureReason %s; expected 0 (none), 1 (assertion) or 2 (error)", fmtFloat(f))
-		}
-	}
-	gr := n.at("gradingResult")
-	if fr == 2 {
-		msg, err := n.at("error").optStr()
-		if err != nil {
-			return err
-		}
-		if msg == "" {
-			if resp := n.at("response"); !resp.null() && resp.v.kind == kObject {
-				if msg, err = resp.at("error").optStr(); err != nil {
-					return err
-				}
-			}
-		}
-		if strings.TrimSpace(msg) == "" {
-			msg = "promptfoo reported an error (failureReason 2) without a message"
-		}
-		rec.Error = msg
-		return nil
-	}
-	if gr.null() {
-		rec.Error = "promptfoo did not grade this row (gradingResult is null)"
-		if msg, err := n.at("error").optStr(); err != nil {
-			return err
-		} else if strings.TrimSpace(msg) != "" {
-			rec.Error += ": " + msg
-		}
-		return nil
-	}
-	if err := gr.object(); err != nil {
-		return err
-	}
-	// Reasons per metric, the judge's reasoning and the judge, from the
-	// assertion results (assert-sets nest them).
-	reasons := map[string][]string{}
-	var reasoning []string
-	judge := ""
-	if opt := tc.at("options"); !opt.null() && opt.v.kind == kObject {
-		if p := opt.at("provider"); p.v != nil && p.v.kind == kString {
-			judge = p.v.s
-		}
-	}
-	var walk func(c node, depth int) error
-	walk = func(c node, depth int) error {
-		if c.null() {
-			return nil
-		}
-		k, err := c.array()
-		if err != nil {
-			return err
-		}
-		for i := 0; i < k; i++ {
-			e := c.index(i)
-			if err := e.object(); err != nil {
-				return err
-			}
-			reason, err := e.at("reason").optStr()
-			if err != nil {
-				return err
-			}
-			if a := e.at("assertion"); !a.null() {
-				if err := a.object(); err != nil {
-					return err
-				}
-				metric, err := a.at("metric").optStr()
-				if err != nil {
-					return err
-				}
-				if metric != "" && reason != "" {
-					reasons[metric] = append(reasons[metric], reason)
-				}
-				typ, err := a.at("type").optStr()
-				if err != nil {
-					return err
-				}
-				if typ == "llm-rubric" || typ == "g-eval" || typ == "model-graded-closedqa" || typ == "factuality" {
-					if reason != "" {
-						reasoning = append(reasoning, reason)
-					}
-					if p := a.at("provider"); p.v != nil && p.v.kind == kString {
-						judge = p.v.s
-					}
-				}
-			}
-			if err := walk(e.at("componentResults"), depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(gr.at("componentResults"), 0); err != nil {
-		return err
-	}
-	weights := gr.at("namedScoreWeights")
-	if !weights.null() {
-		if err := weights.object(); err != nil {
-			return err
-		}
-	}
-	ns := n.at("namedScores")
-	if ns.null() {
-		ns = gr.at("namedScores")
-	}
-	if !ns.null() {
-		if err := ns.object(); err != nil {
-			return err
-		}
-		for _, k := range ns.v.keys {
-			if k == "" {
-				return ns.errf("a named score with an empty name")
-			}
-			val, na, err := ns.at(k).score()
-			if err != nil {
-				return err
-			}
-			m := Metric{Name: k, Value: val, Unscored: na, Reason: strings.Join(reasons[k], "\n")}
-			if !weights.null() {
-				if w, ok, err := weights.at(k).optNum(); err != nil {
-					return err
-				} else if ok {
-					m.Weight = w
-				}
-			}
-			rec.Metrics = append(rec.Metrics, m)
-		}
-	}
-	rec.Reasoning = strings.Join(reasoning, "\n")
-	if len(reasoning) > 0 {
-		rec.JudgeModel = judge
-	}
-	return nil
-}
-
-// emit completes the ids, refuses duplicates and calls fn in source order.
+// emit completes the ids, refuses duplicates, gives the notes and calls fn
+// in source order.
 //
 // A base id shared by rows whose vars differ (tests expanded from a vars
 // list share their description and metadata) is qualified by the vars
@@ -576,9 +536,11 @@ func pfScores(n, tc node, rec *Record) error {
 // that adding or removing one renames nothing. Rows left with one id and
 // different testIdx are repeats (promptfoo eval --repeat N runs every test
 // N times, each with its own testIdx, and marks them no other way): they
-// are samples of one item, numbered in testIdx order. Rows with one id and
-// one testIdx are duplicates.
-func (p *pfRows) emit(fn func(*Record) error) error {
+// are samples of one item, numbered in testIdx order. A repeat runs one
+// test again, so its testCase is the same: rows of one id whose testCase
+// differs are two tests that share a description and vars, refused as
+// duplicates (pfRepeats). Rows with one id and one testIdx are duplicates.
+func (p *pfRows) emit(fn func(*Record) error, note func(Note)) error {
 	vars := map[string]map[string]bool{}
 	for _, r := range p.rows {
 		if vars[r.base] == nil {
@@ -588,6 +550,7 @@ func (p *pfRows) emit(fn func(*Record) error) error {
 	}
 	seen := newIDs(p.file)
 	repeats := map[string][]pfRow{}
+	var order []string
 	for _, r := range p.rows {
 		id := r.base
 		if len(vars[r.base]) > 1 && !strings.HasPrefix(r.base, "vars:") {
@@ -603,23 +566,45 @@ func (p *pfRows) emit(fn func(*Record) error) error {
 		if err := seen.add(id+"\x00"+strconv.Itoa(r.testIdx), id, r.rec.Loc, "; give each test a unique metadata.id or description"); err != nil {
 			return err
 		}
+		if _, ok := repeats[id]; !ok {
+			order = append(order, id)
+		}
 		repeats[id] = append(repeats[id], r)
 	}
-	for _, g := range repeats {
-		if len(g) < 2 {
-			continue
+	for _, id := range order {
+		if err := p.repeatsOf(repeats[id]); err != nil {
+			return err
 		}
-		sorted := append([]pfRow(nil), g...)
-		sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].testIdx < sorted[j].testIdx })
-		for i, r := range sorted {
-			r.rec.Meta["repeat"] = strconv.Itoa(i + 1)
-			r.rec.Meta["epoch"] = strconv.Itoa(i + 1)
-		}
+	}
+	for _, n := range p.zeroAt {
+		note(n)
 	}
 	for _, r := range p.rows {
 		if err := fn(r.rec); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// repeatsOf numbers the rows of one id in testIdx order, after checking
+// that they are repeats of one test: the same testCase.
+func (p *pfRows) repeatsOf(g []pfRow) error {
+	if len(g) < 2 {
+		return nil
+	}
+	for _, r := range g[1:] {
+		if r.test == g[0].test {
+			continue
+		}
+		return &record.InputError{File: p.file, Line: r.rec.Loc.Line, Path: r.rec.Loc.Path,
+			Msg: fmt.Sprintf("duplicate id %q (first at %s): the two rows' testCase differs (in %q), so they are two tests that share a description and vars, not repeats of one test (a --repeat run writes one testCase for every repeat); give each test a unique metadata.id or description", r.rec.ID, where(g[0].rec.Loc), pfTestDiff(g[0].testKeys, r.testKeys))}
+	}
+	sorted := append([]pfRow(nil), g...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].testIdx < sorted[j].testIdx })
+	for i, r := range sorted {
+		r.rec.Meta["repeat"] = strconv.Itoa(i + 1)
+		r.rec.Meta["epoch"] = strconv.Itoa(i + 1)
 	}
 	return nil
 }

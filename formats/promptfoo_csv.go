@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 )
 
 // promptfoo's `promptfoo eval -o results.csv`: one row per testIdx (a test
@@ -103,7 +103,7 @@ func readPromptfooCSV(name string, r io.Reader, fn func(*Record) error) error {
 	cr, head, csvErr := cf.r, cf.head, cf.err
 	groups := pfCSVGroups(head)
 	if len(groups) == 0 {
-		return &native.InputError{File: name, Line: 1, Msg: "no output columns (a column followed by Status, Score, Named Scores ... Grader Reason, Comment); expected promptfoo's CSV (promptfoo eval -o results.csv)"}
+		return &record.InputError{File: name, Line: 1, Msg: "no output columns (a column followed by Status, Score, Named Scores ... Grader Reason, Comment); expected promptfoo's CSV (promptfoo eval -o results.csv)"}
 	}
 	descCol, firstVar := -1, 0
 	if head[0] == "Description" && groups[0].output > 0 {
@@ -121,7 +121,7 @@ func readPromptfooCSV(name string, r io.Reader, fn func(*Record) error) error {
 		}
 		line, _ := cr.FieldPos(0)
 		fail := func(format string, a ...any) error {
-			return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf(format, a...)}
+			return &record.InputError{File: name, Line: line, Msg: fmt.Sprintf(format, a...)}
 		}
 		base := ""
 		if descCol >= 0 {
@@ -172,7 +172,7 @@ func readPromptfooCSV(name string, r io.Reader, fn func(*Record) error) error {
 			rows.rows = append(rows.rows, pfRow{rec: rec, base: base, provider: g.provider, prompt: g.prompt, vars: canon, testIdx: n})
 		}
 	}
-	return rows.emit(fn)
+	return rows.emit(fn, func(Note) {})
 }
 
 // pfCSVScores reads the Named Scores cell: a JSON object of numbers.

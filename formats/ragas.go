@@ -5,7 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"fmt"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"io"
 	"math"
 	"strconv"
@@ -87,69 +87,121 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 	if err != nil {
 		return err
 	}
-	cr, head, csvErr := cf.r, cf.head, cf.err
-	idCol, textCol := -1, -1
-	var metrics []int
+	cols, err := ragasHeader(name, cf.head)
+	if err != nil {
+		return err
+	}
+	// The rows are read whole before any is handed on: whether a column is
+	// a metric depends on all its cells.
+	rows, err := ragasReadRows(cf)
+	if err != nil {
+		return err
+	}
+	if cols.metrics, err = ragasMetricColumns(name, cf.head, cols.metrics, rows, note); err != nil {
+		return err
+	}
+	seen := newIDs(name)
+	for _, rw := range rows {
+		rec, err := cols.record(name, cf.head, rw)
+		if err != nil {
+			return err
+		}
+		hint := "; add an id column"
+		if cols.id >= 0 {
+			hint = ""
+		}
+		if err := seen.add(rec.ID, rec.ID, rec.Loc, hint); err != nil {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ragasColumns says what the columns of a ragas CSV are: the id column
+// and the input text column (-1 for none), and the metric columns.
+type ragasColumns struct {
+	id, text int
+	metrics  []int
+}
+
+// ragasHeader reads the header row: pandas' unnamed index is skipped, an
+// id, user_input or question column identifies the rows, every column
+// that is not a ragas sample field may be a metric.
+func ragasHeader(name string, head []string) (*ragasColumns, error) {
+	cols := &ragasColumns{id: -1, text: -1}
 	seenCol := map[string]bool{}
 	for i, c := range head {
 		if i == 0 && c == "" {
 			continue // pandas' index
 		}
 		if c == "" {
-			return &native.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %d has an empty name", i+1)}
+			return nil, &record.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %d has an empty name", i+1)}
 		}
 		if seenCol[c] {
-			return &native.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %q appears twice", c)}
+			return nil, &record.InputError{File: name, Line: 1, Msg: fmt.Sprintf("column %q appears twice", c)}
 		}
 		seenCol[c] = true
 		switch {
 		case c == "id":
-			idCol = i
+			cols.id = i
 		case c == "user_input":
-			textCol = i
+			cols.text = i
 		case c == "question":
-			if textCol < 0 {
-				textCol = i
+			if cols.text < 0 {
+				cols.text = i
 			}
 		case ragasDataColumns[c]:
 		default:
-			metrics = append(metrics, i)
+			cols.metrics = append(cols.metrics, i)
 		}
 	}
-	if idCol < 0 && textCol < 0 {
+	if cols.id < 0 && cols.text < 0 {
 		if isSummaryTable(head) {
-			return &native.InputError{File: name, Line: 1, Msg: "a summary table (one row per metric): that is the run's aggregate, not per-sample scores, and a gate compares items; write result.to_pandas().to_csv(path) for one row per sample"}
+			return nil, &record.InputError{File: name, Line: 1, Msg: "a summary table (one row per metric): that is the run's aggregate, not per-sample scores, and a gate compares items; write result.to_pandas().to_csv(path) for one row per sample"}
 		}
-		return &native.InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
+		return nil, &record.InputError{File: name, Line: 1, Msg: "no id, user_input or question column to identify the rows"}
 	}
-	if len(metrics) == 0 {
-		return &native.InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
+	if len(cols.metrics) == 0 {
+		return nil, &record.InputError{File: name, Line: 1, Msg: "no metric columns (every column is a ragas sample field)"}
 	}
-	// The rows are read whole before any is handed on: whether a column is
-	// a metric depends on all its cells.
-	type row struct {
-		cells []string
-		line  int
-	}
-	var rows []row
+	return cols, nil
+}
+
+// ragasRow is one data row and the line it starts on.
+type ragasRow struct {
+	cells []string
+	line  int
+}
+
+// ragasReadRows reads every row after the header.
+func ragasReadRows(cf *csvFile) ([]ragasRow, error) {
+	var rows []ragasRow
 	for {
-		cells, err := cr.Read()
+		cells, err := cf.r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return csvErr(err)
+			return nil, cf.err(err)
 		}
-		line, _ := cr.FieldPos(0)
-		rows = append(rows, row{cells, line})
+		line, _ := cf.r.FieldPos(0)
+		rows = append(rows, ragasRow{cells, line})
 	}
 	if len(rows) == 0 {
-		return &native.InputError{File: name, Line: 1, Msg: "no rows after the header"}
+		return nil, &record.InputError{File: cf.name, Line: 1, Msg: "no rows after the header"}
 	}
-	// A column none of whose cells is a number (a testset field of a newer
-	// ragas, a note the user added) is data, not a metric: it is left out
-	// with a note. A column of numbers with a cell that is not one is a
-	// metric with a bad value, and refuses the file.
+	return rows, nil
+}
+
+// ragasMetricColumns keeps the candidate columns that hold metrics. A
+// column none of whose cells is a number (a testset field of a newer
+// ragas, a note the user added) is data, not a metric: it is left out
+// with a note. A column of numbers with a cell that is not one is a
+// metric with a bad value, and refuses the file.
+func ragasMetricColumns(name string, head []string, metrics []int, rows []ragasRow, note func(Note)) ([]int, error) {
 	kept := metrics[:0:0]
 	for _, i := range metrics {
 		numeric, text := false, -1
@@ -165,7 +217,7 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 		switch {
 		case text >= 0 && numeric:
 			rw := rows[text]
-			return &native.InputError{File: name, Line: rw.line, Path: "column " + strconv.Quote(head[i]),
+			return nil, &record.InputError{File: name, Line: rw.line, Path: "column " + strconv.Quote(head[i]),
 				Msg: fmt.Sprintf("%q; expected a finite number, or empty or NaN where the metric failed (the column's other cells are numbers)", clip(strings.TrimSpace(rw.cells[i]), 40))}
 		case text >= 0:
 			note(Note{Line: 1, Msg: fmt.Sprintf("column %q is not a metric (no cell is a number; line %d has %q): read as data, not scores", clip(head[i], 60), rows[text].line, clip(strings.TrimSpace(rows[text].cells[i]), 40))})
@@ -174,51 +226,45 @@ func readRagas(name string, r io.Reader, fn func(*Record) error, note func(Note)
 		}
 	}
 	if len(kept) == 0 {
-		return &native.InputError{File: name, Line: 1, Msg: "no metric columns (no column other than the ragas sample fields holds numbers)"}
+		return nil, &record.InputError{File: name, Line: 1, Msg: "no metric columns (no column other than the ragas sample fields holds numbers)"}
 	}
-	seen := newIDs(name)
-	for _, rw := range rows {
-		line := rw.line
-		loc := Location{File: name, Line: line}
-		rec := &Record{Loc: loc, Meta: map[string]string{}}
-		hint := "; add an id column"
-		if idCol >= 0 {
-			rec.ID = rw.cells[idCol]
-			hint = ""
-			if strings.TrimSpace(rec.ID) == "" {
-				return &native.InputError{File: name, Line: line, Msg: "empty id"}
-			}
-		}
-		if textCol >= 0 {
-			text := rw.cells[textCol]
-			if idCol < 0 {
-				if strings.TrimSpace(text) == "" {
-					return &native.InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[textCol])}
-				}
-				sum := sha256.Sum256([]byte(text))
-				rec.ID = "sha256:" + hex.EncodeToString(sum[:8])
-			}
-			rec.Meta["user_input"] = clip(text, 200)
-			rec.InputHash = ragasTask(head, rw.cells, textCol)
-		}
-		if err := seen.add(rec.ID, rec.ID, loc, hint); err != nil {
-			return err
-		}
-		for _, i := range kept {
-			cell := strings.TrimSpace(rw.cells[i])
-			m := Metric{Name: head[i]}
-			if cell == "" || strings.EqualFold(cell, "nan") {
-				m.Unscored = true
-			} else {
-				m.Value, _ = strconv.ParseFloat(cell, 64)
-			}
-			rec.Metrics = append(rec.Metrics, m)
-		}
-		if err := fn(rec); err != nil {
-			return err
+	return kept, nil
+}
+
+// record makes the record of one row: its id (the id column, else a hash
+// of the input text), input and metrics (an empty or NaN cell Unscored).
+func (cols *ragasColumns) record(name string, head []string, rw ragasRow) (*Record, error) {
+	line := rw.line
+	rec := &Record{Loc: Location{File: name, Line: line}, Meta: map[string]string{}}
+	if cols.id >= 0 {
+		rec.ID = rw.cells[cols.id]
+		if strings.TrimSpace(rec.ID) == "" {
+			return nil, &record.InputError{File: name, Line: line, Msg: "empty id"}
 		}
 	}
-	return nil
+	if cols.text >= 0 {
+		text := rw.cells[cols.text]
+		if cols.id < 0 {
+			if strings.TrimSpace(text) == "" {
+				return nil, &record.InputError{File: name, Line: line, Msg: fmt.Sprintf("empty %s, and no id column to identify the row", head[cols.text])}
+			}
+			sum := sha256.Sum256([]byte(text))
+			rec.ID = "sha256:" + hex.EncodeToString(sum[:8])
+		}
+		rec.Meta["user_input"] = clip(text, 200)
+		rec.InputHash = ragasTask(head, rw.cells, cols.text)
+	}
+	for _, i := range cols.metrics {
+		cell := strings.TrimSpace(rw.cells[i])
+		m := Metric{Name: head[i]}
+		if cell == "" || strings.EqualFold(cell, "nan") {
+			m.Unscored = true
+		} else {
+			m.Value, _ = strconv.ParseFloat(cell, 64)
+		}
+		rec.Metrics = append(rec.Metrics, m)
+	}
+	return rec, nil
 }
 
 // isFiniteNumber reports whether a cell is a finite number.

@@ -10,13 +10,13 @@ import (
 	"strings"
 
 	"github.com/rubricgate/rubricgate/finding"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
-// Records is one result file of a tool, read as native.Records: set it as a
-// native.Input's Records. Its Format is the tool's name, the key of the
-// rubric's `from`. Each reads the file again on every call (open must give
+// Records is one result file of a tool, read as record.Records: set it as
+// a native.Input's Records (package results/native). Its Format is the
+// tool's name, the key of the rubric's `from`. Each reads the file again on every call (open must give
 // the whole content afresh), so gate may read it twice.
 //
 // How records become gate records:
@@ -71,15 +71,15 @@ func NewRecords(f *Format, name string, open func() (io.Reader, error)) *Records
 // Format returns the tool's name (one of rubric.Sources).
 func (s *Records) Format() string { return s.f.Name }
 
-var _ native.RecordsWarner = (*Records)(nil)
+var _ record.RecordsWarner = (*Records)(nil)
 
 // Each reads the file and calls fn with every item, in the order of its
-// first record. A read error is a *native.InputError naming the file and the
+// first record. A read error is a *record.InputError naming the file and the
 // line or JSON path (or zip member).
-func (s *Records) Each(fn func(*native.Record) error) error {
+func (s *Records) Each(fn func(*record.Record) error) error {
 	r, err := s.open()
 	if err != nil {
-		return &native.InputError{File: s.name, Msg: fmt.Sprintf("read: %v", err)}
+		return &record.InputError{File: s.name, Msg: fmt.Sprintf("read: %v", err)}
 	}
 	var (
 		groups [][]*Record
@@ -93,7 +93,7 @@ func (s *Records) Each(fn func(*native.Record) error) error {
 		}
 		s.noteWeights(rec)
 		for _, m := range rec.Metrics {
-			if s.f.Directed && m.Direction == native.DirectionAssumed && !assumed[m.Name] {
+			if s.f.Directed && m.Direction == record.DirectionAssumed && !assumed[m.Name] {
 				assumed[m.Name] = true
 				s.assumed = append(s.assumed, m.Name)
 			}
@@ -106,19 +106,20 @@ func (s *Records) Each(fn func(*native.Record) error) error {
 		groups = append(groups, []*Record{rec})
 		return nil
 	}
+	r = skipBOM(r)
 	if s.f.ReadNoted != nil {
 		err = s.f.ReadNoted(s.name, r, add, func(n Note) { s.notes = append(s.notes, n) })
 	} else {
 		err = s.f.Read(s.name, r, add)
 	}
 	if err != nil {
-		var ie *native.InputError
+		var ie *record.InputError
 		if errors.As(err, &ie) {
 			msg := ie.Msg
 			if ie.Path != "" && ie.Path != "$" {
 				msg = "at " + ie.Path + ": " + msg
 			}
-			return &native.InputError{File: ie.File, Line: ie.Line, Msg: msg}
+			return &record.InputError{File: ie.File, Line: ie.Line, Msg: msg}
 		}
 		return err
 	}
@@ -131,12 +132,12 @@ func (s *Records) Each(fn func(*native.Record) error) error {
 }
 
 // toGate makes one gate record of the records of one id.
-func toGate(g []*Record) *native.Record {
+func toGate(g []*Record) *record.Record {
 	if len(g) > 1 {
 		sort.SliceStable(g, func(i, j int) bool { return epochOf(g[i]) < epochOf(g[j]) })
 	}
 	first := g[0]
-	out := &native.Record{ID: first.ID, Line: first.Loc.Line, InputHash: first.InputHash}
+	out := &record.Record{ID: first.ID, Line: first.Loc.Line, InputHash: first.InputHash}
 	if p := first.Loc.Path; p != "$" {
 		out.Where = p
 	}
@@ -155,11 +156,11 @@ func toGate(g []*Record) *native.Record {
 			}
 			out.Reasoning = rec.Reasoning
 		}
-		ms := make([]native.Metric, len(rec.Metrics))
+		ms := make([]record.Metric, len(rec.Metrics))
 		for i, m := range rec.Metrics {
-			ms[i] = native.Metric{Name: m.Name, Value: m.Value, Unscored: m.Unscored, Reason: unscoredReason(m), Direction: m.Direction}
+			ms[i] = record.Metric{Name: m.Name, Value: m.Value, Unscored: m.Unscored, Reason: unscoredReason(m), Direction: m.Direction}
 		}
-		out.Samples = append(out.Samples, native.Sample{Metrics: ms, Reasoning: rec.Reasoning})
+		out.Samples = append(out.Samples, record.Sample{Metrics: ms, Reasoning: rec.Reasoning})
 	}
 	if out.Error == "" && len(g) == 1 {
 		out.Reasoning = first.Reasoning

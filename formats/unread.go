@@ -5,7 +5,7 @@ import (
 	"encoding/csv"
 	"strings"
 
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 )
 
 // Unread returns an error for a results file in an output rubricgate does
@@ -20,7 +20,7 @@ func Unread(name string, head []byte) error {
 	case ".csv":
 		h, err := csv.NewReader(strings.NewReader(string(firstLine(head)))).Read()
 		if err == nil && isSummaryTable(h) {
-			return &native.InputError{File: name, Line: 1, Msg: "a summary table (one row per metric: " + strings.Join(h, ",") + "): that is a run's aggregate (ragas' scores by metric, say), not per-item scores, and a gate compares items; write one row per item (ragas: result.to_pandas().to_csv(path))"}
+			return &record.InputError{File: name, Line: 1, Msg: "a summary table (one row per metric: " + strings.Join(h, ",") + "): that is a run's aggregate (ragas' scores by metric, say), not per-item scores, and a gate compares items; write one row per item (ragas: result.to_pandas().to_csv(path))"}
 		}
 		return nil
 	default:
@@ -40,5 +40,5 @@ func Unread(name string, head []byte) error {
 		kind == "HTML" && bytes.Contains(head, []byte("Promptfoo")):
 		who = "promptfoo's " + kind + " output (promptfoo eval -o results" + e + ")"
 	}
-	return &native.InputError{File: name, Line: 1, Msg: who + " is not read (rubricgate reads promptfoo's -o results.json, results.jsonl or results.csv, and rubricgate JSON lines or CSV); write promptfoo eval -o results.json instead"}
+	return &record.InputError{File: name, Line: 1, Msg: who + " is not read (rubricgate reads promptfoo's -o results.json, results.jsonl or results.csv, and rubricgate JSON lines or CSV); write promptfoo eval -o results.json instead"}
 }

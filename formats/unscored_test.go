@@ -27,6 +27,15 @@ func TestToolFailureIsUnscoredNotNA(t *testing.T) {
 	if bytes.Equal(nulled, first) {
 		t.Fatal("the promptfoo fixture changed: no namedScores to null")
 	}
+	mg, err := os.ReadFile("testdata/openai-evals/modelgraded.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A metric an eval recorded as null (no model-graded choice beside it).
+	mgNull := bytes.Replace(mg, []byte(`{"choice": "Y", "score": 1.0}`), []byte(`{"accuracy": null}`), 1)
+	if bytes.Equal(mgNull, mg) {
+		t.Fatal("the openai-evals fixture changed: no metrics event to null")
+	}
 	for _, tc := range []struct {
 		name, file, metric, item string
 		data                     []byte
@@ -34,7 +43,7 @@ func TestToolFailureIsUnscoredNotNA(t *testing.T) {
 		{"ragas", "testdata/ragas/results_with_id.csv", "", "", nil},
 		{"inspect", "testdata/inspect/epochs.json", "", "", nil},
 		{"deepeval", "testdata/deepeval/test_run_20261201_000000.json", "", "", nil},
-		{"openai-evals", "testdata/openai-evals/modelgraded.jsonl", "", "", nil},
+		{"openai-evals", "testdata/openai-evals/modelgraded.jsonl", "", "", mgNull},
 		{"promptfoo", "results.jsonl", "helpfulness", "", nulled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,7 @@ package formats
 
 import (
 	"fmt"
-	"github.com/rubricgate/rubricgate/results/native"
+	"github.com/rubricgate/rubricgate/record"
 	"math"
 	"sort"
 	"strconv"
@@ -26,7 +26,7 @@ func (n node) lineNo() int {
 }
 
 func (n node) errf(format string, args ...any) error {
-	return &native.InputError{File: n.file, Line: n.lineNo(), Path: n.path, Msg: fmt.Sprintf(format, args...)}
+	return &record.InputError{File: n.file, Line: n.lineNo(), Path: n.path, Msg: fmt.Sprintf(format, args...)}
 }
 
 // at returns the member key of an object node (v nil when absent).

@@ -89,6 +89,12 @@ type Acceptance struct {
 	Unbound bool
 	// Why says why no record could be read (AcceptUnreadable).
 	Why string
+	// By is the accept-by policy (zero: AcceptByOthers).
+	By AcceptByPolicy
+	// Actor is who applied the label and who wrote the change request;
+	// ActorWhy says why either is unknown.
+	Actor    Actor
+	ActorWhy string
 }
 
 // AcceptRecord is what an accept label was applied for: the head commit and
@@ -130,10 +136,22 @@ type AcceptOutcome struct {
 	Why string `json:"why,omitempty"`
 	// Reason is the reason given with --accept ("" for the label).
 	Reason string `json:"reason,omitempty"`
+	// Actor is who applied the label and who wrote the change request
+	// (for the label only).
+	Actor
+	// ActorWhy says why either is unknown.
+	ActorWhy string `json:"actor_why,omitempty"`
+	// By is the accept-by policy applied to the label.
+	By AcceptByPolicy `json:"accept_by,omitempty"`
+	// Refused says why the accept-by rule refused the label ("" when it
+	// did not): it then accepts nothing.
+	Refused AcceptRefusal `json:"refused,omitempty"`
 }
 
 // Covered reports whether the label covers the run.
-func (a *AcceptOutcome) Covered() bool { return a.State != AcceptUnreadable && len(a.Adds) == 0 }
+func (a *AcceptOutcome) Covered() bool {
+	return a.State != AcceptUnreadable && len(a.Adds) == 0 && a.Refused == ""
+}
 
 // RemovedDigest is the digest of a set of item ids ("" for none): the
 // sha256 of the sorted ids, one a line.
@@ -239,6 +257,16 @@ func acceptance(in DecideInput, now AcceptRecord) *AcceptOutcome {
 	if in.AcceptReason != "" {
 		// Given with this run: it accepts this run, and only this run.
 		state, out.Why = AcceptFresh, ""
+	} else {
+		out.Actor, out.ActorWhy, out.By = in.Acceptance.Actor, in.Acceptance.ActorWhy, in.Acceptance.By
+		if out.By == "" {
+			out.By = AcceptByOthers
+		}
+		if out.Refused = acceptByRule(out.By, out.Actor); out.Refused != "" {
+			// Nothing accepted and nothing recorded: a later run asks
+			// again who applied the label.
+			return out
+		}
 	}
 	switch state {
 	case AcceptUnreadable:
@@ -315,6 +343,9 @@ func compactWaivers(ks []Waiver) []Waiver {
 
 // finding is the reason of an acceptance that does not cover the run.
 func (a *AcceptOutcome) finding(label string) finding.Finding {
+	if a.Refused != "" {
+		return a.refusalFinding(label)
+	}
 	if a.State == AcceptUnreadable {
 		return finding.Finding{Kind: finding.AcceptanceUnreadable, Severity: finding.Error, Params: finding.Params{Detail: a.Why, AcceptParams: finding.AcceptParams{AcceptLabel: label}}}
 	}

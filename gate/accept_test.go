@@ -159,7 +159,7 @@ func acceptShown(in *DecideInput) {
 	off.Accepted = false
 	shown := Decide(off).Waivable
 	in.Accepted = true
-	in.Acceptance = Acceptance{State: AcceptFresh, HeadSHA: in.Acceptance.HeadSHA, Shown: shown}
+	in.Acceptance = Acceptance{State: AcceptFresh, HeadSHA: in.Acceptance.HeadSHA, Shown: shown, Actor: reviewer}
 }
 
 // A fresh acceptance (the label applied, or on with no record in the
@@ -243,5 +243,66 @@ func TestDecideFreshAcceptanceBoundToShown(t *testing.T) {
 	// The baseline branch's own run shows nothing to accept.
 	if g := decide(runReport(66), base(70), func(in *DecideInput) { in.BaselineBranchRun = true }); g.Waivable != nil {
 		t.Errorf("baseline branch: waivable %+v", g.Waivable)
+	}
+}
+
+// reviewer applied the accept label to another's change request.
+var reviewer = Actor{AppliedBy: "reviewer", Author: "author"}
+
+// byReviewer gives a label that tests of other rules turn on the actor
+// the accept-by rule lets through, unless the test set one.
+func byReviewer(in *DecideInput) {
+	if in.Accepted && in.AcceptReason == "" && in.Acceptance.Actor == (Actor{}) && in.Acceptance.ActorWhy == "" {
+		in.Acceptance.Actor = reviewer
+	}
+}
+
+// The accept-by rule: under accept-by others (the default, and the zero
+// value) a label the change request's author applied accepts nothing, and
+// says so; nor does one whose applier or author is unknown. Under anyone
+// it accepts; --accept is not a label and the rule leaves it alone.
+func TestDecideAcceptBy(t *testing.T) {
+	const head = "0123456789abcdef0123456789abcdef01234567"
+	drop := func(who Actor, why string, by AcceptByPolicy) *GateReport {
+		return decide(runReport(60), base(70), func(in *DecideInput) {
+			in.Acceptance.HeadSHA = head
+			acceptShown(in)
+			in.Acceptance.Actor, in.Acceptance.ActorWhy, in.Acceptance.By = who, why, by
+		})
+	}
+	for _, by := range []AcceptByPolicy{"", AcceptByOthers} {
+		g := drop(Actor{AppliedBy: "Mallory", Author: "mallory"}, "", by)
+		if g.Decision != Block || g.Accepted || g.Acceptance == nil || g.Acceptance.Refused != RefusedByAuthor || g.Acceptance.Record != nil {
+			t.Fatalf("accept-by %q, the author's label: %s %+v", by, g.Decision, g.Acceptance)
+		}
+		if f := g.Findings[0]; f.Kind != finding.AcceptanceByAuthor || f.AppliedBy != "Mallory" || !strings.Contains(g.Reasons[0], "the pull request's author") {
+			t.Errorf("first finding %+v %q", f, g.Reasons[0])
+		}
+		if g.Acceptance.AppliedBy != "Mallory" || g.Acceptance.Author != "mallory" || g.Acceptance.By != AcceptByOthers {
+			t.Errorf("the JSON's record of who: %+v", g.Acceptance)
+		}
+		for _, who := range []Actor{{Author: "mallory"}, {AppliedBy: "alice"}} {
+			g := drop(who, "the token may not read the pull request's events", by)
+			if g.Decision != Block || g.Acceptance.Refused != RefusedByUnknown || g.Findings[0].Kind != finding.AcceptanceByUnknown ||
+				!strings.Contains(g.Reasons[0], "may not read") {
+				t.Errorf("unknown %+v: %s %q", who, g.Decision, g.Reasons)
+			}
+		}
+	}
+	if g := drop(Actor{AppliedBy: "alice", Author: "mallory"}, "", ""); g.Decision != Pass || !g.Accepted || g.Acceptance.AppliedBy != "alice" {
+		t.Errorf("a reviewer's label: %s %q", g.Decision, g.Reasons)
+	}
+	if g := drop(Actor{AppliedBy: "mallory", Author: "mallory"}, "", AcceptByAnyone); g.Decision != Pass || !g.Accepted || g.Acceptance.Refused != "" {
+		t.Errorf("accept-by anyone: %s %q", g.Decision, g.Reasons)
+	}
+	g := decide(runReport(60), base(70), func(in *DecideInput) {
+		in.Accepted, in.AcceptReason = true, "judge outage"
+		in.Acceptance.Actor = Actor{AppliedBy: "mallory", Author: "mallory"}
+	})
+	if g.Decision != Pass || g.Acceptance.Refused != "" {
+		t.Errorf("--accept: %s %q", g.Decision, g.Reasons)
+	}
+	if _, err := ParseAcceptBy("maintainers"); err == nil || !strings.Contains(err.Error(), "expected others or anyone") {
+		t.Errorf("parse: %v", err)
 	}
 }

@@ -42,6 +42,7 @@ func decide(cur *Report, b *Baseline, mod func(*DecideInput)) *GateReport {
 	if mod != nil {
 		mod(&in)
 	}
+	byReviewer(&in)
 	return Decide(in)
 }
 

@@ -111,7 +111,33 @@ type GateReport struct {
 	// Trend is the branch's recent baselines and this run's point, null
 	// when the baseline carries no history (see [TrendOf]).
 	Trend *Trend `json:"trend,omitempty"`
+	// Next is what the reader of a blocked report can do about it, null
+	// unless the run is blocked.
+	Next *NextStep `json:"next,omitempty"`
 }
+
+// NextStep is what can be done about a blocked run: a block of only the
+// kinds the accept label waives can be accepted (by a reviewer's label on
+// the change request, or --accept on the CLI); a hard block (a blocking
+// criterion failed, too many items unscored, a rubric change the policy
+// fails) is accepted by nothing, and Fix names the items to fix.
+type NextStep struct {
+	// Acceptable is true when the accept label (or --accept) would let
+	// the run pass: every reason it blocks for is waivable.
+	Acceptable bool `json:"acceptable"`
+	// AcceptLabel is the label that accepts it ("" when not Acceptable);
+	// AcceptBy says whose label does.
+	AcceptLabel string         `json:"accept_label,omitempty"`
+	AcceptBy    AcceptByPolicy `json:"accept_by,omitempty"`
+	// Fix lists the items whose blocking-criterion failures block the run,
+	// in report order (the first MaxNextItems).
+	Fix []string `json:"fix,omitempty"`
+	// FixMore counts the items beyond Fix.
+	FixMore int `json:"fix_more,omitempty"`
+}
+
+// MaxNextItems is how many items a NextStep names.
+const MaxNextItems = 5
 
 // RunContext identifies the CI run that made a report.
 type RunContext struct {

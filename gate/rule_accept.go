@@ -62,7 +62,37 @@ func acceptanceRule(in DecideInput, g *GateReport, v *verdict) []finding.Finding
 	default:
 		reasons = setSeverity(pass, finding.Notice)
 	}
+	if g.Decision == Block {
+		g.Next = nextStep(g, len(hard) == 0, in.AcceptLabel, in.Acceptance.By)
+	}
 	return reasons
+}
+
+// nextStep is what can be done about a blocked run: accept it with the
+// label when nothing hard blocks it (acceptable), else fix the items of
+// the blocking failures.
+func nextStep(g *GateReport, acceptable bool, label string, by AcceptByPolicy) *NextStep {
+	n := &NextStep{Acceptable: acceptable}
+	if acceptable {
+		n.AcceptLabel, n.AcceptBy = label, by
+		if by == "" {
+			n.AcceptBy = AcceptByOthers
+		}
+		return n
+	}
+	seen := map[string]bool{}
+	for _, f := range g.BlockingFailures {
+		if seen[f.Item] {
+			continue
+		}
+		seen[f.Item] = true
+		if len(n.Fix) < MaxNextItems {
+			n.Fix = append(n.Fix, f.Item)
+		} else {
+			n.FixMore++
+		}
+	}
+	return n
 }
 
 // setSeverity sets the severity of every finding of fs (in place) and returns fs.

@@ -265,6 +265,37 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 	return a
 }
 
+// labelActor is who applied the accept label and who wrote the change
+// request: the labeled event's sender when adding the label started the
+// run and the payload's author, else what the host answers (the latest
+// labeled event for the label); why says why either stays unknown.
+func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, string) (gate.Actor, error), label string) (who gate.Actor, why string) {
+	who.Author = b.Author
+	if b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) {
+		who.AppliedBy = b.LabelAddedBy
+	}
+	if who.AppliedBy != "" && who.Author != "" {
+		return who, ""
+	}
+	if ask == nil {
+		return who, "no token to ask the host"
+	}
+	got, err := ask(ctx, label)
+	if err != nil {
+		return who, "asking the host failed: " + err.Error()
+	}
+	if who.AppliedBy == "" {
+		who.AppliedBy = got.AppliedBy
+	}
+	if who.Author == "" {
+		who.Author = got.Author
+	}
+	if who.AppliedBy == "" || who.Author == "" {
+		return who, "the host names no labeled event for it, or no author"
+	}
+	return who, ""
+}
+
 // shortSHA shortens a commit for the note.
 func shortSHA(s string) string {
 	if len(s) > 7 {
@@ -294,6 +325,17 @@ func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 	first := finding.Kind("")
 	if len(g.Findings) > 0 {
 		first = g.Findings[0].Kind
+	}
+	switch a.Refused {
+	case gate.RefusedByAuthor:
+		// Nothing kept: a later run asks again who applied the label.
+		return "", fmt.Sprintf("> [!CAUTION]\n> The %s label was applied by %s, the pull request's author: it accepts nothing (accept-by: others). Another reviewer must remove and re-add it.\n\n", lbl, safe.Code(a.AppliedBy, 60))
+	case gate.RefusedByUnknown:
+		return "", fmt.Sprintf("> [!CAUTION]\n> The %s label is on, but who applied it, or who wrote the pull request, cannot be told (%s): it accepts nothing (accept-by: others).\n\n", lbl, safe.Inline(a.ActorWhy, 300))
+	}
+	by := ""
+	if a.AppliedBy != "" {
+		by = "applied by " + safe.Code(a.AppliedBy, 60) + " "
 	}
 	if a.Record == nil && a.State == gate.AcceptFresh {
 		// Beyond what the comment showed: no record; the shown line this
@@ -328,12 +370,12 @@ func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 	case !g.Accepted:
 		// Nothing waived (or a hard gate blocks): the record is kept.
 	case strings.EqualFold(was.SHA, a.Now.SHA):
-		note = fmt.Sprintf("> [!NOTE]\n> The regression was accepted by the %s label %s. The label covers later pushes only for the same kinds of reasons, the same rubric, the same removed items and a drop no larger by more than max-drop; this comment will say when a later commit changes the score.\n\n", lbl, at)
+		note = fmt.Sprintf("> [!NOTE]\n> The regression was accepted by the %s label %s%s. The label covers later pushes only for the same kinds of reasons, the same rubric, the same removed items and a drop no larger by more than max-drop; this comment will say when a later commit changes the score.\n\n", lbl, by, at)
 	case fmt.Sprintf("%.1f", was.Score) == fmt.Sprintf("%.1f", a.Now.Score):
-		note = fmt.Sprintf("> [!NOTE]\n> The regression was accepted by the %s label %s; the score is unchanged at %s.\n\n", lbl, at, safe.Code(shortSHA(a.Now.SHA), 12))
+		note = fmt.Sprintf("> [!NOTE]\n> The regression was accepted by the %s label %s%s; the score is unchanged at %s.\n\n", lbl, by, at, safe.Code(shortSHA(a.Now.SHA), 12))
 	default:
-		note = fmt.Sprintf("> [!WARNING]\n> The regression was accepted by the %s label %s. **Later commits changed the score**: %s at %s. The label still accepts it; remove and re-apply the label to accept the new score explicitly.\n\n",
-			lbl, at, strconv.FormatFloat(a.Now.Score, 'f', 1, 64), safe.Code(shortSHA(a.Now.SHA), 12))
+		note = fmt.Sprintf("> [!WARNING]\n> The regression was accepted by the %s label %s%s. **Later commits changed the score**: %s at %s. The label still accepts it; remove and re-apply the label to accept the new score explicitly.\n\n",
+			lbl, by, at, strconv.FormatFloat(a.Now.Score, 'f', 1, 64), safe.Code(shortSHA(a.Now.SHA), 12))
 	}
 	return field, note
 }

@@ -2,9 +2,16 @@ package gaterun
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rubricgate/rubricgate/baseline"
+	"github.com/rubricgate/rubricgate/finding"
 
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
@@ -104,5 +111,70 @@ func TestReadAcceptanceShown(t *testing.T) {
 		if tt.shown && !reflect.DeepEqual(*a.Shown, shown) {
 			t.Errorf("%s: shown %+v", tt.name, *a.Shown)
 		}
+	}
+}
+
+// Who applied the accept label decides whether it accepts (accept-by):
+// the labeled event's sender when its adding started the run, else the
+// host's answer. The author's own label accepts nothing and the comment
+// says why; an applier nobody can name accepts nothing; a reviewer's label
+// accepts, and the comment and the JSON name them; accept-by anyone takes
+// the author's label too.
+func TestAcceptByAuthor(t *testing.T) {
+	rb := loadExample(t)
+	head := strings.Repeat("a", 40)
+	data, err := os.ReadFile(exampleRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(t.TempDir(), "run.jsonl")
+	if err := os.WriteFile(run, []byte(strings.ReplaceAll(string(data), `"accuracy":5`, `"accuracy":2`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	gateRun := func(sender string, answer gate.Actor, answerErr error, by gate.AcceptByPolicy) *Outcome {
+		t.Helper()
+		o := options(rb, run, baseline.FileStore{Path: exampleBaseline})
+		o.Build = &host.Build{Host: "github", Repository: "o/r", Event: "pull_request", SHA: strings.Repeat("f", 40), HeadSHA: head,
+			Ref: "refs/pull/3/merge", ChangeRequest: 3, ChangeRequestEvent: true, Labels: []string{"rubricgate:accept-regression"},
+			LabelAdded: "rubricgate:accept-regression", LabelAddedBy: sender, Author: "mallory",
+			RunID: 9, Workflow: "evals", Job: "gate", BaseBranch: "main"}
+		o.AcceptBy = by
+		o.LabelActor = func(context.Context, string) (gate.Actor, error) { asked++; return answer, answerErr }
+		res, err := Gate(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// The author applies the label to their own drop (the event's sender).
+	res := gateRun("mallory", gate.Actor{}, nil, "")
+	g := res.Report
+	if !res.Blocked() || g.Accepted || g.Findings[0].Kind != finding.AcceptanceByAuthor || asked != 0 {
+		t.Fatalf("the author's label: %s %q (asked %d)", g.Decision, g.Reasons, asked)
+	}
+	if !strings.Contains(res.Markdown, "applied by `mallory`, the pull request's author: it accepts nothing") || strings.Contains(res.Markdown, acceptedPrefix) {
+		t.Errorf("the comment does not say why, or keeps a record:\n%s", res.Markdown)
+	}
+	js, _ := json.Marshal(g.Acceptance)
+	for _, want := range []string{`"applied_by":"mallory"`, `"author":"mallory"`, `"accept_by":"others"`, `"refused":"by-author"`} {
+		if !strings.Contains(string(js), want) {
+			t.Errorf("the JSON lacks %s: %s", want, js)
+		}
+	}
+	// No sender in the event: the host is asked; its error leaves the
+	// applier unknown, which accepts nothing.
+	res = gateRun("", gate.Actor{}, errors.New("403 Resource not accessible by integration"), "")
+	if !res.Blocked() || res.Report.Findings[0].Kind != finding.AcceptanceByUnknown || asked != 1 || !strings.Contains(res.Markdown, "Resource not accessible") {
+		t.Errorf("unknown applier: %s %q (asked %d)", res.Report.Decision, res.Report.Reasons, asked)
+	}
+	// A reviewer named by the host: accepted, and named.
+	res = gateRun("", gate.Actor{AppliedBy: "alice"}, nil, "")
+	if res.Blocked() || !res.Report.Accepted || !strings.Contains(res.Markdown, "label applied by `alice` at commit") || res.Report.Acceptance.AppliedBy != "alice" {
+		t.Errorf("a reviewer's label: %s %q\n%s", res.Report.Decision, res.Report.Reasons, res.Markdown)
+	}
+	// accept-by anyone: the author's label accepts.
+	if res = gateRun("mallory", gate.Actor{}, nil, gate.AcceptByAnyone); res.Blocked() || !res.Report.Accepted {
+		t.Errorf("accept-by anyone: %s %q", res.Report.Decision, res.Report.Reasons)
 	}
 }

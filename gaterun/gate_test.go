@@ -66,6 +66,11 @@ func options(rb *rubric.Rubric, run string, store baseline.Store) Options {
 		Thresholds: gate.DefaultThresholds, Policy: gate.DefaultPolicy,
 		Store: store, Query: baseline.Query{Rubric: rb.Name, Branch: "main"}, StoreName: StoreName(store),
 		OnBaselineError: BaselineErrorFail, Now: testNow,
+		// The host says a reviewer applied the accept label to another's
+		// pull request (TestAcceptByAuthor tests the author's).
+		LabelActor: func(context.Context, string) (gate.Actor, error) {
+			return gate.Actor{AppliedBy: "reviewer", Author: "author"}, nil
+		},
 	}
 }
 

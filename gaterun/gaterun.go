@@ -102,6 +102,11 @@ type Options struct {
 	// AttemptsDir is the local store of the attempts' state (outside CI,
 	// where there is no comment to keep it in); "" for none.
 	AttemptsDir string
+	// LabelActor asks the host who applied the accept label and who wrote
+	// the change request (host.Commenting.LabelActor); nil when it cannot
+	// be asked. AcceptBy is the accept-by policy.
+	LabelActor func(ctx context.Context, label string) (gate.Actor, error)
+	AcceptBy   gate.AcceptByPolicy
 
 	// Now is the clock.
 	Now time.Time
@@ -396,6 +401,8 @@ func (r *gateRun) acceptance(ctx context.Context) error {
 	case r.policy.Accepted:
 		// The label is on a change request (no build, no label).
 		r.acc = readAcceptance(ctx, b, r.previous, r.policy.AcceptLabel, r.commentKey, r.warn)
+		r.acc.By = o.AcceptBy
+		r.acc.Actor, r.acc.ActorWhy = labelActor(ctx, b, o.LabelActor, r.policy.AcceptLabel)
 	}
 	if b != nil {
 		r.acc.HeadSHA = b.HeadSHA // what the comment shows is at the head
@@ -581,7 +588,8 @@ func RubricFinding(w rubric.Warning) finding.Finding {
 		File: w.File, Line: w.Line, Col: w.Col, Params: finding.Params{Detail: w.Msg}}
 }
 
-// StoreName names a baseline store in a note.
+// StoreName names a baseline store in a note (a store of another kind
+// names itself with a StoreName method).
 func StoreName(s baseline.Store) string {
 	switch st := s.(type) {
 	case baseline.FileStore:
@@ -590,6 +598,8 @@ func StoreName(s baseline.Store) string {
 		return "directory " + st.Root
 	case baseline.GitHub:
 		return fmt.Sprintf("artifact %q of %s/%s", st.ArtifactName, st.Owner, st.Repo)
+	case interface{ StoreName() string }:
+		return st.StoreName()
 	}
 	return "store"
 }

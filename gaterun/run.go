@@ -91,6 +91,7 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 	}
 	co := s.CommentOptions()
 	co.Logf = logf
+	cm := h.Commenting(co)
 	return Gate(ctx, Options{
 		Rubric: o.Rubric, RubricWarnings: o.RubricWarnings, Results: o.Results, ResultNames: o.ResultNames,
 		Thresholds: s.Thresholds, Policy: s.Policy, MaxUnscored: s.MaxUnscored,
@@ -98,7 +99,7 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 		OnBaselineError: s.OnBaselineError, SaveDir: saveDir, WriteBaseline: o.WriteBaseline, PoolRuns: s.BaselinePool,
 		Save: save, BaselineRef: ref, BaselineLoaded: func(n int) { gctune.ForBaseline(o.Getenv, n) },
 		Build: b, CommentKey: s.CommentKey, Title: s.Title, Tier: o.Tier, Now: o.Now,
-		Accept: h.Commenting(co).Previous, AttemptsDir: s.AttemptsDir, Warn: o.Warn,
+		Accept: cm.Previous, LabelActor: cm.LabelActor, AcceptBy: s.AcceptBy, AttemptsDir: s.AttemptsDir, Warn: o.Warn,
 	})
 }
 
@@ -218,9 +219,6 @@ func Run(ctx context.Context, h host.Host, in Input) (*Outcome, error) {
 		}},
 	}, o.Extra...)
 	baselinePath, note, err := out.Stage(&set, o.WriteBaseline, outs...)
-	if note != "" {
-		fmt.Fprintln(in.Stderr, note)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +226,11 @@ func Run(ctx context.Context, h host.Host, in Input) (*Outcome, error) {
 		BaselinePath: baselinePath, Log: in.Log, Annotate: in.Annotate, Color: in.Color, Warn: warn,
 		Commit: func(last func() error) error { return set.CommitThen(in.Stdout, last) }}); err != nil {
 		return nil, err
+	}
+	// After the decision: in CI one log holds both streams, and the first
+	// line a reader sees must be the decision, not this consequence of it.
+	if note != "" {
+		fmt.Fprintln(in.Stderr, note)
 	}
 	return out, nil
 }

@@ -46,6 +46,9 @@ type Settings struct {
 	OnBaselineError OnBaselineError
 	OnRubricChange  gate.RubricChangePolicy
 	AcceptLabel     string
+	// AcceptBy is whose accept label accepts: others than the change
+	// request's author (the default), or anyone.
+	AcceptBy gate.AcceptByPolicy
 	// Accept is the reason of an acceptance given with this run (--accept),
 	// "" for none.
 	Accept string
@@ -86,6 +89,7 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	cliflag.Enum(fs, &s.OnBaselineError, "on-baseline-error", BaselineErrorFail, ParseOnBaselineError, "baseline store unreachable or wrong: fail (exit 2) or pass (warned)")
 	cliflag.Enum(fs, &s.OnRubricChange, "on-rubric-change", pol.OnRubricChange, gate.ParseRubricChange, "rubric changed and the run cannot be re-scored under the baseline's, lacks one of its blocking criteria, or a text that reaches the judge prompt changed: block (unless the accept label is on the pull request) or fail (label or not); skip is a deprecated name of block")
 	fs.StringVar(&s.AcceptLabel, "accept-label", pol.AcceptLabel, "pull request label that accepts a relative-drop regression or a rubric change the gate cannot follow")
+	cliflag.Enum(fs, &s.AcceptBy, "accept-by", gate.AcceptByOthers, gate.ParseAcceptBy, "whose accept label accepts: others (a label the pull request's author applied accepts nothing, nor one whose applier the host cannot name) or anyone")
 	fs.StringVar(&s.Accept, "accept", "", "accept this run's relative-drop regression or rubric change the gate cannot follow, with the reason recorded in the report (CLI and other CI systems; refused on a GitHub pull request, where the accept label is the way)")
 	cliflag.Enum(fs, &s.Comment, "comment", host.CommentAuto, host.ParseCommentMode, "PR comment: auto (on pull request events), always, never")
 	fs.StringVar(&s.CommentAuthor, "comment-author", host.DefaultCommentAuthor, "login whose marker comment is adopted and edited (the token's identity); * for any author")
@@ -169,6 +173,12 @@ func (s *Settings) Parse() (*Checked, error) {
 		return nil, usage.Errorf("accept: give the reason the regression is accepted")
 	}
 	if err := p.Validate(); err != nil {
+		return nil, usage.Wrap(err)
+	}
+	if s.AcceptBy == "" {
+		s.AcceptBy = gate.AcceptByOthers
+	}
+	if _, err := gate.ParseAcceptBy(string(s.AcceptBy)); err != nil {
 		return nil, usage.Wrap(err)
 	}
 	if _, err := ParseOnBaselineError(string(s.OnBaselineError)); err != nil {

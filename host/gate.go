@@ -56,6 +56,11 @@ type Commenting struct {
 	// key (the record of an accepted regression); nil when that comment
 	// cannot be trusted to be the gate's (no token, any author, a fork).
 	Previous func(ctx context.Context, key string) (body string, ok bool, err error)
+	// LabelActor asks the host who last applied the change request's
+	// label (the latest "labeled" event, or label event "add", for it) and,
+	// where the build does not tell, who wrote the change request; nil when
+	// the host cannot be asked (no token).
+	LabelActor func(ctx context.Context, label string) (gate.Actor, error)
 }
 
 // Files is implemented by hosts that choose where the JSON report goes when

@@ -63,6 +63,12 @@ type Build struct {
 	// pull_request "labeled" event), "" otherwise: the moment a label is
 	// applied, which no later run can claim.
 	LabelAdded string
+	// LabelAddedBy is the login that applied LabelAdded (the labeled
+	// event's sender), "" otherwise.
+	LabelAddedBy string
+	// Author is the login of the change request's author, when the build
+	// tells it (GitHub's payload); "" otherwise.
+	Author string
 	// RunID and RunURL identify the CI run (pipeline or workflow run).
 	RunID  int64
 	RunURL string

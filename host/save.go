@@ -69,7 +69,9 @@ func MaySave(in SaveInputs, b *Build, base string, warn func(string)) (bool, str
 		return false, why + fmt.Sprintf("; give --branch %s to save it", base)
 	}
 	if branch != base {
-		return false, fmt.Sprintf("this run is on branch %q (from %s), not the baseline branch %q", branch, from, base)
+		// The hint names the flag: on a repository whose main line is not
+		// the default's (master, trunk), no baseline is saved without it.
+		return false, fmt.Sprintf("this run is on branch %q (from %s), not the baseline branch %q; if %s is where baselines come from, give --baseline-branch %s", branch, from, base, branch, branch)
 	}
 	return true, ""
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -109,7 +110,8 @@ func stripFences(s string) string {
 // Parse validates a judge answer against the rubric: exactly one JSON object
 // (a single surrounding code fence is stripped), every criterion present as
 // an integer on its scale ("na" only where allowed), a non-empty reasoning
-// string, and no other key. Errors are *ValidationError.
+// string, and no other key, each key once (see native.CheckJSON). Errors are
+// *ValidationError.
 func Parse(rb *rubric.Rubric, text string) (*Judgment, error) {
 	t := stripFences(text)
 	if t == "" {
@@ -126,6 +128,12 @@ func Parse(rb *rubric.Rubric, text string) (*Judgment, error) {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, invalid("expected only a JSON object, found text after it")
+	}
+	// The results reader's rule, on an object that decodes: a key given
+	// twice ("safety": 0, then "safety": 1) makes no answer, never the last
+	// value (nor does nesting the reader refuses).
+	if err := native.CheckJSON([]byte(t)); err != nil {
+		return nil, invalid("the answer is not valid: %v", err)
 	}
 	j := &Judgment{Scores: make([]Score, len(rb.Criteria))}
 	var problems []string

@@ -428,3 +428,28 @@ func TestFailedFirstAnswerIsNamed(t *testing.T) {
 		t.Fatalf("q0 %v, summary %+v", lines[0], sum)
 	}
 }
+
+// A judge answer with a key given twice is invalid (the results reader's
+// rule), whatever the last value: re-asked, then an error line, never a
+// score. Nested objects are held to it too.
+func TestParseRefusesDuplicateKeys(t *testing.T) {
+	rb := supportRubric(t)
+	for _, text := range []string{
+		`{"accuracy":4,"resolution":3,"tone":4,"safety":0,"safety":1,"reasoning":"leaks the full card number"}`,
+		`{"accuracy":4,"resolution":3,"tone":4,"safety":1,"reasoning":"a","reasoning":"b"}`,
+		`{"accuracy":4,"resolution":3,"tone":4,"saf\u0065ty":0,"safety":1,"reasoning":"escaped"}`,
+	} {
+		_, err := Parse(rb, text)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || !strings.Contains(err.Error(), "duplicate key") {
+			t.Errorf("%s: %v", text, err)
+		}
+	}
+	h := newHarness(t, llmfake.OpenAI, func(*llmfake.Received) llmfake.Reply {
+		return llmfake.Reply{Text: `{"accuracy":4,"resolution":3,"tone":4,"safety":0,"safety":1,"reasoning":"leaks the full card number"}`}
+	})
+	lines, _, _, _ := h.run(answersN(t, 1))
+	if len(lines) != 1 || lines[0]["scores"] != nil || !strings.Contains(fmt.Sprint(lines[0]["error"]), "duplicate key") || h.srv.Requests() != 2 {
+		t.Fatalf("lines %v, %d requests", lines, h.srv.Requests())
+	}
+}

@@ -10,26 +10,29 @@ import (
 // toolName is the tool the Anthropic judge must call with its scores.
 const toolName = "record_scores"
 
-// anthropicVersion is the API version sent as anthropic-version: the one
-// anthropic-sdk-go v2.15.0 sent before this client replaced it.
-const anthropicVersion = "2026-10-21"
-
 // Anthropic is a judge through the Anthropic Messages API. Structured output
 // comes through a forced tool call whose input schema is the rubric's.
 type Anthropic struct {
-	api   *apiClient
-	model string
+	api     *apiClient
+	model   string
+	version AnthropicVersion
 }
 
 // NewAnthropic returns an Anthropic provider (default base URL
-// https://api.anthropic.com/; the key is sent as a bearer token, as the
-// official SDK sends it).
+// https://api.anthropic.com/). It sends anthropic-version cfg.AnthropicVersion
+// (default [AnthropicCurrent]) and the key as a bearer token, as the official
+// SDKs send it, or as x-api-key with [KeyXAPIKey].
 func NewAnthropic(cfg ProviderConfig) *Anthropic {
-	h := http.Header{
-		"Authorization":     {"Bearer " + cfg.APIKey},
-		"Anthropic-Version": {anthropicVersion},
+	v := cfg.AnthropicVersion
+	if v == "" {
+		v = AnthropicCurrent
 	}
-	return &Anthropic{api: newAPIClient(cfg, "https://api.anthropic.com/", h), model: cfg.Model}
+	auth := http.Header{"Authorization": {"Bearer " + cfg.APIKey}}
+	if cfg.KeyHeader == KeyXAPIKey {
+		auth = http.Header{"X-Api-Key": {cfg.APIKey}}
+	}
+	h := http.Header{"Anthropic-Version": {string(v)}}
+	return &Anthropic{api: newAPIClient(cfg, "https://api.anthropic.com/", h, auth), model: cfg.Model, version: v}
 }
 
 // The messages request and answer, as far as the judge uses them.
@@ -58,13 +61,15 @@ type (
 		Name string `json:"name"`
 	}
 	anRequest struct {
-		Model       string       `json:"model"`
-		MaxTokens   int          `json:"max_tokens"`
-		System      []anText     `json:"system"`
-		Messages    []anMessage  `json:"messages"`
-		Tools       []anTool     `json:"tools"`
-		ToolChoice  anToolChoice `json:"tool_choice"`
-		Temperature float64      `json:"temperature"`
+		Model      string       `json:"model"`
+		MaxTokens  int          `json:"max_tokens"`
+		System     []anText     `json:"system"`
+		Messages   []anMessage  `json:"messages"`
+		Tools      []anTool     `json:"tools"`
+		ToolChoice anToolChoice `json:"tool_choice"`
+		// Temperature is sent under 2023-06-01 only: 2026-10-21 refuses
+		// it (and top_p, top_k) at any value.
+		Temperature *float64 `json:"temperature,omitempty"`
 	}
 	anAnswer struct {
 		Content []struct {
@@ -100,6 +105,9 @@ func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 		}},
 		ToolChoice: anToolChoice{Type: "tool", Name: toolName},
 	}
+	if p.version.sendsTemperature() {
+		body.Temperature = new(float64)
+	}
 	var msg anAnswer
 	h, err := p.api.post(ctx, "v1/messages", &body, &msg)
 	if err != nil {
@@ -128,6 +136,17 @@ func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 		}
 	case "max_tokens":
 		out.Truncated = true
+	case "model_context_window_exceeded":
+		out.Truncated, out.ContextWindow = true, true
 	}
 	return out, nil
+}
+
+// Sampling is "default" under the current API version (no temperature is
+// sent) and "" under 2023-06-01 (temperature 0); see [Sampler].
+func (p *Anthropic) Sampling() string {
+	if p.version.sendsTemperature() {
+		return ""
+	}
+	return "default"
 }

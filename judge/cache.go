@@ -130,8 +130,11 @@ type cacheKey struct {
 	System      string  `json:"system"`
 	User        string  `json:"user"`
 	Temperature float64 `json:"temperature"`
-	Seed        int64   `json:"seed"`
-	Sample      int     `json:"sample"`
+	// Sampling is "" for temperature 0, "default" when the request carries
+	// no temperature (see [Sampler]): the judgings differ in kind.
+	Sampling string `json:"sampling,omitempty"`
+	Seed     int64  `json:"seed"`
+	Sample   int    `json:"sample"`
 }
 
 func (k *cacheKey) hash() string {
@@ -236,27 +239,45 @@ func (c *Cache) put(key string, e *cacheEntry) error {
 	return nil
 }
 
-// cached looks up sample s (seed) of prompt p. It returns the entry's
-// address (for store) and, on a verified hit, the judgment and the usage
-// it cost. An entry that fails verification, or whose answer no longer
+// cached looks up sample s (seed) of prompt p. On a verified hit it
+// returns the judgment and the usage it cost. An entry that fails verification, or whose answer no longer
 // parses, is counted in Summary.CacheFailed and judged again.
-func (r *runner) cached(p Prompt, seed int64, s int) (key string, j *Judgment, e *cacheEntry) {
+func (r *runner) cached(p Prompt, seed int64, s int) (j *Judgment, e *cacheEntry) {
 	c := r.cfg.Cache
-	k := cacheKey{V: cacheVersion, Endpoint: c.endpoint, Rubric: r.rhash, Provider: r.cfg.ProviderName, Model: r.cfg.Model,
-		System: p.System, User: p.User, Seed: seed, Sample: s}
-	key = k.hash()
+	key := r.cacheKey(p, seed, s)
 	e, st := c.get(key)
 	if st == cacheHit {
 		var err error
 		if j, err = Parse(r.cfg.Rubric, e.Text); err == nil {
-			return key, j, e
+			return j, e
 		}
 		st = cacheFailed
 	}
 	if st == cacheFailed {
 		r.count(func(sm *Summary) { sm.CacheFailed++ })
 	}
-	return key, nil, nil
+	return nil, nil
+}
+
+// Sampler is a provider whose requests may carry no temperature: Sampling
+// is "" while they carry temperature 0 and "default" when they carry none
+// (the model's default, as under Anthropic's current API version or for a
+// reasoning model). It may change during a run (a 400 that refuses
+// temperature), so the cache key is taken when an entry is looked up and
+// again when one is stored.
+type Sampler interface {
+	Sampling() string
+}
+
+// cacheKey is the address of the judging of prompt p with seed as sample
+// s, under the provider's sampling now.
+func (r *runner) cacheKey(p Prompt, seed int64, s int) string {
+	k := cacheKey{V: cacheVersion, Endpoint: r.cfg.Cache.endpoint, Rubric: r.rhash, Provider: r.cfg.ProviderName, Model: r.cfg.Model,
+		System: p.System, User: p.User, Seed: seed, Sample: s}
+	if sp, ok := r.cfg.Provider.(Sampler); ok {
+		k.Sampling = sp.Sampling()
+	}
+	return k.hash()
 }
 
 // store keeps a validated judgment at key, its reasoning redacted: the

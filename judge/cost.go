@@ -119,6 +119,17 @@ func (b *budget) settle(est float64, in, out int64) {
 	b.mu.Unlock()
 }
 
+// settleBilled replaces a reservation with its whole amount spent: a
+// request that timed out was billed for what it generated, but no usage
+// came back to say how much.
+func (b *budget) settleBilled(est float64) {
+	b.mu.Lock()
+	b.reserved -= est
+	b.inFlight--
+	b.spent += est
+	b.mu.Unlock()
+}
+
 func (b *budget) total() float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()

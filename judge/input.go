@@ -324,122 +324,165 @@ func readAnswersJSONL(name string, r io.Reader) ([]Item, error) {
 // hostile input could show the judge one answer and a reader another).
 func parseAnswerJSON(b []byte) (Item, error) {
 	var it Item
-	if !utf8.Valid(b) {
-		return it, errors.New("line is not valid UTF-8")
+	obj, err := decodeObject(b)
+	if err != nil {
+		return it, err
 	}
-	if b[0] != '{' {
-		return it, errors.New("expected a JSON object (JSON lines: one object a line)")
+	if it.ID, err = obj.id(); err != nil {
+		return it, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil {
-		return it, fmt.Errorf("invalid JSON: %v", err)
-	}
-	fields := map[string]json.RawMessage{}
-	var order []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return it, fmt.Errorf("invalid JSON: %v", err)
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return it, fmt.Errorf("invalid JSON: %v", err)
-		}
-		if _, dup := fields[k]; dup {
-			return it, fmt.Errorf("key %s given twice", quote(k))
-		}
-		fields[k] = v
-		order = append(order, k)
-	}
-	if _, err := dec.Token(); err != nil {
-		return it, fmt.Errorf("invalid JSON: %v", err)
-	}
-	if dec.More() {
-		return it, errors.New("unexpected text after the JSON object (one object a line)")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return it, errors.New("unexpected text after the JSON object (one object a line)")
-	}
-	raw, ok := fields["id"]
-	if !ok {
-		return it, errors.New(`missing "id": every item needs a non-empty id`)
-	}
-	switch {
-	case len(raw) > 0 && raw[0] == '"':
-		_ = json.Unmarshal(raw, &it.ID)
-	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
-		it.ID = string(raw)
-	default:
-		return it, fmt.Errorf(`"id" must be a string or a number, got %s`, clip(string(raw)))
-	}
-	if strings.TrimSpace(it.ID) == "" {
-		return it, errors.New(`empty "id": every item needs a non-empty id`)
-	}
-	str := func(key string) (string, bool, error) {
-		v, ok := fields[key]
-		if !ok || string(v) == "null" {
-			return "", false, nil
-		}
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return "", false, fmt.Errorf("%q must be a string, got %s", key, clip(string(v)))
-		}
-		return s, true, nil
-	}
-	one := func(keys []string) (string, string, error) {
-		var got, val string
-		for _, k := range keys {
-			s, ok, err := str(k)
-			if err != nil {
-				return "", "", err
-			}
-			if ok {
-				if got != "" {
-					return "", "", fmt.Errorf("both %q and %q given: expected one of %s", got, k, strings.Join(keys, "/"))
-				}
-				got, val = k, s
-			}
-		}
-		return got, val, nil
-	}
-	var err error
-	if _, it.Query, err = one(queryKeys); err != nil {
+	if _, it.Query, err = obj.one(queryKeys); err != nil {
 		return it, err
 	}
 	var key string
-	if key, it.Output, err = one(outputKeys); err != nil {
+	if key, it.Output, err = obj.one(outputKeys); err != nil {
 		return it, err
 	}
 	if key == "" {
 		return it, errors.New(`missing the answer: expected a string in "output", "answer" or "response"`)
 	}
-	if it.Reference, _, err = str("reference"); err != nil {
+	if it.Reference, _, err = obj.str("reference"); err != nil {
 		return it, err
 	}
-	if v, ok := fields["context"]; ok && string(v) != "null" {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			it.Context = s
-		} else {
-			var list []string
-			if err := json.Unmarshal(v, &list); err != nil {
-				return it, fmt.Errorf(`"context" must be a string or a list of strings, got %s`, clip(string(v)))
+	if it.Context, err = obj.context(); err != nil {
+		return it, err
+	}
+	it.Meta, err = obj.meta()
+	return it, err
+}
+
+// answerObject is an answers line's JSON object: its members by key, and
+// the keys in order.
+type answerObject struct {
+	fields map[string]json.RawMessage
+	order  []string
+}
+
+// decodeObject decodes b as one JSON object of unique keys, with nothing after it.
+func decodeObject(b []byte) (*answerObject, error) {
+	if !utf8.Valid(b) {
+		return nil, errors.New("line is not valid UTF-8")
+	}
+	if b[0] != '{' {
+		return nil, errors.New("expected a JSON object (JSON lines: one object a line)")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	obj := &answerObject{fields: map[string]json.RawMessage{}}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		if _, dup := obj.fields[k]; dup {
+			return nil, fmt.Errorf("key %s given twice", quote(k))
+		}
+		obj.fields[k] = v
+		obj.order = append(obj.order, k)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("unexpected text after the JSON object (one object a line)")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected text after the JSON object (one object a line)")
+	}
+	return obj, nil
+}
+
+// id is the object's non-empty "id", a string or a number as written.
+func (o *answerObject) id() (string, error) {
+	raw, ok := o.fields["id"]
+	if !ok {
+		return "", errors.New(`missing "id": every item needs a non-empty id`)
+	}
+	var id string
+	switch {
+	case len(raw) > 0 && raw[0] == '"':
+		_ = json.Unmarshal(raw, &id)
+	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
+		id = string(raw)
+	default:
+		return "", fmt.Errorf(`"id" must be a string or a number, got %s`, clip(string(raw)))
+	}
+	if strings.TrimSpace(id) == "" {
+		return "", errors.New(`empty "id": every item needs a non-empty id`)
+	}
+	return id, nil
+}
+
+// str is the string member key; ok is false when it is missing or null.
+func (o *answerObject) str(key string) (s string, ok bool, err error) {
+	v, ok := o.fields[key]
+	if !ok || string(v) == "null" {
+		return "", false, nil
+	}
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", false, fmt.Errorf("%q must be a string, got %s", key, clip(string(v)))
+	}
+	return s, true, nil
+}
+
+// one is the string member of one of keys, and its key ("" when none is
+// given); two of them given is an error.
+func (o *answerObject) one(keys []string) (string, string, error) {
+	var got, val string
+	for _, k := range keys {
+		s, ok, err := o.str(k)
+		if err != nil {
+			return "", "", err
+		}
+		if ok {
+			if got != "" {
+				return "", "", fmt.Errorf("both %q and %q given: expected one of %s", got, k, strings.Join(keys, "/"))
 			}
-			it.Context = strings.Join(list, "\n\n")
+			got, val = k, s
 		}
 	}
-	for _, k := range order {
+	return got, val, nil
+}
+
+// context is the "context" member: a string, or a list of strings joined
+// by blank lines.
+func (o *answerObject) context() (string, error) {
+	v, ok := o.fields["context"]
+	if !ok || string(v) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s, nil
+	}
+	var list []string
+	if err := json.Unmarshal(v, &list); err != nil {
+		return "", fmt.Errorf(`"context" must be a string or a list of strings, got %s`, clip(string(v)))
+	}
+	return strings.Join(list, "\n\n"), nil
+}
+
+// meta are the members that are not answer fields, compacted, in order.
+func (o *answerObject) meta() ([]MetaField, error) {
+	var meta []MetaField
+	for _, k := range o.order {
 		if !knownAnswerKey(k) {
 			var c bytes.Buffer
-			if err := json.Compact(&c, fields[k]); err != nil {
-				return it, fmt.Errorf("invalid JSON in %s: %v", quote(k), err)
+			if err := json.Compact(&c, o.fields[k]); err != nil {
+				return nil, fmt.Errorf("invalid JSON in %s: %v", quote(k), err)
 			}
-			it.Meta = append(it.Meta, MetaField{Key: k, Value: c.Bytes()})
+			meta = append(meta, MetaField{Key: k, Value: c.Bytes()})
 		}
 	}
-	return it, nil
+	return meta, nil
 }
 
 func readAnswersCSV(name string, r io.Reader) ([]Item, error) {
@@ -461,6 +504,43 @@ func readAnswersCSV(name string, r io.Reader) ([]Item, error) {
 	if err != nil {
 		return nil, csvErr(name, err)
 	}
+	cols, err := answerColumns(name, head)
+	if err != nil {
+		return nil, err
+	}
+	var items []Item
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return items, nil
+		}
+		if err != nil {
+			return nil, csvErr(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		it, err := cols.item(rec, line)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+}
+
+// csvColumns is where an answers sheet's fields are: a column index, -1
+// for a column the sheet lacks.
+type csvColumns struct {
+	name               string
+	head               []string
+	id, query, output  int
+	context, reference int
+}
+
+// answerColumns reads an answers sheet's header: an id and an answer
+// column, each field in one column at most, no column named twice.
+func answerColumns(name string, head []string) (*csvColumns, error) {
 	col := map[string]int{}
 	for i, h := range head {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\xef\xbb\xbf")))
@@ -481,73 +561,65 @@ func readAnswersCSV(name string, r io.Reader) ([]Item, error) {
 		}
 		return at, nil
 	}
-	idc, ok := col["id"]
-	if !ok {
+	c := &csvColumns{name: name, head: head, context: -1, reference: -1}
+	var ok bool
+	if c.id, ok = col["id"]; !ok {
 		return nil, &InputError{File: name, Line: 1, Msg: `missing the "id" column`}
 	}
-	qc, err := pick(queryKeys)
-	if err != nil {
+	var err error
+	if c.query, err = pick(queryKeys); err != nil {
 		return nil, err
 	}
-	oc, err := pick(outputKeys)
-	if err != nil {
+	if c.output, err = pick(outputKeys); err != nil {
 		return nil, err
 	}
-	if oc < 0 {
+	if c.output < 0 {
 		return nil, &InputError{File: name, Line: 1, Msg: `missing the answer column: expected "output", "answer" or "response"`}
 	}
-	cc, hasC := col["context"]
-	rc, hasR := col["reference"]
-	get := func(rec []string, i int) string {
+	if i, ok := col["context"]; ok {
+		c.context = i
+	}
+	if i, ok := col["reference"]; ok {
+		c.reference = i
+	}
+	return c, nil
+}
+
+// item is the answer of the row rec, on line line: its fields, and the
+// other columns as meta.
+func (c *csvColumns) item(rec []string, line int) (Item, error) {
+	fail := func(msg string) (Item, error) { return Item{}, &InputError{File: c.name, Line: line, Msg: msg} }
+	if len(rec) > len(c.head) {
+		return fail(fmt.Sprintf("row has %d cells, the header %d", len(rec), len(c.head)))
+	}
+	get := func(i int) string {
 		if i < 0 || i >= len(rec) {
 			return ""
 		}
 		return rec[i]
 	}
-	var items []Item
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return items, nil
-		}
-		if err != nil {
-			return nil, csvErr(name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+	it := Item{ID: strings.TrimSpace(get(c.id)), Query: get(c.query), Output: get(c.output), Line: line,
+		Context: get(c.context), Reference: get(c.reference)}
+	for i, h := range c.head {
+		k := strings.TrimSpace(strings.TrimPrefix(h, "\xef\xbb\xbf"))
+		if k == "" || knownAnswerKey(strings.ToLower(k)) || i >= len(rec) {
 			continue
 		}
-		if len(rec) > len(head) {
-			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d cells, the header %d", len(rec), len(head))}
+		if !utf8.ValidString(rec[i]) {
+			return fail("row is not valid UTF-8")
 		}
-		it := Item{ID: strings.TrimSpace(get(rec, idc)), Query: get(rec, qc), Output: get(rec, oc), Line: line}
-		if hasC {
-			it.Context = get(rec, cc)
-		}
-		if hasR {
-			it.Reference = get(rec, rc)
-		}
-		for i, h := range head {
-			k := strings.TrimSpace(strings.TrimPrefix(h, "\xef\xbb\xbf"))
-			if k == "" || knownAnswerKey(strings.ToLower(k)) || i >= len(rec) {
-				continue
-			}
-			if !utf8.ValidString(rec[i]) {
-				return nil, &InputError{File: name, Line: line, Msg: "row is not valid UTF-8"}
-			}
-			v, _ := json.Marshal(rec[i])
-			it.Meta = append(it.Meta, MetaField{Key: k, Value: v})
-		}
-		if it.ID == "" {
-			return nil, &InputError{File: name, Line: line, Msg: `empty "id": every item needs a non-empty id`}
-		}
-		for _, s := range []string{it.ID, it.Query, it.Output, it.Context, it.Reference} {
-			if !utf8.ValidString(s) {
-				return nil, &InputError{File: name, Line: line, Msg: "row is not valid UTF-8"}
-			}
-		}
-		items = append(items, it)
+		v, _ := json.Marshal(rec[i])
+		it.Meta = append(it.Meta, MetaField{Key: k, Value: v})
 	}
+	if it.ID == "" {
+		return fail(`empty "id": every item needs a non-empty id`)
+	}
+	for _, s := range []string{it.ID, it.Query, it.Output, it.Context, it.Reference} {
+		if !utf8.ValidString(s) {
+			return fail("row is not valid UTF-8")
+		}
+	}
+	return it, nil
 }
 
 func csvErr(name string, err error) error {

@@ -27,9 +27,20 @@ const MaxInputBytes = 1 << 30
 // builds the provider, reads the answers and judges them. A setting that is
 // not valid is a *usage.Error naming its flag.
 type Options struct {
-	// Provider is the API: openai ("" too) or anthropic. Model is the judge
-	// model; BaseURL overrides the API's address (http or https).
-	Provider, Model, BaseURL string
+	// Provider is the API: openai ("" too), anthropic or azure. Model is
+	// the judge model; BaseURL overrides the API's address (http or
+	// https; required for azure).
+	Provider       ProviderKind
+	Model, BaseURL string
+	// AnthropicVersion is the anthropic-version sent ("": the current
+	// one, with no sampling parameter); KeyHeader how the Anthropic key is
+	// sent ("": Authorization: Bearer).
+	AnthropicVersion AnthropicVersion
+	KeyHeader        KeyHeader
+	// Organization and Project (the caller reads them from OPENAI_ORG_ID
+	// and OPENAI_PROJECT_ID) are sent to OpenAI as OpenAI-Organization and
+	// OpenAI-Project, so the usage is billed where the key's owner says.
+	Organization, Project string
 	// APIKey authenticates. The caller reads it from the environment
 	// variable [Options.KeyEnv] names; it is never written anywhere, and
 	// neither is the base URL's password.
@@ -48,8 +59,8 @@ type Options struct {
 	// per minute (0: no limit), MaxRetries the retries of one request
 	// (0: none).
 	Concurrency, RPM, MaxRetries int
-	// Timeout is the per-request timeout; MaxWait the total wait between
-	// retries allowed for one item.
+	// Timeout is the per-request timeout (0: [DefaultTimeout] for the
+	// model); MaxWait the total wait between retries allowed for one item.
 	Timeout, MaxWait time.Duration
 	// Shard ("I/N", "" for all) selects the items; Cache ("" for none) is
 	// the cache directory.
@@ -62,12 +73,14 @@ type Options struct {
 	// request's output limit (max_tokens), reserved in full against MaxCost.
 	MaxOutputTokens int
 	// ProductionModel is the model whose answers are judged ("" skips the
-	// judge-family check); SameFamily is fail ("" too) or warn.
-	ProductionModel, SameFamily string
+	// judge-family check); SameFamily is the policy when they are of one
+	// family (the zero value fails).
+	ProductionModel string
+	SameFamily      family.FamilyPolicy
 	// Progress is auto ("" too), bar, plain or none; the reports go to
 	// ProgressOut. Auto draws a bar when ProgressOut is a terminal and InCI
 	// is false, plain lines otherwise.
-	Progress    string
+	Progress    ProgressMode
 	ProgressOut io.Writer
 	InCI        bool
 	// Warn receives the run's warnings (nil: dropped): the judge-family
@@ -77,11 +90,14 @@ type Options struct {
 
 // KeyEnv is the environment variable that holds the API key.
 func (o *Options) KeyEnv() string {
+	kind, _ := ParseProvider(string(o.Provider))
 	switch {
 	case o.APIKeyEnv != "":
 		return o.APIKeyEnv
-	case strings.EqualFold(strings.TrimSpace(o.Provider), "anthropic"):
+	case kind == ProviderAnthropic:
 		return "ANTHROPIC_API_KEY"
+	case kind == ProviderAzure:
+		return "AZURE_OPENAI_API_KEY"
 	}
 	return "OPENAI_API_KEY"
 }
@@ -186,8 +202,11 @@ func (o *Options) config(rb *rubric.Rubric) (Config, error) {
 		return cfg, usage.Errorf("--concurrency %d: expected 1 to 1024", o.Concurrency)
 	case o.MaxOutputTokens != 0 && (o.MaxOutputTokens < 16 || o.MaxOutputTokens > 65536):
 		return cfg, usage.Errorf("--max-output-tokens %d: expected 16 to 65536", o.MaxOutputTokens)
-	case o.RPM < 0 || o.MaxRetries < 0 || o.Timeout <= 0 || o.MaxWait < 0:
+	case o.RPM < 0 || o.MaxRetries < 0 || o.Timeout < 0 || o.MaxWait < 0:
 		return cfg, usage.Errorf("--rpm, --max-retries, --timeout and --max-wait must not be negative")
+	}
+	if o.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout(cfg.Model)
 	}
 	if o.MaxRetries == 0 {
 		cfg.MaxRetries = -1 // zero retries, not the default
@@ -198,10 +217,7 @@ func (o *Options) config(rb *rubric.Rubric) (Config, error) {
 			return cfg, usage.Wrap(err)
 		}
 	}
-	policy, err := family.ParseFamilyPolicy(o.SameFamily)
-	if err != nil {
-		return cfg, usage.Errorf("same-family: %w", err)
-	}
+	policy := o.SameFamily
 	if strings.TrimSpace(o.ProductionModel) != "" {
 		fc, err := family.CheckFamilies(cfg.Model, o.ProductionModel, rb.ModelFamilies, policy)
 		if err != nil {
@@ -220,12 +236,12 @@ func (o *Options) config(rb *rubric.Rubric) (Config, error) {
 		return cfg, err
 	}
 	switch o.Progress {
-	case "none":
-	case "bar":
+	case ProgressNone:
+	case ProgressBar:
 		cfg.Progress, cfg.ProgressTTY = o.ProgressOut, true
-	case "plain":
+	case ProgressPlain:
 		cfg.Progress = o.ProgressOut
-	case "auto", "":
+	case ProgressAuto, "":
 		cfg.Progress = o.ProgressOut
 		cfg.ProgressTTY = !o.InCI && isTerminal(o.ProgressOut)
 	default:
@@ -268,21 +284,31 @@ func (o *Options) pricing(cfg *Config) error {
 	return nil
 }
 
+// DefaultTimeout is the per-request timeout for model when --timeout is
+// not given: 60 s, and 5 minutes for an OpenAI reasoning model (see
+// [ReasoningModel]), which thinks before it answers. A request that times
+// out is billed all the same, so its retry pays for a second generation.
+func DefaultTimeout(model string) time.Duration {
+	if ReasoningModel(model) {
+		return 5 * time.Minute
+	}
+	return 60 * time.Second
+}
+
 // provider builds the API client, keeping the key and the base URL's
 // password among the secrets to redact.
 func (o *Options) provider(cfg *Config) error {
 	// Keep a connection per worker (the default transport keeps 2 per host).
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = o.Concurrency
-	pc := ProviderConfig{Model: cfg.Model, BaseURL: strings.TrimSpace(o.BaseURL), HTTPClient: &http.Client{Transport: tr}}
-	switch strings.ToLower(strings.TrimSpace(o.Provider)) {
-	case "openai", "":
-		cfg.ProviderName = "openai"
-	case "anthropic":
-		cfg.ProviderName = "anthropic"
-	default:
-		return usage.Errorf("--provider %q: expected openai or anthropic", o.Provider)
+	pc := ProviderConfig{Model: cfg.Model, BaseURL: strings.TrimSpace(o.BaseURL), HTTPClient: &http.Client{Transport: tr},
+		AnthropicVersion: o.AnthropicVersion, KeyHeader: o.KeyHeader,
+		Organization: strings.TrimSpace(o.Organization), Project: strings.TrimSpace(o.Project)}
+	kind, err := ParseProvider(string(o.Provider))
+	if err != nil {
+		return err
 	}
+	cfg.ProviderName = string(kind)
 	if pc.BaseURL != "" {
 		u, err := url.Parse(pc.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -291,17 +317,44 @@ func (o *Options) provider(cfg *Config) error {
 		if pw, ok := u.User.Password(); ok {
 			cfg.Secrets = append(cfg.Secrets, pw)
 		}
+		if kind == ProviderAzure {
+			if err := checkAzureURL(u); err != nil {
+				return err
+			}
+		}
+	} else if kind == ProviderAzure {
+		return usage.Errorf("--provider azure needs --base-url: a deployment's URL with its api-version (https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT?api-version=2024-10-21) or the v1 route (https://RESOURCE.openai.azure.com/openai/v1/)")
 	}
 	if pc.APIKey = o.APIKey; pc.APIKey == "" {
 		return fmt.Errorf("judge: no API key: set %s (the key is read from the environment only)", o.KeyEnv())
 	}
 	cfg.Secrets = append(cfg.Secrets, pc.APIKey)
-	if cfg.ProviderName == "anthropic" {
+	switch kind {
+	case ProviderAnthropic:
 		cfg.Provider = NewAnthropic(pc)
-	} else {
+	case ProviderAzure:
+		cfg.Provider = NewAzure(pc)
+	default:
 		cfg.Provider = NewOpenAI(pc)
 	}
 	return nil
+}
+
+// checkAzureURL refuses an Azure OpenAI base URL that the service would
+// answer 404: a classic deployment's URL without its api-version query, or
+// a URL on neither route.
+func checkAzureURL(u *url.URL) error {
+	p := strings.TrimRight(u.Path, "/")
+	switch {
+	case strings.HasSuffix(p, "/openai/v1"):
+		return nil
+	case strings.Contains(p, "/openai/deployments/") && !strings.HasSuffix(p, "/openai/deployments/"):
+		if u.Query().Get("api-version") == "" {
+			return usage.Errorf("--base-url: an Azure OpenAI deployment's URL needs its api-version query (...?api-version=2024-10-21); Azure answers 404 without it")
+		}
+		return nil
+	}
+	return usage.Errorf("--base-url: expected an Azure OpenAI deployment's URL (https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT?api-version=2024-10-21) or the v1 route (https://RESOURCE.openai.azure.com/openai/v1/)")
 }
 
 // isTerminal reports whether w is a character device (a terminal).

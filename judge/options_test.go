@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rubricgate/rubricgate/family"
 	"github.com/rubricgate/rubricgate/internal/llmfake"
 	"github.com/rubricgate/rubricgate/internal/usage"
 )
@@ -27,7 +28,7 @@ func TestOptionsKeyEnv(t *testing.T) {
 		{"", "", "OPENAI_API_KEY"}, {"openai", "", "OPENAI_API_KEY"},
 		{" Anthropic ", "", "ANTHROPIC_API_KEY"}, {"anthropic", "MY_KEY", "MY_KEY"},
 	} {
-		o := Options{Provider: tc.provider, APIKeyEnv: tc.env}
+		o := Options{Provider: ProviderKind(tc.provider), APIKeyEnv: tc.env}
 		if got := o.KeyEnv(); got != tc.want {
 			t.Errorf("%q/%q: %s, want %s", tc.provider, tc.env, got, tc.want)
 		}
@@ -45,9 +46,8 @@ func TestOptionsRefuseBadSettingsBeforeReading(t *testing.T) {
 		{func(o *Options) { o.Samples = 21 }, "--samples 21"},
 		{func(o *Options) { o.SafetyConfirm = -1 }, "--safety-confirm -1"},
 		{func(o *Options) { o.Concurrency = 0 }, "--concurrency 0"},
-		{func(o *Options) { o.Timeout = 0 }, "--timeout"},
+		{func(o *Options) { o.Timeout = -1 }, "--timeout"},
 		{func(o *Options) { o.Shard = "5/4" }, `shard "5/4"`},
-		{func(o *Options) { o.SameFamily = "maybe" }, "same-family"},
 		{func(o *Options) { o.PriceIn = "cheap" }, "--price-in"},
 		{func(o *Options) { o.MaxCost = "-1" }, "--max-cost"},
 		{func(o *Options) { o.Model, o.MaxCost = "my-local-model", "5" }, "not in the price table"},
@@ -80,7 +80,7 @@ func TestOptionsRefuseBadSettingsBeforeReading(t *testing.T) {
 		t.Errorf("same family: %v", err)
 	}
 	var warned []string
-	o.SameFamily, o.Warn = "warn", func(m string) { warned = append(warned, m) }
+	o.SameFamily, o.Warn = family.FamilyWarn, func(m string) { warned = append(warned, m) }
 	if _, err := o.Run(context.Background(), rb, missing, nil); !errors.Is(err, os.ErrNotExist) || len(warned) != 1 {
 		t.Errorf("warn: %v, warnings %q", err, warned)
 	}

@@ -229,48 +229,78 @@ func Run(ctx context.Context, cfg Config, ans *Answers, out io.Writer) (*Summary
 	if err != nil {
 		return nil, err
 	}
-	// The jobs are the answers of the items in the shard (a shard takes
-	// an id with all its answers), item by item.
+	groups, items := shardJobs(cfg.Shard, ans)
+	r := newRunner(&cfg, tmpl, len(groups), len(items))
+	start := time.Now()
+	results, stopErr := r.judgeAll(ctx, items)
+	results = r.merge(groups, items, results)
+	r.summarise(results, len(groups), len(items), start)
+	var mc *ErrMaxCost
+	if errors.As(stopErr, &mc) {
+		// The requests in flight at the stop have finished: the true figures.
+		mc.Spent, mc.Requests = r.sum.Cost, r.sum.Requests
+	}
+	if stopErr != nil {
+		return &r.sum, stopErr
+	}
+	return &r.sum, r.write(out, ans, results)
+}
+
+// shardJobs are the answers of the items in the shard (a shard takes an
+// id with all its answers), item by item, and their groups.
+func shardJobs(sh Shard, ans *Answers) ([]Group, []*Item) {
 	var groups []Group
 	var items []*Item
 	for _, g := range ans.Groups {
-		if cfg.Shard.Has(g.ID) {
+		if sh.Has(g.ID) {
 			groups = append(groups, g)
 			for _, i := range g.Answers {
 				items = append(items, &ans.Items[i])
 			}
 		}
 	}
+	return groups, items
+}
+
+// newRunner makes the runner of a run of answers answers of items items,
+// its progress line started when cfg asks for one.
+func newRunner(cfg *Config, tmpl *template, items, answers int) *runner {
 	c := clock{now: cfg.Now, sleep: cfg.Sleep}
 	r := &runner{
-		cfg: &cfg, rhash: cfg.Rubric.Hash(), tmpl: tmpl, schema: Schema(cfg.Rubric),
-		lim:  newLimiter(c, cfg.RPM, cfg.Concurrency),
-		bud:  &budget{price: cfg.Price, max: cfg.MaxCost},
-		prog: nil,
+		cfg: cfg, rhash: cfg.Rubric.Hash(), tmpl: tmpl, schema: Schema(cfg.Rubric),
+		lim: newLimiter(c, cfg.RPM, cfg.Concurrency),
+		bud: &budget{price: cfg.Price, max: cfg.MaxCost},
 	}
 	if b, err := json.Marshal(r.schema); err == nil {
 		r.schemaBytes = len(b)
 	}
 	if cfg.Progress != nil {
 		unit := "items"
-		if len(items) != len(groups) {
+		if answers != items {
 			unit = "answers" // each a request: the rate and ETA are of answers
 		}
-		r.prog = newProgress(cfg.Progress, cfg.ProgressTTY, cfg.ProgressInterval, len(items), unit)
+		r.prog = newProgress(cfg.Progress, cfg.ProgressTTY, cfg.ProgressInterval, answers, unit)
 		r.prog.run()
 	}
-	start := time.Now()
+	return r
+}
+
+// judgeAll judges items on cfg.Concurrency workers: results[i] is
+// items[i]'s. A stopping error (max-cost, a refused key) stops new items
+// but lets requests in flight finish: they are paid for, and their answers
+// are cached; a refused key cancels those in flight too, as every request
+// would be refused. The error is the first stopping one, else the
+// context's.
+func (r *runner) judgeAll(ctx context.Context, items []*Item) ([]Result, error) {
 	results := make([]Result, len(items))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// A stopping error (max-cost) stops new items but lets requests in
-	// flight finish: they are paid for, and their answers are cached.
 	var stopErr error
 	var stopOnce sync.Once
 	stop := make(chan struct{})
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(cfg.Concurrency, max(1, len(items))); w++ {
+	for w := 0; w < min(r.cfg.Concurrency, max(1, len(items))); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -280,7 +310,7 @@ func Run(ctx context.Context, cfg Config, ans *Answers, out io.Writer) (*Summary
 					stopOnce.Do(func() { stopErr = err; close(stop) })
 					var ae *AuthError
 					if errors.As(err, &ae) {
-						cancel() // every request would be refused: stop those in flight too
+						cancel()
 					}
 					continue
 				}
@@ -303,8 +333,16 @@ feed:
 	close(jobs)
 	wg.Wait()
 	r.prog.finish()
-	results = r.merge(groups, items, results)
-	r.sum.Items, r.sum.Answers = len(groups), len(items)
+	if stopErr == nil && ctx.Err() != nil {
+		stopErr = ctx.Err()
+	}
+	return results, stopErr
+}
+
+// summarise fills the run's summary: the items and answers judged, the
+// cost, the first error line and the wall time since start.
+func (r *runner) summarise(results []Result, items, answers int, start time.Time) {
+	r.sum.Items, r.sum.Answers = items, answers
 	r.sum.Cost = r.bud.total()
 	for i := range results {
 		if results[i].Err != "" {
@@ -313,22 +351,16 @@ feed:
 		}
 	}
 	r.sum.Wall = time.Since(start)
-	if stopErr == nil && ctx.Err() != nil {
-		stopErr = ctx.Err()
-	}
-	var mc *ErrMaxCost
-	if errors.As(stopErr, &mc) {
-		// The requests in flight at the stop have finished: the true figures.
-		mc.Spent, mc.Requests = r.sum.Cost, r.sum.Requests
-	}
-	if stopErr != nil {
-		return &r.sum, stopErr
-	}
+}
+
+// write writes the results file: the shard header when sharded, then a
+// line a result, in bounded chunks.
+func (r *runner) write(out io.Writer, ans *Answers, results []Result) error {
 	var buf bytes.Buffer
-	if cfg.Shard.Enabled() {
+	if sh := r.cfg.Shard; sh.Enabled() {
 		h := struct {
 			S ShardHeader `json:"rubricgate_shard"`
-		}{ShardHeader{Index: cfg.Shard.Index, Count: cfg.Shard.Count, InputItems: len(ans.Groups), InputHash: ans.Hash, InputIDs: idsDigest(ans)}}
+		}{ShardHeader{Index: sh.Index, Count: sh.Count, InputItems: len(ans.Groups), InputHash: ans.Hash, InputIDs: idsDigest(ans)}}
 		b, _ := json.Marshal(h)
 		buf.Write(b)
 		buf.WriteByte('\n')
@@ -336,21 +368,19 @@ feed:
 	for i := range results {
 		b, err := r.line(&results[i])
 		if err != nil {
-			return &r.sum, err
+			return err
 		}
 		buf.Write(b)
 		buf.WriteByte('\n')
 		if buf.Len() > 1<<20 {
 			if _, err := out.Write(buf.Bytes()); err != nil {
-				return &r.sum, err
+				return err
 			}
 			buf.Reset()
 		}
 	}
-	if _, err := out.Write(buf.Bytes()); err != nil {
-		return &r.sum, err
-	}
-	return &r.sum, nil
+	_, err := out.Write(buf.Bytes())
+	return err
 }
 
 // merge makes the results of the answers (results[i] is items[i]'s, in
@@ -456,11 +486,8 @@ func (e *judgeFailure) Error() string { return e.msg }
 // with retries and a single re-ask on an invalid answer.
 func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Judgment, bool, error) {
 	seed := r.cfg.Seed + int64(s)
-	var key string
 	if r.cfg.Cache != nil {
-		var j *Judgment
-		var e *cacheEntry
-		if key, j, e = r.cached(p, seed, s); j != nil {
+		if j, e := r.cached(p, seed, s); j != nil {
 			res.InputTokens += e.InputTokens
 			res.OutputTokens += e.OutputTokens
 			return j, true, nil
@@ -479,13 +506,16 @@ func (r *runner) sample(ctx context.Context, p Prompt, s int, res *Result) (*Jud
 			lastErr = &ValidationError{Msg: "the judge refused: " + clip300(resp.Refusal)}
 		} else {
 			j, lastErr = Parse(r.cfg.Rubric, text)
-			if lastErr != nil && resp.Truncated {
+			if lastErr != nil && resp.ContextWindow {
+				lastErr = &ValidationError{Msg: fmt.Sprintf("the answer stopped at the model's context window (the prompt and the output limit of %d tokens do not fit; stop_reason model_context_window_exceeded): %s", req.MaxTokens, lastErr.Error())}
+			} else if lastErr != nil && resp.Truncated {
 				lastErr = &ValidationError{Msg: fmt.Sprintf("the answer stopped at the output limit of %d tokens (--max-output-tokens): %s", req.MaxTokens, lastErr.Error())}
 			}
 		}
 		if lastErr == nil {
 			if r.cfg.Cache != nil {
-				if err := r.store(key, j, resp.InputTokens, resp.OutputTokens); err != nil {
+				// The key again: the request's sampling may have changed.
+				if err := r.store(r.cacheKey(p, seed, s), j, resp.InputTokens, resp.OutputTokens); err != nil {
 					return nil, false, err
 				}
 			}
@@ -566,12 +596,15 @@ func (r *runner) send(ctx context.Context, req *Request, res *Result) (*Response
 			}
 			return resp, nil
 		}
-		r.bud.settle(est, 0, 0)
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			// Billed for what it generated: count it at its bound.
+			r.bud.settleBilled(est)
+			err = &timeoutError{r.cfg.Timeout}
+		} else {
+			r.bud.settle(est, 0, 0)
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
-		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = &timeoutError{r.cfg.Timeout}
 		}
 		var ae *APIError
 		if errors.As(err, &ae) && ae.Downgraded {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,16 +17,23 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rubricgate/rubricgate/internal/llmfake"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
 // The wire record: what the providers send for a scripted series of answers
-// (status, headers, body) and what they make of each answer. The golden
-// files in testdata/wire were recorded from the official SDKs (openai-go
-// v3.98.0, anthropic-sdk-go v2.15.0) before they were replaced by our own
-// client, so these tests assert that the requests on the wire are the same.
-// Headers the SDKs added as their own telemetry (User-Agent, X-Stainless-*)
-// are recorded apart (see wireSDKOnly) and not asserted.
+// (status, headers, body) and what they make of each answer, per target (a
+// provider, API version and model family). The golden files in
+// testdata/wire are the requests as reviewed; the test holds the client to
+// them, and holds each of them to the API's documented refusal rules
+// (internal/llmfake): a recorded request the real API would refuse (a
+// temperature under anthropic-version 2026-10-21, max_tokens to a reasoning
+// model, an Azure deployment without its api-version) fails the test, even
+// when the record and the client agree. The first record was taken from
+// the official SDKs (openai-go v3.98.0, anthropic-sdk-go v2.15.0); it is
+// no longer the reference, since it carried a field the current API
+// refuses. Client telemetry headers (User-Agent, X-Stainless-*) are not
+// asserted (see wireSDKOnly).
 
 var wireSDKSeen sync.Map
 
@@ -157,10 +165,11 @@ const (
 
 func wireRequestFor() *Request {
 	return &Request{
-		System: "You are a strict grader.\nAnswer with JSON.",
-		User:   "## Item\n<<<BEGIN RESPONSE x>>>\nanswer \"quoted\" <tag> & é\n<<<END RESPONSE x>>>",
-		Schema: Schema(wireRubric),
-		Seed:   42,
+		System:    "You are a strict grader.\nAnswer with JSON.",
+		User:      "## Item\n<<<BEGIN RESPONSE x>>>\nanswer \"quoted\" <tag> & é\n<<<END RESPONSE x>>>",
+		Schema:    Schema(wireRubric),
+		Seed:      42,
+		MaxTokens: DefaultMaxOutputTokens,
 	}
 }
 
@@ -183,6 +192,21 @@ const (
 
 // wireCases are the scripts, per provider kind ("openai", "anthropic").
 func wireCases(kind string) []wireCase {
+	switch kind {
+	case "ok":
+		return []wireCase{{Name: "ok", Steps: []wireStep{{Status: 200, Body: oaOK}}}}
+	case "ok-anthropic":
+		return []wireCase{{Name: "ok", Steps: []wireStep{{Status: 200, Body: anOK}}}}
+	case "deployment-refuses-temperature":
+		// A deployment's name need not say its model: the first request
+		// carries max_tokens and temperature 0, which a reasoning model
+		// refuses one after the other (in the fake's order).
+		return []wireCase{{Name: "max_tokens and temperature refused", Steps: []wireStep{
+			{Status: 400, Body: `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`},
+			{Status: 400, Body: `{"error":{"message":"Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}`},
+			{Status: 200, Body: oaOK},
+		}}}
+	}
 	rate := map[string]string{"Retry-After": "3", "X-Ratelimit-Reset-Requests": "1s", "X-Ratelimit-Remaining-Requests": "0",
 		"Anthropic-Ratelimit-Requests-Reset": "2026-01-01T00:00:05Z", "Retry-After-Ms": "2500"}
 	if kind == "openai" {
@@ -239,26 +263,78 @@ func wireCases(kind string) []wireCase {
 	}
 }
 
-// wireProvider builds the provider under test against base.
-func wireProvider(kind, base string, c *http.Client) Provider {
-	pc := ProviderConfig{Model: wireModel, BaseURL: base, APIKey: wireKey, HTTPClient: c}
-	if kind == "anthropic" {
-		return NewAnthropic(pc)
-	}
-	return NewOpenAI(pc)
+// wireTarget is one provider configuration under test.
+type wireTarget struct {
+	name  string // the golden file's name
+	cases string // the scripts' kind: "openai" or "anthropic"
+	model string
+	// base is the base URL's form: "platform" (http://api.openai.com/v1/,
+	// dialled to the recorder), "anthropic", "azure" (a classic
+	// deployment's URL) or "azure-v1".
+	base    string
+	version AnthropicVersion
+	header  KeyHeader
+	fake    llmfake.Kind
 }
 
-func runWire(t *testing.T, kind string) []wireCase {
+// wireTargets cover a model of each family: a gpt-4o-class and a reasoning
+// model on the OpenAI platform, a Claude model under each Anthropic API
+// version (and each key header), and an Azure deployment on each route.
+var wireTargets = []wireTarget{
+	{name: "openai", cases: "openai", model: "gpt-4o-mini", base: "platform", fake: llmfake.OpenAI},
+	{name: "openai-reasoning", cases: "ok", model: "o3-mini", base: "platform", fake: llmfake.OpenAI},
+	{name: "anthropic", cases: "anthropic", model: "claude-sonnet-4-5", base: "anthropic", fake: llmfake.Anthropic},
+	{name: "anthropic-2023-06-01", cases: "ok-anthropic", model: "claude-sonnet-4-5", base: "anthropic", version: AnthropicPinned, header: KeyXAPIKey, fake: llmfake.Anthropic},
+	{name: "azure", cases: "ok", model: "judge-deployment", base: "azure", fake: llmfake.Azure},
+	{name: "azure-v1", cases: "deployment-refuses-temperature", model: "reasoner", base: "azure-v1", fake: llmfake.Azure},
+}
+
+// wireDeployments are the Azure fake's deployments.
+var wireDeployments = map[string]string{"judge-deployment": "gpt-4o", "reasoner": "o4-mini"}
+
+// wireProvider builds the provider under test against the recorder at addr.
+func (wt *wireTarget) provider(srvURL string, c *http.Client) Provider {
+	pc := ProviderConfig{Model: wt.model, APIKey: wireKey, HTTPClient: c, AnthropicVersion: wt.version, KeyHeader: wt.header}
+	switch wt.base {
+	case "platform":
+		addr := strings.TrimPrefix(srvURL, "http://")
+		pc.BaseURL = "http://" + openAIHost + "/v1/"
+		pc.Organization, pc.Project = "org-wire", "proj_wire"
+		pc.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, addr)
+		}}}
+		return NewOpenAI(pc)
+	case "azure":
+		pc.BaseURL = srvURL + "/openai/deployments/judge-deployment?api-version=2024-10-21"
+		return NewAzure(pc)
+	case "azure-v1":
+		pc.BaseURL = srvURL + "/openai/v1/"
+		return NewAzure(pc)
+	}
+	pc.BaseURL = srvURL + "/"
+	return NewAnthropic(pc)
+}
+
+// path is the API's endpoint path for the target.
+func (wt *wireTarget) path() string {
+	switch wt.base {
+	case "platform":
+		return "/v1/chat/completions"
+	case "azure":
+		return "/openai/deployments/judge-deployment/chat/completions"
+	case "azure-v1":
+		return "/openai/v1/chat/completions"
+	}
+	return "/v1/messages"
+}
+
+func runWire(t *testing.T, wt *wireTarget) []wireCase {
 	t.Helper()
 	var out []wireCase
-	for _, wc := range wireCases(kind) {
+	for _, wc := range wireCases(wt.cases) {
 		rec := &wireRecorder{steps: append([]wireStep(nil), wc.Steps...)}
 		srv := httptest.NewServer(rec)
-		base := srv.URL + "/v1/"
-		if kind == "anthropic" {
-			base = srv.URL + "/"
-		}
-		p := wireProvider(kind, base, srv.Client())
+		p := wt.provider(srv.URL, srv.Client())
 		n := len(wc.Steps)
 		for _, st := range wc.Steps {
 			if st.Location != "" {
@@ -298,6 +374,49 @@ func runWire(t *testing.T, kind string) []wireCase {
 	return out
 }
 
+// checkWireAccepted sends every recorded request that the script answered
+// 200 to the fake of the target's API, which refuses what the real API
+// refuses. A request the script refused (the client learns from the
+// refusal) or redirected elsewhere is not the API's to accept.
+func checkWireAccepted(t *testing.T, wt *wireTarget, cases []wireCase) {
+	t.Helper()
+	ok := func(*llmfake.Received) llmfake.Reply { return llmfake.Reply{Text: `{"accuracy":4}`} }
+	var fake *llmfake.Server
+	if wt.fake == llmfake.Azure {
+		fake = llmfake.NewAzure(wireKey, wireDeployments, ok)
+	} else {
+		fake = llmfake.New(wt.fake, wireKey, ok)
+	}
+	defer fake.Close()
+	for _, wc := range cases {
+		for j, rq := range wc.Requests {
+			if rq.Path != wt.path() || j >= len(wc.Steps) || wc.Steps[j].Status != http.StatusOK {
+				continue
+			}
+			u := fake.URL + rq.Path
+			if rq.Query != "" {
+				u += "?" + rq.Query
+			}
+			req, err := http.NewRequest(rq.Method, u, bytes.NewReader(rq.Body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range rq.Header {
+				req.Header[k] = v
+			}
+			resp, err := fake.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("case %q request %d: the API refuses it: HTTP %d %s", wc.Name, j+1, resp.StatusCode, bytes.TrimSpace(body))
+			}
+		}
+	}
+}
+
 // rateHeaders keeps the headers the runner reads from an answer.
 func rateHeaders(h http.Header) map[string]string {
 	m := map[string]string{}
@@ -313,16 +432,18 @@ func rateHeaders(h http.Header) map[string]string {
 	return m
 }
 
-func TestWireMatchesTheSDKRecord(t *testing.T) {
-	for _, kind := range []string{"openai", "anthropic"} {
-		t.Run(kind, func(t *testing.T) {
-			got := runWire(t, kind)
+func TestWireMatchesTheRecord(t *testing.T) {
+	for i := range wireTargets {
+		wt := &wireTargets[i]
+		t.Run(wt.name, func(t *testing.T) {
+			got := runWire(t, wt)
+			checkWireAccepted(t, wt, got)
 			b, err := json.MarshalIndent(got, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			b = append(b, '\n')
-			path := filepath.Join("testdata", "wire", kind+".json")
+			path := filepath.Join("testdata", "wire", wt.name+".json")
 			if *updateWire {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)

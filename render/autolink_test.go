@@ -87,3 +87,42 @@ func TestMarkdownBreaksAutolinks(t *testing.T) {
 		}
 	}
 }
+
+// hostileRefs are references GitHub (#N, GH-N, owner/repo#N, user@SHA)
+// and GitLab (!N, $N, &N, ~label, %milestone) would link in a comment or a
+// note, and record in the referenced issue's timeline.
+const hostileRefs = `fixes #12, GH-7, octo/repo#4039, !5 ~bug ~"x y" %v1 $3 &2 octo@deadbeefcafe1`
+
+// liveRef matches a reference left live in markdown text (outside code
+// spans): a sigil straight before what it references.
+var liveRef = regexp.MustCompile(`(?i)#[0-9]|gh-[0-9]|![0-9]|\$[0-9]|&(amp;)?[0-9]|~[a-z0-9"]|%[a-z0-9"*]|@[0-9a-f]{7}`)
+
+// Every untrusted text of a report reaches the comment, the step summary
+// and the score command's markdown with its issue, pull request, merge
+// request, snippet, epic, label, milestone and commit references broken:
+// the bot never cross-links the pull request into another issue.
+func TestMarkdownBreaksReferences(t *testing.T) {
+	for name, g := range map[string]*gate.GateReport{"pass": passReport(), "blocked": blockedReport()} {
+		g.Report.Unscored = gate.Unscored{Count: 1, List: []gate.UnscoredItem{{ID: "u", Error: "e", File: "f"}}}
+		g.Report.Warnings = []string{"w"}
+		g.DropCheck = &gate.DropCheck{}
+		setStrings(reflect.ValueOf(g), hostileRefs)
+		g.Decision = gate.Block
+		if name == "pass" {
+			g.Decision = gate.Pass
+		}
+		outs := map[string]string{"score markdown": ScoreMarkdown(g.Report)}
+		for _, b := range []int{0, 4000} {
+			outs["markdown budget "+string(rune('0'+b/1000))] = Markdown(g, MarkdownOptions{Title: hostileRefs, Now: now, Budget: b})
+		}
+		for what, md := range outs {
+			if !strings.Contains(md, "octo/repo#") {
+				t.Fatalf("%s %s: the hostile text is not shown at all:\n%s", name, what, md)
+			}
+			text := outsideCode(md)
+			for _, loc := range liveRef.FindAllStringIndex(text, -1) {
+				t.Errorf("%s %s: a live reference %q in %q", name, what, text[loc[0]:loc[1]], text[max(0, loc[0]-30):min(len(text), loc[1]+30)])
+			}
+		}
+	}
+}

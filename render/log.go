@@ -94,6 +94,9 @@ func DecisionLog(g *gate.GateReport, baselinePath string, annotate bool) []LogEn
 	}
 	if r := ResolutionLine(g.DropCheck); r != "" {
 		line("  %s", r)
+		if d := ResolutionDetail(g.DropCheck); d != "" {
+			line("    %s", d)
+		}
 	}
 	byText := map[string]finding.Finding{}
 	for _, f := range g.Findings {
@@ -119,6 +122,9 @@ func DecisionLog(g *gate.GateReport, baselinePath string, annotate bool) []LogEn
 			continue
 		}
 		note(finding.Annotation{Level: finding.Warning, Title: "rubricgate", Message: w})
+	}
+	if n := NextStepLine(g); n != "" {
+		line("  %s", n)
 	}
 	if baselinePath != "" {
 		line("  new baseline written to %s", safe.LogLine(baselinePath))

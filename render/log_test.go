@@ -47,3 +47,43 @@ func TestDecisionLog(t *testing.T) {
 		t.Errorf("accepted: %+v", l[:3])
 	}
 }
+
+// A blocked run's log, markdown and summary end the reasons with the next
+// step: the label (and --accept) for a drop alone; for a blocking failure,
+// that no label accepts it and which items to fix, their ids escaped.
+func TestNextStepShown(t *testing.T) {
+	score := 60.0
+	g := &gate.GateReport{Report: &gate.Report{Score: &score}, Decision: gate.Block, Reasons: []string{"drop"},
+		Next: &gate.NextStep{Acceptable: true, AcceptLabel: "rubricgate:accept-regression"}}
+	log := func() string {
+		var lines []string
+		for _, e := range DecisionLog(g, "", false) {
+			lines = append(lines, e.Line)
+		}
+		return strings.Join(lines, "\n")
+	}
+	md := Markdown(g, MarkdownOptions{Title: "t", Now: now})
+	if got := log(); !strings.Contains(got, "  Next step: if the change is intended, a reviewer other than its author adds the label rubricgate:accept-regression") || !strings.Contains(got, `--accept "reason"`) {
+		t.Errorf("log:\n%s", got)
+	}
+	if !strings.Contains(md, "**Next step:** if the change is intended, a reviewer other than its author adds the label `rubricgate:accept-regression`") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	g.Next.AcceptBy = gate.AcceptByAnyone
+	if got := log(); !strings.Contains(got, "Next step: if the change is intended, a reviewer adds the label") {
+		t.Errorf("accept-by anyone:\n%s", got)
+	}
+	g.Next = &gate.NextStep{Fix: []string{"q-1", "x\n::error::y`"}, FixMore: 2}
+	got := log()
+	if !strings.Contains(got, "Next step: no label accepts a blocking-criterion failure; fix the answers of q-1, x%0A::error::y` and 2 more and push again.") {
+		t.Errorf("log:\n%s", got)
+	}
+	md = Markdown(g, MarkdownOptions{Title: "t", Now: now})
+	if !strings.Contains(md, "**Next step:** no label accepts a blocking-criterion failure; fix the answers of `q-1`, ") || strings.Contains(md, "\n::error::") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	g.Decision, g.Next = gate.Pass, nil
+	if strings.Contains(log(), "Next step") {
+		t.Error("a pass shows a next step")
+	}
+}

@@ -273,39 +273,25 @@ func findingLines(g *gate.GateReport) (reasons, warnings []string) {
 	return lines(rs, g.Reasons, 400), lines(ws, warns, 300)
 }
 
-// dropCaseLabel names the case of the relative check when the first reason is
-// the drop: a real drop beyond max-drop or a drop within noise.
-func dropCaseLabel(g *gate.GateReport) string {
-	dc := g.DropCheck
-	// The first reason's finding leads the findings.
-	if dc == nil || dc.Reason == "" || len(g.Findings) == 0 || g.Findings[0].Kind != finding.AggregateDrop || g.Findings[0].Severity == finding.Warning {
+// resolutionLine is ResolutionLine in italics, with ResolutionDetail
+// folded below it.
+func resolutionLine(dc *gate.DropCheck) string {
+	line := ResolutionLine(dc)
+	if line == "" {
 		return ""
 	}
-	switch dc.Case {
-	case gate.DropReal:
-		if dc.CI95 == nil {
-			return "**drop beyond max-drop** (no paired interval): "
-		}
-		return "**real drop beyond max-drop**: "
-	case gate.DropNoise:
-		return "**drop within noise**: "
+	line = "_" + line + "_"
+	if d := ResolutionDetail(dc); d != "" {
+		line += fmt.Sprintf("\n\n<details><summary>How to resolve a %s drop</summary>\n\n%s\n\n</details>", pctPlain(dc.Resolution.Target), d)
 	}
-	return ""
+	return line
 }
 
-// resolutionLine is ResolutionLine in italics.
-func resolutionLine(dc *gate.DropCheck) string {
-	if line := ResolutionLine(dc); line != "" {
-		return "_" + line + "_"
-	}
-	return ""
-}
-
-// ResolutionLine says what the gate can see at this run's size and noise:
-// "Resolution: with 50 items and 1 answer each, ±4.1% (95%); the smallest
-// real drop this gate blocks with 80% power is 3.8%. To tell a 2% drop from
-// noise: 4 answers per item (in this run and the baseline), or about 211
-// items." It is "" without a paired interval.
+// ResolutionLine says in one short line what the gate can see at this
+// run's size and noise: "Resolution: ±4.1% (95%) at 50 items × 1 answer;
+// it resolves drops of 3.8% or more (80% power, noisy-drop block)." It is
+// "" without a paired interval. [ResolutionDetail] says how to resolve
+// the target drop when it does not.
 func ResolutionLine(dc *gate.DropCheck) string {
 	if dc == nil || dc.Resolution == nil {
 		return ""
@@ -317,12 +303,23 @@ func ResolutionLine(dc *gate.DropCheck) string {
 		// nothing about the noise.
 		return fmt.Sprintf("Resolution: unknown; every one of the %d common items changed by the same amount, so the interval has no width (regenerate the answers to measure the noise).", r.Items)
 	}
-	s := fmt.Sprintf("Resolution: with %d items and %s, ±%s (95%%); the smallest real drop this gate blocks with %d%% power (noisy-drop %s) is %s",
-		r.Items, answersPhrase(r.Answers), pct1(r.HalfWidth), int(100*gate.DetectPower), r.NoisyDrop, pct1(r.MinDetectable))
+	s := fmt.Sprintf("Resolution: ±%s (95%%) at %d items × %s; it resolves drops of %s or more (%d%% power, noisy-drop %s)",
+		pct1(r.HalfWidth), r.Items, answersPhrase(r.Answers), pct1(r.MinDetectable), int(100*gate.DetectPower), r.NoisyDrop)
 	if r.Resolves {
 		return s + fmt.Sprintf("; a %s drop stands out from noise.", pctPlain(r.Target))
 	}
-	s += fmt.Sprintf(". To tell a %s drop from noise: ", pctPlain(r.Target))
+	return s + "."
+}
+
+// ResolutionDetail is how to resolve the target drop when the run cannot:
+// "To tell a 2% drop from noise: 4 answers per item (...), or about 211
+// items." It is "" when the run resolves it, or without an interval.
+func ResolutionDetail(dc *gate.DropCheck) string {
+	if dc == nil || dc.Resolution == nil || dc.Resolution.HalfWidth == 0 || dc.Resolution.Resolves {
+		return ""
+	}
+	r := dc.Resolution
+	s := fmt.Sprintf("To tell a %s drop from noise: ", pctPlain(r.Target))
 	if r.AnswersNeeded > 0 {
 		s += fmt.Sprintf("%d answers per item (regenerated, in this run and the baseline), or ", r.AnswersNeeded)
 	}
@@ -333,13 +330,13 @@ func ResolutionLine(dc *gate.DropCheck) string {
 	return s + "; judging the same answer again does not remove answer noise."
 }
 
-// answersPhrase is "1 answer each" or "4 answers per item" (a mean shown
-// with one decimal when it is not whole).
+// answersPhrase is "1 answer" or "4 answers" per item (a mean shown with
+// one decimal when it is not whole).
 func answersPhrase(k float64) string {
 	if k <= 1 {
-		return "1 answer each"
+		return "1 answer"
 	}
-	return trimZeros(fmt.Sprintf("%.1f", k)) + " answers per item"
+	return trimZeros(fmt.Sprintf("%.1f", k)) + " answers"
 }
 
 // pct1 is a share as a percentage with one decimal: 0.041 is "4.1%".

@@ -21,19 +21,26 @@ func writeHeadline(b *strings.Builder, g *gate.GateReport, o MarkdownOptions, re
 	} else if g.Accepted {
 		icon, word = "⚠️", "passed (regression accepted)"
 	}
-	reason := ""
-	if len(reasons) > 0 {
-		reason = ": " + dropCaseLabel(g) + reasons[0]
-		if g.Decision == gate.Pass && !g.Accepted && g.DropCheck != nil && g.DropCheck.Case == gate.DropNoise {
-			icon = "⚠️"
-		}
+	reason, list := "", reasons
+	if lead := dropLead(g); lead != "" && len(reasons) > 0 {
+		// The drop leads with its fact and limit; its full reason (the
+		// interval, what noisy-drop does) is the first of the list.
+		reason = ": " + lead
+	} else if len(reasons) > 0 {
+		reason, list = ": "+reasons[0], reasons[1:]
+	}
+	if len(reasons) > 0 && g.Decision == gate.Pass && !g.Accepted && g.DropCheck != nil && g.DropCheck.Case == gate.DropNoise {
+		icon = "⚠️"
 	}
 	fmt.Fprintf(b, "### %s %s %s%s\n\n", icon, safe.Inline(o.Title, 80), word, reason)
-	for _, r := range reasons[min(1, len(reasons)):] {
+	for _, r := range list {
 		fmt.Fprintf(b, "- %s\n", r)
 	}
-	if len(reasons) > 1 {
+	if len(list) > 0 {
 		fmt.Fprintf(b, "\n")
+	}
+	if next := nextStepMarkdown(g); next != "" {
+		fmt.Fprintf(b, "%s\n\n", next)
 	}
 	if line := resolutionLine(g.DropCheck); line != "" {
 		fmt.Fprintf(b, "%s\n\n", line)
@@ -43,7 +50,7 @@ func writeHeadline(b *strings.Builder, g *gate.GateReport, o MarkdownOptions, re
 // writeAggregate writes the aggregate table (the figures the decision
 // used) and the notes on a re-scored or incomparable run.
 func writeAggregate(b *strings.Builder, g *gate.GateReport) {
-	fmt.Fprintf(b, "| | Baseline | Current | Change | 95%% CI |\n|---|---:|---:|---:|---:|\n")
+	fmt.Fprintf(b, "| | %s | Current | Change | 95%% CI |\n|---|---:|---:|---:|---:|\n", baselineColumn(g, true))
 	// The figures the decision used (see headlineFigures); the full sets'
 	// on a row of their own when they differ.
 	hf := headlineFigures(g)
@@ -85,9 +92,9 @@ func writeCriteria(b *strings.Builder, g *gate.GateReport) {
 		for _, c := range g.Criteria {
 			spread[c.ID] = c.Spread
 		}
-		fmt.Fprintf(b, "| Criterion | Weight | Baseline | Current | Change | Status | Spread |\n|---|---:|---:|---:|---:|---|---:|\n")
+		fmt.Fprintf(b, "| Criterion | Weight | %s | Current | Change | Status | Spread |\n|---|---:|---:|---:|---:|---|---:|\n", baselineColumn(g, false))
 	} else {
-		fmt.Fprintf(b, "| Criterion | Weight | Baseline | Current | Change | Status |\n|---|---:|---:|---:|---:|---|\n")
+		fmt.Fprintf(b, "| Criterion | Weight | %s | Current | Change | Status |\n|---|---:|---:|---:|---:|---|\n", baselineColumn(g, false))
 	}
 	for _, c := range g.Changes {
 		name := safe.Cell(c.ID, 60)
@@ -242,4 +249,17 @@ func writeProvenance(b *strings.Builder, g *gate.GateReport, o MarkdownOptions) 
 	} else {
 		fmt.Fprintf(b, "<sub>No baseline. Rubric %s.</sub>\n", safe.Code(shortSHA(trimHash(g.Rubric.Hash)), 20))
 	}
+}
+
+// baselineColumn heads a table's baseline column: "Baseline", and, when
+// the baseline pools runs, which baseline its figures are: the pool's mean
+// (pooledFigures) or the last run's own (the per-criterion figures).
+func baselineColumn(g *gate.GateReport, pooledFigures bool) string {
+	switch {
+	case g.Baseline == nil || g.Baseline.PooledRuns <= 1:
+		return "Baseline"
+	case pooledFigures:
+		return fmt.Sprintf("Baseline (mean of the last %d runs)", g.Baseline.PooledRuns)
+	}
+	return "Baseline (last run)"
 }

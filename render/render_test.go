@@ -142,8 +142,9 @@ func TestIsHTTPURL(t *testing.T) {
 	}
 }
 
-// The headline names the relative check's case, and a resolution line
-// follows, for reports made by gate.Decide.
+// A drop leads the headline with its fact and limit, its full reason is
+// listed, a blocked run says what to do next, and a short resolution line
+// follows with its details folded, for reports made by gate.Decide.
 func TestMarkdownDropCases(t *testing.T) {
 	baseline := &gate.Baseline{RubricHash: "sha256:fe3defac9645aaaa", Score: 80,
 		Criteria: report().Criteria, Source: gate.BaselineSource{Kind: "dir", Location: "b.json", CreatedAt: now.Add(-time.Hour)}}
@@ -156,14 +157,14 @@ func TestMarkdownDropCases(t *testing.T) {
 		headline  string
 		resolving string
 	}{
-		{"drop-real.md", gate.NoisyWarn, 78, [2]float64{-0.04, -0.01}, 1000, "### ❌ rubricgate blocked: **real drop beyond max-drop**: aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%; 95% CI -4.00% … -1.00% lies below 0",
-			"_Resolution: with 1000 items and 1 answer each, ±1.5% (95%); the smallest real drop this gate blocks with 80% power (noisy-drop warn) is 2.6%. To tell a 2% drop from noise: 2 answers per item (regenerated, in this run and the baseline), or about 1150 items"},
-		{"drop-noise-warn.md", gate.NoisyWarn, 78, [2]float64{-0.06, 0.01}, 50, "### ⚠️ rubricgate passed: **drop within noise**: aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%, but its 95% CI -6.00% … +1.00% includes 0, so it passes (noisy-drop warn); it would block if the interval lay below 0 or the drop reached hard-drop 5%",
-			"_Resolution: with 50 items and 1 answer each, ±3.5% (95%); the smallest real drop this gate blocks with 80% power (noisy-drop warn) is 5%. To tell a 2% drop from noise: 7 answers per item (regenerated, in this run and the baseline), or about 313 items"},
-		{"drop-noise-block.md", gate.NoisyBlock, 78, [2]float64{-0.06, 0.01}, 50, "### ❌ rubricgate blocked: **drop within noise**: aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%; 95% CI -6.00% … +1.00% includes 0 (noisy-drop is block; with noisy-drop warn it would pass unless it reached hard-drop 5%)",
-			"with 50 items and 1 answer each, ±3.5% (95%); the smallest real drop this gate blocks with 80% power (noisy-drop block) is 3.5%"},
+		{"drop-real.md", gate.NoisyWarn, 78, [2]float64{-0.04, -0.01}, 1000, "### ❌ rubricgate blocked: score dropped 2.50% (limit 2%); at 1000 items × 1 answer the gate resolves drops of 2.6% or more",
+			"_Resolution: ±1.5% (95%) at 1000 items × 1 answer; it resolves drops of 2.6% or more (80% power, noisy-drop warn)._\n\n<details><summary>How to resolve a 2% drop</summary>\n\nTo tell a 2% drop from noise: 2 answers per item (regenerated, in this run and the baseline), or about 1150 items"},
+		{"drop-noise-warn.md", gate.NoisyWarn, 78, [2]float64{-0.06, 0.01}, 50, "### ⚠️ rubricgate passed: score dropped 2.50% (limit 2%); at 50 items × 1 answer the gate resolves drops of 5% or more",
+			"_Resolution: ±3.5% (95%) at 50 items × 1 answer; it resolves drops of 5% or more (80% power, noisy-drop warn)._"},
+		{"drop-noise-block.md", gate.NoisyBlock, 78, [2]float64{-0.06, 0.01}, 50, "### ❌ rubricgate blocked: score dropped 2.50% (limit 2%); at 50 items × 1 answer the gate resolves drops of 3.5% or more",
+			"- aggregate score dropped 2.50% (80.0 → 78.0), at or above max-drop 2%; 95% CI -6.00% … +1.00% includes 0 (noisy-drop is block; with noisy-drop warn it would pass unless it reached hard-drop 5%)\n\n**Next step:** if the change is intended, a reviewer other than its author adds the label `rubricgate:accept-regression`"},
 		{"drop-pass.md", gate.NoisyWarn, 79.6, [2]float64{-0.03, 0.02}, 50, "### ✅ rubricgate passed: aggregate score -0.50% vs the baseline (80.0 → 79.6), within max-drop 2%",
-			"judging the same answer again does not remove answer noise._"},
+			"judging the same answer again does not remove answer noise.\n\n</details>"},
 	}
 	for _, c := range cases {
 		cur := report()

@@ -39,11 +39,16 @@ type ItemLine struct {
 	// Failed and NA list criterion ids (never null).
 	Failed []string `json:"failed"`
 	NA     []string `json:"na"`
+	// Answers is the number of answers (regenerated answers) the score is
+	// the mean of, and AnswerVar the variance of their scores (points²,
+	// n - 1 in the denominator); both omitted for an item of one answer.
+	Answers   int     `json:"answers,omitempty"`
+	AnswerVar float64 `json:"answer_var,omitempty"`
 }
 
 // NewItemLine is the line of one scored item.
 func NewItemLine(it *gate.ItemResult) ItemLine {
-	l := ItemLine{ID: it.ID, Pass: it.Pass, Failed: nonNil(it.Failed), NA: nonNil(it.NA)}
+	l := ItemLine{ID: it.ID, Pass: it.Pass, Failed: nonNil(it.Failed), NA: nonNil(it.NA), Answers: it.Answers, AnswerVar: it.AnswerVar}
 	if !it.Unscored {
 		s := it.Score
 		l.Score = &s

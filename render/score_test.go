@@ -42,6 +42,7 @@ func TestItemWriter(t *testing.T) {
 	for _, it := range []*gate.ItemResult{
 		{ID: "a", Score: 75, Pass: true},
 		{ID: "b", Unscored: true, Failed: []string{"safety"}},
+		{ID: "c", Score: 62.5, Pass: true, Answers: 3, AnswerVar: 156.25},
 	} {
 		if err := iw.Write(it); err != nil {
 			t.Fatal(err)
@@ -54,7 +55,8 @@ func TestItemWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"id":"a","score":75,"pass":true,"failed":[],"na":[]}` + "\n" +
-		`{"id":"b","score":null,"pass":false,"failed":["safety"],"na":[]}` + "\n"
+		`{"id":"b","score":null,"pass":false,"failed":["safety"],"na":[]}` + "\n" +
+		`{"id":"c","score":62.5,"pass":true,"failed":[],"na":[],"answers":3,"answer_var":156.25}` + "\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}

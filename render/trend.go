@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
 )
@@ -23,33 +24,53 @@ type trendPoint struct {
 // trendPoints are the points of t fit to show: scores that are finite and
 // within 0-100, at most maxTrendPoints of them (the last), each labelled
 // with its short commit when it has one (hex digits only), else its date
-// (ISO), else its position (1, 2, ...). Nothing else of a point reaches the chart: a
-// report, and the baseline it was made from, are untrusted.
+// (ISO; with the time, to the minute, else the second, where two points
+// share a date, as a local store's runs of one day do), else its position
+// (1, 2, ...). Nothing else of a point reaches the chart: a report, and the
+// baseline it was made from, are untrusted.
 func trendPoints(t *gate.Trend) []trendPoint {
 	var pts []trendPoint
-	seen := map[string]int{}
+	var dated []bool // pts[i] is labelled by its date
+	var dates []time.Time
 	for i, p := range t.Points {
 		if !inScore(p.Score) {
 			continue
 		}
-		label := fmt.Sprintf("%d", i+1)
+		label, byDate := fmt.Sprintf("%d", i+1), false
 		switch {
 		case isHexCommit(p.SHA):
 			label = strings.ToLower(p.SHA[:7])
 		case !p.Date.IsZero() && p.Date.Year() >= 1 && p.Date.Year() <= 9999:
-			label = p.Date.UTC().Format("2006-01-02")
-		}
-		// Mermaid merges equal categories: keep every label distinct.
-		if n := seen[label]; n > 0 {
-			seen[label] = n + 1
-			label = fmt.Sprintf("%s (%d)", label, n+1)
-		} else {
-			seen[label] = 1
+			label, byDate = p.Date.UTC().Format("2006-01-02"), true
 		}
 		pts = append(pts, trendPoint{label: label, score: p.Score})
+		dated, dates = append(dated, byDate), append(dates, p.Date.UTC())
 	}
 	if len(pts) > maxTrendPoints {
-		pts = pts[len(pts)-maxTrendPoints:]
+		cut := len(pts) - maxTrendPoints
+		pts, dated, dates = pts[cut:], dated[cut:], dates[cut:]
+	}
+	// Dates that repeat get the time, to the minute, then to the second.
+	for _, layout := range []string{"2006-01-02 15:04", "2006-01-02 15:04:05"} {
+		count := map[string]int{}
+		for _, p := range pts {
+			count[p.label]++
+		}
+		for i := range pts {
+			if dated[i] && count[pts[i].label] > 1 {
+				pts[i].label = dates[i].Format(layout)
+			}
+		}
+	}
+	// Mermaid merges equal categories: keep every label distinct.
+	seen := map[string]int{}
+	for i := range pts {
+		if n := seen[pts[i].label]; n > 0 {
+			seen[pts[i].label] = n + 1
+			pts[i].label = fmt.Sprintf("%s (%d)", pts[i].label, n+1)
+		} else {
+			seen[pts[i].label] = 1
+		}
 	}
 	return pts
 }
@@ -105,16 +126,23 @@ func writeTrend(b *strings.Builder, g *gate.GateReport) {
 	}
 	fmt.Fprintf(b, " (0-100)\"\n    x-axis [%s]\n    y-axis \"score\" %g --> %g\n    line [%s]\n",
 		strings.Join(labels, ", "), yLo, yHi, strings.Join(scores, ", "))
+	// The interval is of the baseline the run was compared with: a pooled
+	// baseline's mean, not the last run's own score the line shows.
+	from, pooled := pts[len(pts)-1].score, ""
+	if bl := g.Baseline; bl != nil && bl.PooledRuns > 1 && inScore(bl.Score) {
+		from = bl.Score
+		pooled = fmt.Sprintf(", the mean of its last %d runs; the line shows each run's own score", bl.PooledRuns)
+	}
 	if hasCur && ci != nil {
-		past := strings.Join(scores[:len(scores)-1], ", ")
-		fmt.Fprintf(b, "    line [%s, %s]\n    line [%s, %s]\n", past, num1(ci[0]), past, num1(ci[1]))
+		past := append(scores[:len(scores)-2:len(scores)-2], num1(from))
+		line := strings.Join(past, ", ")
+		fmt.Fprintf(b, "    line [%s, %s]\n    line [%s, %s]\n", line, num1(ci[0]), line, num1(ci[1]))
 	}
 	b.WriteString("```\n\n")
-	last := pts[len(pts)-1].score
 	switch {
 	case hasCur && ci != nil:
-		fmt.Fprintf(b, "_Trend: the last %d baselines of the branch, oldest first, then this run at **%s** (95%% interval %s … %s, the two lines that leave the baseline's %s)._\n\n",
-			len(pts), num1(cur), num1(ci[0]), num1(ci[1]), num1(last))
+		fmt.Fprintf(b, "_Trend: the last %d baselines of the branch, oldest first, then this run at **%s** (95%% interval %s … %s, the two lines that leave the baseline's %s%s)._\n\n",
+			len(pts), num1(cur), num1(ci[0]), num1(ci[1]), num1(from), pooled)
 	case hasCur:
 		fmt.Fprintf(b, "_Trend: the last %d baselines of the branch, oldest first, then this run at **%s** (no paired interval)._\n\n", len(pts), num1(cur))
 	default:

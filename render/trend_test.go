@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +98,7 @@ func TestMarkdownTrendHostileHistory(t *testing.T) {
 			t.Errorf("the trend chart carries %q:\n%s", bad, trend)
 		}
 	}
-	label := regexp.MustCompile(`^"([0-9a-f]{7}|\d{4}-\d{2}-\d{2}|\d+|this run)( \(\d+\))?"$`)
+	label := regexp.MustCompile(`^"([0-9a-f]{7}|\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?|\d+|this run)( \(\d+\))?"$`)
 	lines := strings.Split(strings.TrimSpace(trend), "\n")
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
@@ -119,6 +120,31 @@ func TestMarkdownTrendHostileHistory(t *testing.T) {
 	}
 	if strings.Count(trend, "line [") != 1 {
 		t.Errorf("an interval that is not finite is drawn:\n%s", trend)
+	}
+}
+
+// Points without a commit (a local store's) that share a date are told
+// apart by their time, to the minute, else to the second; a date alone
+// stays a date, and only points equal to the second are numbered.
+func TestTrendLabelsOfOneDay(t *testing.T) {
+	day := time.Date(2026, 12, 2, 9, 15, 0, 0, time.UTC)
+	tr := &gate.Trend{Points: []gate.TrendPoint{
+		{Score: 80, Date: day.Add(-24 * time.Hour)},
+		{Score: 81, Date: day},
+		{Score: 82, Date: day.Add(5 * time.Hour)},
+		{Score: 83, Date: day.Add(5*time.Hour + 20*time.Second)},
+		{Score: 84, Date: day.Add(7 * time.Hour)},
+		{Score: 85, Date: day.Add(7 * time.Hour)},
+		{Score: 86, SHA: "a1b2c3d4", Date: day.Add(8 * time.Hour)},
+	}}
+	var got []string
+	for _, p := range trendPoints(tr) {
+		got = append(got, p.label)
+	}
+	want := []string{"2026-12-01", "2026-12-02 09:15", "2026-12-02 14:15:00", "2026-12-02 14:15:20",
+		"2026-12-02 16:15:00", "2026-12-02 16:15:00 (2)", "a1b2c3d"}
+	if !slices.Equal(got, want) {
+		t.Errorf("labels\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -194,5 +220,31 @@ func TestTrendLine(t *testing.T) {
 	g.Trend.Points = g.Trend.Points[:1]
 	if got := TrendLine(g); got != "" {
 		t.Errorf("one baseline: %q", got)
+	}
+}
+
+// With a pooled baseline every figure says which baseline it is: the
+// score row the pool's mean, the criteria the last run's own, and the
+// trend's interval lines leave the pool's mean, not the last run's point.
+func TestMarkdownPooledBaselineFigures(t *testing.T) {
+	g := trendReport()
+	g.Baseline.Score, g.Baseline.PooledRuns = 80.8, 4
+	g.Trend.CI95 = &[2]float64{80.8 * 0.97, 80.8 * 1.012}
+	md := Markdown(g, MarkdownOptions{Title: "rubricgate", Now: now})
+	for _, want := range []string{
+		"| | Baseline (mean of the last 4 runs) | Current |",
+		"| Criterion | Weight | Baseline (last run) | Current |",
+		"the two lines that leave the baseline's 80.8, the mean of its last 4 runs; the line shows each run's own score",
+		"line [78.2, 79.4, 80.1, 82.3, 81.8, 81.0]",
+		"line [78.2, 79.4, 80.1, 82.3, 80.8, 78.4]",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+	g.Baseline.PooledRuns = 0
+	md = Markdown(g, MarkdownOptions{Title: "rubricgate", Now: now})
+	if strings.Contains(md, "(last run)") || strings.Contains(md, "mean of") {
+		t.Errorf("a single-run baseline is labelled as pooled:\n%s", md)
 	}
 }

@@ -78,80 +78,14 @@ func Open(patterns []string, format string, stdin io.Reader) ([]native.Input, fu
 	if len(patterns) == 0 {
 		return nil, nop, usagef("--results: no results file given")
 	}
-	var files []*os.File
-	closeAll := func() {
-		for _, fl := range files {
-			fl.Close()
-		}
-	}
-	failed := func(err error) ([]native.Input, func(), error) {
-		closeAll()
-		return nil, nop, err
-	}
-	var inputs []native.Input
-	seen := map[string]bool{}
-	stdinSeen := false
+	o := &opener{own: own, tool: tool, stdin: stdin, seen: map[string]bool{}}
 	for _, p := range patterns {
-		if p == "-" {
-			if stdinSeen {
-				return failed(usagef("--results: stdin (-) given twice"))
-			}
-			stdinSeen = true
-			switch {
-			case tool != nil:
-				data, err := io.ReadAll(io.LimitReader(stdin, formats.MaxFileBytes+1))
-				if err != nil {
-					return failed(fmt.Errorf("read stdin: %w", err))
-				}
-				if int64(len(data)) > formats.MaxFileBytes {
-					return failed(&native.InputError{File: "-", Msg: fmt.Sprintf("stdin is over %d bytes; name the file instead", int64(formats.MaxFileBytes))})
-				}
-				inputs = append(inputs, native.Input{Name: "-", Records: formats.NewRecords(tool, "-", func() (io.Reader, error) { return bytes.NewReader(data), nil })})
-			case own == native.FormatAuto:
-				return failed(usagef("--results -: reading stdin needs --format (one of %s)", strings.Join(Names(), ", ")))
-			default:
-				inputs = append(inputs, native.Input{Name: "-", R: stdin, Format: own})
-			}
-			continue
-		}
-		matches := []string{p}
-		if strings.ContainsAny(p, "*?[") {
-			m, err := filepath.Glob(p)
-			if err != nil {
-				return failed(usagef("--results %q: bad pattern: %v", p, err))
-			}
-			if len(m) == 0 {
-				return failed(fmt.Errorf("--results %q: no file matches", p))
-			}
-			sort.Strings(m)
-			matches = m
-		}
-		for _, path := range matches {
-			if seen[path] {
-				continue
-			}
-			if st, err := os.Stat(path); err == nil && st.IsDir() {
-				set, err := evalSet(path, tool, &files, seen)
-				if err != nil {
-					return failed(err)
-				}
-				seen[path] = true
-				inputs = append(inputs, set...)
-				continue
-			}
-			seen[path] = true
-			fl, err := os.Open(path)
-			if err != nil {
-				return failed(fmt.Errorf("results: %w", err))
-			}
-			files = append(files, fl)
-			in, err := input(fl, path, own, tool)
-			if err != nil {
-				return failed(err)
-			}
-			inputs = append(inputs, in)
+		if err := o.pattern(p); err != nil {
+			o.close()
+			return nil, nop, err
 		}
 	}
+	inputs := o.inputs
 	// The ids of several Inspect logs (tasks) stay apart: qualified by task.
 	var logs []*formats.Records
 	for _, in := range inputs {
@@ -164,7 +98,96 @@ func Open(patterns []string, format string, stdin io.Reader) ([]native.Input, fu
 			r.QualifyByTask()
 		}
 	}
-	return inputs, closeAll, nil
+	return inputs, o.close, nil
+}
+
+// opener opens the files of --results one pattern at a time.
+type opener struct {
+	own       native.Format
+	tool      *formats.Format
+	stdin     io.Reader
+	stdinSeen bool
+	seen      map[string]bool
+	files     []*os.File
+	inputs    []native.Input
+}
+
+// close closes every file opened.
+func (o *opener) close() {
+	for _, fl := range o.files {
+		fl.Close()
+	}
+}
+
+// pattern opens what one pattern names: stdin, a file, a glob's matches or
+// an eval-set directory.
+func (o *opener) pattern(p string) error {
+	if p == "-" {
+		return o.stdinInput()
+	}
+	matches := []string{p}
+	if strings.ContainsAny(p, "*?[") {
+		m, err := filepath.Glob(p)
+		if err != nil {
+			return usagef("--results %q: bad pattern: %v", p, err)
+		}
+		if len(m) == 0 {
+			return fmt.Errorf("--results %q: no file matches", p)
+		}
+		sort.Strings(m)
+		matches = m
+	}
+	for _, path := range matches {
+		if o.seen[path] {
+			continue
+		}
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			set, err := evalSet(path, o.tool, &o.files, o.seen)
+			if err != nil {
+				return err
+			}
+			o.seen[path] = true
+			o.inputs = append(o.inputs, set...)
+			continue
+		}
+		o.seen[path] = true
+		fl, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("results: %w", err)
+		}
+		o.files = append(o.files, fl)
+		in, err := input(fl, path, o.own, o.tool)
+		if err != nil {
+			return err
+		}
+		o.inputs = append(o.inputs, in)
+	}
+	return nil
+}
+
+// stdinInput opens stdin ("-"), once: a tool's reader gets it buffered
+// (it is read twice), rubricgate's own formats stream it.
+func (o *opener) stdinInput() error {
+	if o.stdinSeen {
+		return usagef("--results: stdin (-) given twice")
+	}
+	o.stdinSeen = true
+	switch {
+	case o.tool != nil:
+		data, err := io.ReadAll(io.LimitReader(o.stdin, formats.MaxFileBytes+1))
+		if err != nil {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+		if int64(len(data)) > formats.MaxFileBytes {
+			return &native.InputError{File: "-", Msg: fmt.Sprintf("stdin is over %d bytes; name the file instead", int64(formats.MaxFileBytes))}
+		}
+		o.inputs = append(o.inputs, native.Input{Name: "-", Records: formats.NewRecords(o.tool, "-", func() (io.Reader, error) { return bytes.NewReader(data), nil })})
+	case o.own == native.FormatAuto:
+		return usagef("--results -: reading stdin needs --format (one of %s)", strings.Join(Names(), ", "))
+	default:
+		o.inputs = append(o.inputs, native.Input{Name: "-", R: o.stdin, Format: o.own})
+	}
+	return nil
 }
 
 // evalSet opens the log of each task of an Inspect eval-set directory (see

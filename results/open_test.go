@@ -170,3 +170,23 @@ func TestOpenSummaryTable(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A ragas CSV saved with encoding="utf-8-sig" starts with a byte order
+// mark: it is still ragas', found by its header, and read by name too.
+func TestOpenRagasWithByteOrderMark(t *testing.T) {
+	for _, format := range []string{"", "ragas"} {
+		ins, closeAll, err := Open([]string{data + "ragas/results_bom.csv"}, format, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ins) != 1 || ins[0].Records == nil || ins[0].Records.Format() != "ragas" {
+			closeAll()
+			t.Fatalf("--format %q: not read as ragas: %+v", format, ins)
+		}
+		n := 0
+		if err := ins[0].Records.Each(func(*native.Record) error { n++; return nil }); err != nil || n != 3 {
+			t.Errorf("--format %q: %d records, %v; want 3", format, n, err)
+		}
+		closeAll()
+	}
+}

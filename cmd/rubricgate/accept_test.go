@@ -55,7 +55,7 @@ func TestActionAcceptanceRecordsCommitAndLaterChanges(t *testing.T) {
 		t.Fatalf("accepted run: exit %d\n%s", code, h.stdout.String())
 	}
 	body := h.stickyComments()[0].Body
-	if !strings.Contains(body, "<!-- rubricgate:accepted sha="+headSHA+" score=") || !strings.Contains(body, "label at commit `a1b2c3d` (score ") {
+	if !strings.Contains(body, "<!-- rubricgate:accepted sha="+headSHA+" score=") || !strings.Contains(body, "label applied by `"+reviewer+"` at commit `a1b2c3d` (score ") {
 		t.Fatalf("the first acceptance is not recorded:\n%s", body)
 	}
 
@@ -140,14 +140,17 @@ func TestActionAcceptanceFromForkOnlyWhenLabeled(t *testing.T) {
 				"head":   map[string]any{"sha": headSHA, "ref": "feature", "repo": map[string]any{"id": 999, "full_name": "mallory/support-bot"}},
 				"base":   map[string]any{"ref": "main", "repo": map[string]any{"id": repoID, "full_name": owner + "/" + repo}},
 				"labels": []map[string]any{{"name": "rubricgate:accept-regression"}},
+				"user":   map[string]any{"login": "mallory"},
 			},
 			"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
 		}
 		if action == "labeled" {
 			ev["label"] = map[string]any{"name": "rubricgate:accept-regression"}
+			ev["sender"] = map[string]any{"login": reviewer}
 		}
 		h.writeJSON("event.json", ev)
 	}
+	h.issues.AddEvent(prNum, reviewer, "labeled", "rubricgate:accept-regression")
 	forkEvent("synchronize")
 	if code := h.action(); code != exitBlocked {
 		t.Fatalf("a push with the label on and no readable record: exit %d\n%s", code, h.stdout.String())

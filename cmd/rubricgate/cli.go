@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/rubricgate/rubricgate/finding"
@@ -63,18 +64,29 @@ Usage:
   rubricgate calibrate --rubric R [flags] HUMAN JUDGE      judge-human agreement
   rubricgate rubric validate R
   rubricgate rubric export --format json|csv|prompt R
-  rubricgate init [--dir DIR]                              a starter rubric, results and workflow
+  rubricgate init [--dir DIR] [--branch B]                 a starter rubric, results and workflows
   rubricgate version                                       (also -v, --version)
 
 Run 'rubricgate COMMAND -h' for a command's flags and an example.
 Inside GitHub Actions with no arguments, rubricgate runs the gate from the action inputs.
-Exit status: 0 pass, 1 blocked, 2 error.
+Exit status: 0 pass, 1 blocked, 2 error, 3 re-run asked (noisy-drop rerun: re-run the eval with more answers).
 `
 
 // commands are the subcommands by name.
 var commands = map[string]func([]string, *env) (int, error){
 	"score": cmdScore, "gate": cmdGate, "judge": cmdJudge, "comment": cmdComment, "calibrate": cmdCalibrate, "rubric": cmdRubric,
 	"init": cmdInit,
+}
+
+// commandNames are the command names a mistyped one is matched against,
+// sorted (so that the suggestion does not depend on map order).
+func commandNames() []string {
+	names := []string{"help", "version"}
+	for n := range commands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // run executes one command line and returns the exit status.
@@ -96,6 +108,9 @@ func run(args []string, e *env) int {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
+		if s := cliflag.Closest(args[0], commandNames()); s != "" {
+			return fail(e, usage.Errorf("unknown command %q (did you mean %s?)", args[0], s))
+		}
 		return fail(e, usage.Errorf("unknown command %q", args[0]))
 	}
 	code, err := cmd(args[1:], e)

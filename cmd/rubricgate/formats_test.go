@@ -247,20 +247,20 @@ func TestOpenAIEvalsEndToEnd(t *testing.T) {
 	if code != exitPass || !strings.Contains(out, "baseline 66.7") || !strings.Contains(errs, "re-scored under the baseline's rubric") {
 		t.Errorf("gate from stdin under a changed rubric: exit %d\n%s%s", code, out, errs)
 	}
-	// A model-graded null score (the grader's choice was __invalid__: the
-	// grader failed) is unscored and named, with or without na. The metric
-	// "score" feeds the criterion of that id.
+	// A model-graded grade that matched no choice (__invalid__) scores the
+	// lowest of the spec's choice scores, as openai/evals records it: every
+	// item is scored. The metric "score" feeds the criterion of that id.
 	graded := filepath.Join(dir, "graded.yaml")
 	os.WriteFile(graded, []byte("name: graded\ncriteria:\n  - id: score\n    scale: [0, 1]\n"), 0o644)
-	code, rep, errs = scoreJSON(t, "", "--rubric", graded, "--results", fmtData+"openai-evals/modelgraded.jsonl", "--max-unscored", "50%")
-	us, _ := json.Marshal(rep["unscored"])
-	if code != exitPass || rep["scored"] != 2.0 || !strings.Contains(string(us), `openai-evals failed to score metric \"score\" (NaN, null or empty)`) {
+	code, rep, errs = scoreJSON(t, "", "--rubric", graded, "--results", fmtData+"openai-evals/modelgraded.jsonl")
+	if us, _ := json.Marshal(rep["unscored"]); code != exitPass || rep["scored"] != 3.0 || !strings.Contains(string(us), `"count":0`) {
 		t.Errorf("modelgraded: exit %d, scored %v, unscored %s %s", code, rep["scored"], us, errs)
 	}
-	os.WriteFile(graded, []byte("name: graded\ncriteria:\n  - id: score\n    scale: [0, 1]\n    na: true\n"), 0o644)
-	code, rep, errs = scoreJSON(t, "", "--rubric", graded, "--results", fmtData+"openai-evals/modelgraded.jsonl", "--max-unscored", "50%")
-	if us, _ := json.Marshal(rep["unscored"]); code != exitPass || rep["scored"] != 2.0 || !strings.Contains(string(us), `coqa-closedqa.dev.2`) {
-		t.Errorf("modelgraded under na: exit %d, scored %v, unscored %s %s", code, rep["scored"], us, errs)
+	// A spec without choice_scores (fact) records score null on every
+	// sample: the file has no score, and is refused saying so.
+	code, _, errs = scoreJSON(t, "", "--rubric", graded, "--results", fmtData+"openai-evals/modelgraded_fact.jsonl")
+	if code != exitError || !strings.Contains(errs, "modelgraded_fact.jsonl:4") || !strings.Contains(errs, "no choice_scores") {
+		t.Errorf("modelgraded fact: exit %d %s", code, errs)
 	}
 }
 

@@ -65,13 +65,18 @@ func pickHost(e *env, branch string) (host.Host, error) {
 
 // runGate parses c, picks the host, reads the inputs (judging them first
 // for --input) and calls gaterun.Run once, which decides, writes and
-// publishes. It returns the exit status (0 pass, 1 blocked); an error is
-// exit 2.
+// publishes. It returns the exit status (0 pass, 1 blocked, 3 re-run
+// asked); an error is exit 2.
 func runGate(ctx context.Context, c *gateConfig, e *env) (int, error) {
 	h, err := pickHost(e, c.Branch)
 	if err != nil {
 		return exitError, err
 	}
+	return runGateOn(ctx, h, c, e)
+}
+
+// runGateOn is runGate on the host h.
+func runGateOn(ctx context.Context, h host.Host, c *gateConfig, e *env) (int, error) {
 	s, err := c.Parse()
 	if err != nil {
 		return exitError, err

@@ -31,10 +31,14 @@ var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // harness runs the real command as a GitHub Actions step would, against a
 // fake GitHub API, with the runner's command files in a temp dir.
 type harness struct {
-	t              *testing.T
-	dir            string
-	fake           *ghfake.Server
-	issues         *ghfake.Issues
+	t      *testing.T
+	dir    string
+	fake   *ghfake.Server
+	issues *ghfake.Issues
+	// labeled are the labels a labeled event was recorded for (by
+	// reviewer, on another's pull request: the pull request's author is
+	// prAuthor).
+	labeled        map[string]bool
 	vars           map[string]string
 	stdout, stderr bytes.Buffer
 }
@@ -71,11 +75,26 @@ func newHarness(t *testing.T) *harness {
 
 func (h *harness) path(name string) string { return filepath.Join(h.dir, name) }
 
-// event writes a pull_request event payload with the given labels.
+// prAuthor wrote the harness's pull request; reviewer applies its labels.
+const (
+	prAuthor = "octo-author"
+	reviewer = "octo-reviewer"
+)
+
+// event writes a pull_request event payload with the given labels; a
+// label not on it before is recorded in the pull request's events as
+// applied by reviewer.
 func (h *harness) event(labels []string) {
 	ls := []map[string]any{}
+	if h.labeled == nil {
+		h.labeled = map[string]bool{}
+	}
 	for _, l := range labels {
 		ls = append(ls, map[string]any{"name": l})
+		if !h.labeled[l] {
+			h.labeled[l] = true
+			h.issues.AddEvent(prNum, reviewer, "labeled", l)
+		}
 	}
 	ev := map[string]any{
 		"action": "synchronize",
@@ -85,6 +104,7 @@ func (h *harness) event(labels []string) {
 			"head":   map[string]any{"sha": headSHA, "ref": "feature"},
 			"base":   map[string]any{"ref": "main"},
 			"labels": ls,
+			"user":   map[string]any{"login": prAuthor},
 		},
 		"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
 	}

@@ -9,7 +9,7 @@ var (
 	outputFlags = cliflag.Group{Title: "outputs", Names: []string{"json", "markdown", "junit", "items", "title", "o"},
 		Prefixes: []string{"comment", "github-token"}}
 	decisionFlags = cliflag.Group{Title: "decision", Names: []string{"max-drop", "noisy-drop", "hard-drop", "max-unscored",
-		"on-rubric-change", "accept", "accept-label"}}
+		"on-rubric-change", "accept", "accept-label", "accept-by"}}
 	baselineFlags = cliflag.Group{Title: "baseline", Names: []string{"write-baseline", "if-no-baseline", "on-baseline-error", "max-baseline-age",
 		"max-archive", "branch"}, Prefixes: []string{"baseline"}}
 	judgeFlags = cliflag.Group{Title: "judge (with --input) and rollout tiers", Names: []string{"samples", "safety-confirm", "concurrency",
@@ -25,7 +25,7 @@ var helps = map[string]*cliflag.Help{
 		Example: "rubricgate score --rubric rubric.yaml --results run.jsonl --json report.json",
 	},
 	"gate": {
-		Summary: "rubricgate gate: score a run, compare it with the last passing baseline, and pass (0) or block (1); 2 is an error.",
+		Summary: "rubricgate gate: score a run, compare it with the last passing baseline, and pass (0) or block (1); 2 is an error, 3 asks for a re-run (noisy-drop rerun).",
 		Usage:   "rubricgate gate --rubric R --results F [F...] [flags]",
 		Groups:  []cliflag.Group{inputFlags, decisionFlags, baselineFlags, outputFlags, judgeFlags},
 		Example: "rubricgate gate --rubric rubric.yaml --results run.jsonl --max-drop 2% --json report.json",
@@ -61,8 +61,8 @@ var helps = map[string]*cliflag.Help{
 		Example: "rubricgate rubric export --format csv -o sheet.csv rubric.yaml",
 	},
 	"init": {
-		Summary: "rubricgate init: write a minimal rubric, an example results file and a GitHub Actions workflow, then run the gate on them.",
-		Usage:   "rubricgate init [--dir DIR]",
+		Summary: "rubricgate init: write a minimal rubric, an example results file and the GitHub Actions workflows (pull request and baseline), keep the local baseline store out of git, then run the gate on them as a trial.",
+		Usage:   "rubricgate init [--dir DIR] [--branch BRANCH]",
 		Example: "rubricgate init && rubricgate gate --rubric rubric.yaml --results evals/results.jsonl",
 	},
 }

@@ -56,8 +56,9 @@ func cmdJudge(args []string, e *env) (int, error) {
 
 // runJudge judges c.input and returns the results file's content, and
 // prints the run's summary (and how many cache entries failed
-// verification). The API key and the cache key are read from the
-// environment only.
+// verification). The API key, the cache key and OpenAI's organisation and
+// project (OPENAI_ORG_ID, OPENAI_PROJECT_ID) are read from the environment
+// only.
 func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) ([]byte, error) {
 	o := c.Options
 	// The cache directory is written too: on a change request's run not
@@ -70,6 +71,10 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) ([
 	o.ProgressOut, o.InCI = e.stderr, e.inActions()
 	o.APIKey = e.getenv(o.KeyEnv())
 	o.CacheKey = e.getenv(judge.CacheKeyEnv)
+	if o.Provider == judge.ProviderOpenAI || o.Provider == "" {
+		// As the official SDK: the organisation and project to bill.
+		o.Organization, o.Project = e.getenv("OPENAI_ORG_ID"), e.getenv("OPENAI_PROJECT_ID")
+	}
 	o.Warn = func(msg string) { warn(e, "", 0, msg) }
 	var buf bytes.Buffer
 	sum, err := o.Run(ctx, rb, c.input, &buf)
@@ -95,7 +100,7 @@ func runJudge(ctx context.Context, c *judgeConfig, rb *rubric.Rubric, e *env) ([
 // writes it with its other outputs, all or nothing.
 func judgeForGate(ctx context.Context, c *judgeConfig, t *tier.Settings, rb *rubric.Rubric, e *env) (string, []byte, error) {
 	jc := *c
-	jc.Model, jc.ProductionModel, jc.SameFamily = t.JudgeModel, t.ProductionModel, t.SameFamily.String()
+	jc.Model, jc.ProductionModel, jc.SameFamily = t.JudgeModel, t.ProductionModel, t.SameFamily
 	if strings.TrimSpace(jc.Model) == "" {
 		return "", nil, usage.Errorf("--input needs --judge-model (the judge to run)")
 	}

@@ -428,7 +428,7 @@ func TestJudgeAnswersPerItemThenGate(t *testing.T) {
 		t.Fatalf("second judge exit %d, %d requests: %s", code, srv.Requests(), errs)
 	}
 	code, stdout, errs = runCLI(t, "", "gate", "--rubric", supportRubric, "--results", out2, "--baseline", base)
-	if !strings.Contains(stdout, "4 items and 2 answers per item") {
+	if !strings.Contains(stdout, "at 4 items × 2 answers;") {
 		t.Fatalf("gate against the baseline: exit %d: %s %s", code, stdout, errs)
 	}
 	later.Store(false)
@@ -460,5 +460,59 @@ func TestJudgeAnswersPerItemThenGate(t *testing.T) {
 	if code != exitPass || strings.Count(errs, "byte-identical") != 1 || !strings.Contains(errs, "warning: "+twice+`: 4 ids have answers with byte-identical output text, the first id "refund-window" on lines 1 and 9: `) ||
 		!strings.Contains(errs, "judged 4 items with 16 answers") {
 		t.Fatalf("answers appended twice: exit %d: %s", code, errs)
+	}
+}
+
+// judgeEnvMap runs a command line with the environment vars.
+func judgeEnvMap(t *testing.T, vars map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	getenv := func(k string) string { return vars[k] }
+	code := run(args, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: getenv, now: func() time.Time { return testNow }})
+	return code, out.String(), errb.String()
+}
+
+// OPENAI_ORG_ID and OPENAI_PROJECT_ID reach OpenAI as OpenAI-Organization
+// and OpenAI-Project, as the official SDK sends them; never to another
+// provider.
+func TestJudgeSendsOpenAIOrganizationAndProject(t *testing.T) {
+	vars := map[string]string{"OPENAI_API_KEY": judgeKey, "ANTHROPIC_API_KEY": judgeKey, "OPENAI_ORG_ID": "org-abc", "OPENAI_PROJECT_ID": "proj_xyz"}
+	for _, kind := range []llmfake.Kind{llmfake.OpenAI, llmfake.Anthropic} {
+		srv := supportFake(kind)
+		defer srv.Close()
+		provider, model := "openai", "gpt-4o-mini"
+		if kind == llmfake.Anthropic {
+			provider, model = "anthropic", "claude-sonnet-4-5"
+		}
+		code, _, errs := judgeEnvMap(t, vars, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl",
+			"--out", filepath.Join(t.TempDir(), "r.jsonl"), "--provider", provider, "--model", model, "--base-url", srv.BaseURL(), "--progress", "none")
+		if code != exitPass {
+			t.Fatalf("%s: exit %d: %s", provider, code, errs)
+		}
+		h := srv.Log()[0].Header
+		org, proj := h.Get("OpenAI-Organization"), h.Get("OpenAI-Project")
+		if kind == llmfake.OpenAI && (org != "org-abc" || proj != "proj_xyz") || kind == llmfake.Anthropic && (org != "" || proj != "") {
+			t.Errorf("%s: OpenAI-Organization %q, OpenAI-Project %q", provider, org, proj)
+		}
+	}
+}
+
+// --provider azure reads AZURE_OPENAI_API_KEY and judges through a classic
+// deployment's URL; a provider the judge does not speak is a one-line
+// setting error, exit 2.
+func TestJudgeAzureProvider(t *testing.T) {
+	srv := llmfake.NewAzure(judgeKey, map[string]string{"grader": "gpt-4o"}, func(*llmfake.Received) llmfake.Reply {
+		return llmfake.Reply{Text: `{"accuracy":4,"resolution":4,"tone":4,"safety":1,"reasoning":"ok"}`}
+	})
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errs := judgeEnvMap(t, map[string]string{"AZURE_OPENAI_API_KEY": judgeKey}, "judge", "--rubric", supportRubric, "--input", "../../examples/judge/answers.jsonl",
+		"--out", out, "--provider", "azure", "--model", "grader", "--base-url", srv.DeploymentURL("grader", "2024-10-21"), "--progress", "none")
+	if code != exitPass || srv.Requests() != 4 {
+		t.Fatalf("exit %d, %d requests: %s", code, srv.Requests(), errs)
+	}
+	code, _, errs = judgeEnvMap(t, nil, "judge", "--rubric", supportRubric, "--input", "x.jsonl", "--out", out, "--provider", "gemini", "--model", "m")
+	if code != exitError || !strings.Contains(errs, `--provider "gemini": expected openai, anthropic or azure`) {
+		t.Fatalf("exit %d: %s", code, errs)
 	}
 }

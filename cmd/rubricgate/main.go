@@ -2,7 +2,7 @@
 // eval run against a versioned rubric, compares it with the last passing
 // baseline, and blocks on a relative drop or a blocking-criterion failure.
 //
-// Exit status: 0 pass, 1 blocked, 2 error.
+// Exit status: 0 pass, 1 blocked, 2 error, 3 re-run asked (noisy-drop rerun).
 package main
 
 import "os"

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,9 +97,27 @@ var fakes sync.Map // *testscript.TestScript -> *scriptFake
 type scriptFake struct {
 	srv    *ghfake.Server
 	issues *ghfake.Issues
-	// head is the pull request's head commit, labels its labels.
+	// head is the pull request's head commit, labels its labels; by
+	// applies the labels added from now on (author wrote the pull request).
 	head   string
 	labels []string
+	by     string
+}
+
+// The scripts' pull request's author, and who applies its labels unless
+// ghfake by says otherwise.
+const (
+	scriptAuthor   = "octo-author"
+	scriptReviewer = "octo-reviewer"
+)
+
+// label records that f.by applied the labels of ls not in had.
+func (f *scriptFake) label(had, ls []string) {
+	for _, l := range ls {
+		if !slices.Contains(had, l) {
+			f.issues.AddEvent(prNum, f.by, "labeled", l)
+		}
+	}
 }
 
 // cmdGHFake is the scripts' fake GitHub:
@@ -115,7 +134,10 @@ type scriptFake struct {
 //	ghfake requests          print the requests the fake answered, one a line:
 //	                         "ROUTE METHOD PATH auth=true|false"
 //	ghfake labels [LABEL...] the pull request's labels are now these (the event rewritten:
-//	                         a synchronize event)
+//	                         a synchronize event; a new one applied, in the pull
+//	                         request's events, by octo-reviewer or the login of ghfake by)
+//	ghfake by LOGIN          LOGIN applies the labels added from now on (the pull
+//	                         request's author is octo-author)
 //	ghfake labeled LABEL     LABEL is added to the pull request's labels: the event is the
 //	                         labeled event that adds it
 //	ghfake push SHA          the pull request's head is now SHA (API and event: a
@@ -170,14 +192,22 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Fprintf(w, "%s %s auth=%v\n", r.Route, r, r.Auth != "")
 		}
 	case "labels":
+		had := f.labels
 		f.labels = append([]string(nil), args[1:]...)
+		f.label(had, f.labels)
 		writeEvent(ts, f, "")
 	case "labeled":
 		if len(args) != 2 {
 			ts.Fatalf("usage: ghfake labeled LABEL")
 		}
 		f.labels = append(f.labels, args[1])
+		f.label(nil, args[1:])
 		writeEvent(ts, f, args[1])
+	case "by":
+		if len(args) != 2 {
+			ts.Fatalf("usage: ghfake by LOGIN")
+		}
+		f.by = args[1]
 	case "push":
 		if len(args) != 2 || len(args[1]) != 40 {
 			ts.Fatalf("usage: ghfake push SHA (40 hex digits)")
@@ -217,11 +247,12 @@ func writeEvent(ts *testscript.TestScript, f *scriptFake, added string) {
 	ev := map[string]any{
 		"action": "synchronize", "number": prNum,
 		"pull_request": map[string]any{"number": prNum, "head": map[string]any{"sha": f.head, "ref": "feature"},
-			"base": map[string]any{"ref": "main"}, "labels": ls},
+			"base": map[string]any{"ref": "main"}, "labels": ls, "user": map[string]any{"login": scriptAuthor}},
 		"repository": map[string]any{"id": repoID, "full_name": owner + "/" + repo, "default_branch": "main"},
 	}
 	if added != "" {
 		ev["action"], ev["label"] = "labeled", map[string]any{"name": added}
+		ev["sender"] = map[string]any{"login": f.by}
 	}
 	data, err := json.Marshal(ev)
 	ts.Check(err)
@@ -237,7 +268,8 @@ func startFake(ts *testscript.TestScript, labels []string) {
 	srv.AcceptTokens("ghs_faketoken123")
 	issues := srv.ServeIssues()
 	issues.AddPull(ghfake.PullRequest{Number: prNum, HeadSHA: headSHA, HeadRef: "feature", BaseRef: "main"})
-	f := &scriptFake{srv: srv, issues: issues, head: headSHA, labels: append([]string(nil), labels...)}
+	f := &scriptFake{srv: srv, issues: issues, head: headSHA, labels: append([]string(nil), labels...), by: scriptReviewer}
+	f.label(nil, f.labels)
 	fakes.Store(ts, f)
 	ts.Defer(func() { fakes.Delete(ts) })
 

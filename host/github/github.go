@@ -26,6 +26,7 @@ import (
 	"time"
 	"unicode"
 
+	gh "github.com/google/go-github/v60/github"
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/rubricgate/rubricgate/baseline"
@@ -91,6 +92,9 @@ type Event struct {
 		Labels []struct {
 			Name string `json:"name"`
 		} `json:"labels"`
+		User *struct {
+			Login string `json:"login"`
+		} `json:"user"`
 	} `json:"pull_request"`
 	Repository *struct {
 		ID            int64  `json:"id"`
@@ -104,6 +108,11 @@ type Event struct {
 	Label  *struct {
 		Name string `json:"name"`
 	} `json:"label"`
+	// Sender is who triggered the event (for "labeled": who applied the
+	// label).
+	Sender *struct {
+		Login string `json:"login"`
+	} `json:"sender"`
 }
 
 // FromFork reports whether the event is a pull request whose head is in
@@ -190,6 +199,12 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 		}
 		if ev.Action == "labeled" && ev.Label != nil {
 			b.LabelAdded = ev.Label.Name
+			if ev.Sender != nil {
+				b.LabelAddedBy = ev.Sender.Login
+			}
+		}
+		if pr.User != nil {
+			b.Author = pr.User.Login
 		}
 	}
 	b.ChangeRequestEvent = b.ChangeRequest > 0 && (b.Event == "pull_request" || b.Event == "pull_request_target")
@@ -531,6 +546,9 @@ func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
 	cm := h.Commenter(o.Token, o.Author)
 	cm.Logf = o.Logf
 	c.Commenter = cm
+	c.LabelActor = func(ctx context.Context, label string) (gate.Actor, error) {
+		return cm.LabelActor(ctx, label)
+	}
 	if o.Mode != host.CommentNever && o.Author != "*" && o.Author != "" && !h.event.FromFork() {
 		c.Previous = func(ctx context.Context, key string) (string, bool, error) {
 			svc, err := cm.service()
@@ -543,6 +561,51 @@ func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
 		}
 	}
 	return c
+}
+
+// maxEventPages bounds the issue events read to find who applied a label
+// (100 events a page).
+const maxEventPages = 30
+
+// LabelActor is who last applied label to the pull request, from its issue
+// events (GET /repos/{owner}/{repo}/issues/{number}/events, oldest first:
+// the actor of the last "labeled" event for that label, names compared as
+// GitHub compares labels, without case). The author comes from the
+// payload, not from here.
+func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, error) {
+	if c.PullRequest <= 0 {
+		return gate.Actor{}, errors.New("this run is not for a pull request")
+	}
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	api, err := ghclient.New(c.APIURL, c.Token, hc)
+	if err != nil {
+		return gate.Actor{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var who gate.Actor
+	opts := &gh.ListOptions{PerPage: 100}
+	for pages := 0; ; pages++ {
+		if pages == maxEventPages {
+			return gate.Actor{}, fmt.Errorf("the events of #%d: more than %d pages", c.PullRequest, maxEventPages)
+		}
+		evs, resp, err := api.Issues.ListIssueEvents(ctx, c.Owner, c.Repo, c.PullRequest, opts)
+		if err != nil {
+			return gate.Actor{}, fmt.Errorf("the events of #%d: %w", c.PullRequest, err)
+		}
+		for _, e := range evs {
+			if e.GetEvent() == "labeled" && e.Label != nil && strings.EqualFold(e.Label.GetName(), label) {
+				who.AppliedBy = e.GetActor().GetLogin()
+			}
+		}
+		if resp.NextPage == 0 {
+			return who, nil
+		}
+		opts.Page = resp.NextPage
+	}
 }
 
 // Interface checks.

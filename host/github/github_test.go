@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -87,7 +88,7 @@ func TestReadBuildRecordedPayloads(t *testing.T) {
 		return host.Build{
 			Host: "github", Repository: "Codertocat/Hello-World", RepositoryID: 186853002, Event: "pull_request",
 			SHA: sha, HeadSHA: head, Ref: "refs/pull/2/merge", BaseBranch: "master", DefaultBranch: "master",
-			ChangeRequest: 2, ChangeRequestEvent: true, Labels: labels, RunID: 6789,
+			ChangeRequest: 2, ChangeRequestEvent: true, Labels: labels, RunID: 6789, Author: "Codertocat",
 			RunURL: "https://github.com/Codertocat/Hello-World/actions/runs/6789", RunsURL: "https://github.com/Codertocat/Hello-World/actions/runs/", Workflow: "evals", Job: "gate",
 			APIURL: "https://api.github.com",
 		}
@@ -102,8 +103,9 @@ func TestReadBuildRecordedPayloads(t *testing.T) {
 		{name: "pull_request synchronize", event: "pull_request", ref: "refs/pull/2/merge", payload: "testdata/pull_request.synchronize.json", want: prBuild("bug")},
 		{name: "pull_request labeled", event: "pull_request", ref: "refs/pull/2/merge", payload: "testdata/pull_request.labeled.json", want: func() host.Build {
 			// The label the event added: the moment an accept label takes effect.
+			// Its sender applied it (here the pull request's own author).
 			b := prBuild("bug")
-			b.LabelAdded = "bug"
+			b.LabelAdded, b.LabelAddedBy = "bug", "Codertocat"
 			return b
 		}()},
 		{name: "pull_request from a fork", event: "pull_request", ref: "refs/pull/2/merge", fork: true, want: prBuild(), fromFork: true},
@@ -333,6 +335,37 @@ func fakeCommenter(t *testing.T) (*ghfake.Server, *ghfake.Issues, *Commenter) {
 	c := &Commenter{APIURL: strings.TrimSuffix(f.BaseURL(), "/"), Owner: "octo-org", Repo: "evals", PullRequest: 7,
 		HeadSHA: "abc123", Token: token, HTTPClient: f.API.Client()}
 	return f, is, c
+}
+
+// Who applied a label, when no labeled event says: the actor of the last
+// "labeled" event for it among the pull request's issue events, read over
+// every page; an unlabeled event in between does not erase who applied it
+// again later.
+func TestLabelActor(t *testing.T) {
+	f, is, c := fakeCommenter(t)
+	ctx := context.Background()
+	if who, err := c.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who != (gate.Actor{}) {
+		t.Errorf("no events: %+v %v", who, err)
+	}
+	is.AddEvent(7, "alice", "labeled", "rubricgate:accept-regression")
+	for i := range 150 {
+		is.AddEvent(7, "bob", "labeled", fmt.Sprint("other-", i))
+	}
+	is.AddEvent(7, "mallory", "unlabeled", "rubricgate:accept-regression")
+	is.AddEvent(7, "mallory", "labeled", "RubricGate:Accept-Regression")
+	is.AddEvent(7, "carol", "closed", "")
+	is.AddEvent(8, "alice", "labeled", "rubricgate:accept-regression")
+	who, err := c.LabelActor(ctx, "rubricgate:accept-regression")
+	if err != nil || who.AppliedBy != "mallory" {
+		t.Errorf("applied by %+v %v, want mallory", who, err)
+	}
+	if n := f.Count(ghfake.RouteIssueEvents); n != 3 {
+		t.Errorf("%d event pages asked, want 2 (+1 before)", n)
+	}
+	c.PullRequest = 99
+	if _, err := c.LabelActor(ctx, "x"); err == nil {
+		t.Error("an unknown pull request's events: no error")
+	}
 }
 
 func TestCommenter(t *testing.T) {

@@ -32,11 +32,17 @@ func TestCommenting(t *testing.T) {
 	if !ok || n.Token != "glpat-x" || n.Author != "bot" || c.Previous == nil {
 		t.Errorf("named author: %+v", c)
 	}
-	for _, author := range []string{githubDefaultAuthor, "*"} {
+	// Left at its default: the token's own user's note (asked of GitLab),
+	// whose record is read back.
+	for _, author := range []string{githubDefaultAuthor, ""} {
 		c := h.Commenting(host.CommentOptions{Mode: host.CommentAuto, Author: author})
-		if n := c.Commenter.(*Notes); n.Author != "" || c.Previous != nil {
+		if n := c.Commenter.(*Notes); n.Author != "" || c.Previous == nil {
 			t.Errorf("author %q: adopts %q, previous %v", author, n.Author, c.Previous != nil)
 		}
+	}
+	// Anyone's: nothing is read back.
+	if c := h.Commenting(host.CommentOptions{Mode: host.CommentAuto, Author: "*"}); c.Commenter.(*Notes).Author != "*" || c.Previous != nil {
+		t.Errorf("author *: %+v", c)
 	}
 	if c := h.Commenting(host.CommentOptions{Mode: host.CommentNever, Author: "bot"}); c.Previous != nil {
 		t.Error("comment never still reads the previous note")

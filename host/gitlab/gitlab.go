@@ -187,21 +187,23 @@ func NewJob(getenv func(string) string, stdout io.Writer) (*Host, error) {
 }
 
 // githubDefaultAuthor is the comment-author setting's default (GitHub's
-// token login): on GitLab it means any author.
+// token login): on GitLab it means the token's own user, asked of GitLab.
 const githubDefaultAuthor = "github-actions[bot]"
 
 // Commenting is the merge request's sticky note, posted with the token in
 // GITLAB_TOKEN (a masked CI/CD variable holding a project access token with
 // api scope: CI_JOB_TOKEN cannot write notes, and a token given on the
 // command line would show in the job log). The note of o.Author is
-// adopted; left at its GitHub default (or "*") any author's is (GitLab
-// refuses to edit another user's note). The gate's previous note is read
-// back only from a named author: anyone may post a note.
+// adopted; left at its GitHub default, the note of the token's own user
+// (GET /user), so a note another user posted with the marker is never
+// adopted; "*" any author's (GitLab refuses to edit another user's note:
+// a new note is posted then). The gate's previous note is read back only
+// from a named author or the token's own user: anyone may post a note.
 func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
 	c := host.Commenting{Noun: "note"}
 	author := o.Author
-	if author == githubDefaultAuthor || author == "*" {
-		author = ""
+	if author == githubDefaultAuthor {
+		author = "" // the token's own user
 	}
 	token := h.getenv("GITLAB_TOKEN")
 	if token == "" {
@@ -210,7 +212,8 @@ func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
 	}
 	notes := h.Commenter(token, false, author)
 	c.Commenter = notes
-	if o.Mode != host.CommentNever && author != "" {
+	c.LabelActor = notes.LabelActor
+	if o.Mode != host.CommentNever && author != "*" {
 		c.Previous = notes.Existing
 	}
 	return c
@@ -279,7 +282,8 @@ func (h *Host) DefaultStore(o host.StoreOptions) (baseline.Store, *baseline.Dir,
 // Commenter returns the sticky note of the job's merge request. token is
 // sent as PRIVATE-TOKEN (a project or personal access token with api
 // scope), or as JOB-TOKEN when jobToken is true; author is the username
-// whose marker note is adopted ("*" or "" for anyone).
+// whose marker note is adopted ("" for the token's own user, "*" for
+// anyone).
 func (h *Host) Commenter(token string, jobToken bool, author string) *Notes {
 	return &Notes{
 		APIURL: h.build.APIURL, Project: strconv.FormatInt(h.build.RepositoryID, 10), MergeRequest: h.build.ChangeRequest,

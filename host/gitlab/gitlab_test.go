@@ -18,6 +18,7 @@ import (
 	"github.com/rubricgate/rubricgate/baseline"
 	"github.com/rubricgate/rubricgate/comment"
 	"github.com/rubricgate/rubricgate/finding"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 )
 
@@ -264,18 +265,71 @@ func TestNotesAdoption(t *testing.T) {
 		t.Errorf("the oldest was not edited: %q", got.Body)
 	}
 	// Any author: mallory's planted note is the oldest and is adopted; the
-	// bot may not edit it (403): a permission error.
+	// bot may not edit it (403): a new note is posted, the planted one
+	// left as it was.
 	n.Author = "*"
-	_, err = n.Comment(ctx, "k", "x")
-	var pe *PermissionError
-	if !errors.As(err, &pe) || pe.StatusCode != http.StatusForbidden || !pe.Write {
-		t.Errorf("editing another's note: %v", err)
+	before := f.NextID
+	if r, err := n.Comment(ctx, "k", "x"); err != nil || r.Action != comment.ActionCreated || f.NextID != before+1 {
+		t.Errorf("editing another's note: %+v %v", r, err)
+	}
+	if got, _ := f.Get(501); got.Body != marker+"\nplanted" {
+		t.Errorf("the planted note changed: %q", got.Body)
 	}
 	// The note disappears between listing and editing: a new one.
 	n.Author = "rubricgate-bot"
 	f.BeforePut = func(id int64) { f.Delete(id) }
 	if r, err := n.Comment(ctx, "k", "again"); err != nil || r.Action != comment.ActionCreated {
 		t.Errorf("deleted before edit: %+v %v", r, err)
+	}
+}
+
+// With the default comment-author the note adopted is the token's own
+// user's, learnt from GET /user: a note the merge request's author posted
+// first with the marker (a forged "passed") is neither adopted nor read
+// back, and the gate's own note is posted and kept.
+func TestNotesSquatted(t *testing.T) {
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "project_42_bot_1f2e"
+	f.Tokens["glpat-author"] = "mallory"
+	ctx := context.Background()
+	marker := comment.Marker("k")
+	forged := f.Add("mallory", marker+"\n<!-- rubricgate:accepted sha=0123456789012345678901234567890123456789 score=90 -->\n✅ passed", false)
+	n := newNotes(f)
+	n.Author = ""
+	if body, ok, err := n.Existing(ctx, "k"); err != nil || ok || body != "" {
+		t.Errorf("the forged note was read back: %q %v %v", body, ok, err)
+	}
+	r, err := n.Comment(ctx, "k", "❌ blocked")
+	if err != nil || r.Action != comment.ActionCreated {
+		t.Fatalf("the gate's note: %+v %v", r, err)
+	}
+	mine := f.NextID
+	if got, _ := f.Get(mine); got.User != "project_42_bot_1f2e" || !strings.HasSuffix(got.Body, "blocked") {
+		t.Errorf("posted %+v", got)
+	}
+	if r, err := n.Comment(ctx, "k", "❌ still blocked"); err != nil || r.Action != comment.ActionUpdated {
+		t.Errorf("the gate's own note is edited next time: %+v %v", r, err)
+	}
+	if got, _ := f.Get(forged); !strings.HasSuffix(got.Body, "passed") {
+		t.Errorf("the forged note changed: %q", got.Body)
+	}
+	if body, ok, err := n.Existing(ctx, "k"); err != nil || !ok || body != "❌ still blocked" {
+		t.Errorf("read back %q %v %v", body, ok, err)
+	}
+	users := 0
+	for _, l := range f.Log() {
+		if l == "GET /api/v4/user" {
+			users++
+		}
+	}
+	if users != 1 {
+		t.Errorf("GET /user asked %d times, want once", users)
+	}
+	// A job token cannot ask GET /user: an error, nothing adopted.
+	jt := newNotes(f)
+	jt.Author, jt.JobToken = "", true
+	if _, err := jt.Comment(ctx, "k", "x"); err == nil || !strings.Contains(err.Error(), "comment-author") {
+		t.Errorf("job token: %v", err)
 	}
 }
 
@@ -429,5 +483,41 @@ func TestNotesExisting(t *testing.T) {
 	}
 	if body, ok, err := n.Existing(ctx, "k"); err != nil || !ok || body != "line one\nline two" {
 		t.Errorf("got %q %v %v", body, ok, err)
+	}
+}
+
+// Who applied a label and who wrote the merge request, from GitLab's API:
+// the merge request's author, and the user of the last "add" label event
+// for the label (names without case) over every page; a removal, another
+// label, or a deleted label's event (label null) changes nothing.
+func TestLabelActor(t *testing.T) {
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "project_42_bot_1f2e"
+	f.Author = "mallory"
+	ctx := context.Background()
+	n := newNotes(f)
+	who, err := n.LabelActor(ctx, "rubricgate:accept-regression")
+	if err != nil || who != (gate.Actor{Author: "mallory"}) {
+		t.Errorf("no events: %+v %v", who, err)
+	}
+	f.AddLabelEvent("alice", "rubricgate:accept-regression", "add")
+	for i := range 120 {
+		f.AddLabelEvent("bob", fmt.Sprint("other-", i), "add")
+	}
+	f.AddLabelEvent("mallory", "rubricgate:accept-regression", "remove")
+	f.AddLabelEvent("mallory", "RubricGate:Accept-Regression", "add")
+	f.AddLabelEvent("carol", "", "add")
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who != (gate.Actor{AppliedBy: "mallory", Author: "mallory"}) {
+		t.Errorf("applied by %+v %v", who, err)
+	}
+	f.AddLabelEvent("alice", "rubricgate:accept-regression", "add")
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who.AppliedBy != "alice" {
+		t.Errorf("re-applied by %+v %v", who, err)
+	}
+	bad := newNotes(f)
+	bad.Token = "wrong"
+	var pe *PermissionError
+	if _, err := bad.LabelActor(ctx, "x"); !errors.As(err, &pe) || pe.StatusCode != http.StatusUnauthorized {
+		t.Errorf("bad token: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/comment"
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
 )
 
@@ -36,8 +37,12 @@ const (
 //	PUT  /projects/:id/merge_requests/:iid/notes/:note_id {"body": ...}
 //
 // The note is found by the same hidden first line as the GitHub comment
-// (comment.Marker), written by Author when set, never a system note. The
-// listing follows X-Next-Page (or a Link rel="next" header).
+// (comment.Marker), never a system note, written by Author, or with Author
+// empty by the token's own user, asked of GitLab once
+// (GET /user, the username of the token's user: a project access
+// token's bot). A note the token may not edit (403: another user's, with
+// Author "*") is left alone and a new note is posted. The listing follows
+// X-Next-Page (or a Link rel="next" header).
 //
 // The token goes in the PRIVATE-TOKEN header, or JOB-TOKEN. Go's HTTP
 // client forwards custom headers on redirects to any host, so Notes
@@ -57,11 +62,14 @@ type Notes struct {
 	Token string
 	// JobToken sends Token as JOB-TOKEN instead of PRIVATE-TOKEN.
 	JobToken bool
-	// Author, when not "" or "*", is the username whose note is adopted.
+	// Author is the username whose note is adopted: "" for the token's own
+	// user (GET /user), "*" for anyone.
 	Author string
 	// HTTPClient is the client (nil: 30 s timeout). Its CheckRedirect is
 	// replaced (on a copy) by the same-host rule.
 	HTTPClient *http.Client
+
+	self string // the token's username, once asked
 }
 
 // BodyLimit is the largest body Comment accepts for key, in bytes.
@@ -114,10 +122,12 @@ func (n *Notes) Comment(ctx context.Context, key, body string) (host.CommentResu
 		switch {
 		case err == nil:
 			return host.CommentResult{Action: comment.ActionUpdated, URL: n.noteURL(out.ID)}, nil
-		case status != http.StatusNotFound:
+		case status != http.StatusNotFound && status != http.StatusForbidden:
 			return host.CommentResult{}, err
 		}
-		// Deleted between listing and editing: create a new one.
+		// Deleted between listing and editing, or a note the token may
+		// not edit (another user's, which GitLab refuses with 403): a new
+		// one. A token that may not write at all fails on the post.
 	}
 	var out note
 	if _, err := n.do(ctx, http.MethodPost, base, full, &out, nil); err != nil {
@@ -128,7 +138,7 @@ func (n *Notes) Comment(ctx context.Context, key, body string) (host.CommentResu
 
 // Existing returns the body of the sticky note for key (without its
 // marker line), and whether there is one: the gate reads back its own
-// record from it. Only a note by Author counts when Author is set.
+// record from it. Only a note by the adopted user counts (see [Notes]).
 func (n *Notes) Existing(ctx context.Context, key string) (string, bool, error) {
 	if n.Token == "" {
 		return "", false, errors.New("no GitLab token given")
@@ -166,9 +176,111 @@ func (n *Notes) noteURL(id int64) string {
 	return fmt.Sprintf("%s/-/merge_requests/%d#note_%d", strings.TrimSuffix(n.ProjectURL, "/"), n.MergeRequest, id)
 }
 
-// find returns the oldest note that starts with marker, by Author when
-// set, or nil.
+// LabelActor is who last applied label to the merge request and who
+// wrote it:
+//
+//	GET /projects/:id/merge_requests/:iid                        (author.username)
+//	GET /projects/:id/merge_requests/:iid/resource_label_events  (oldest first)
+//
+// the user of the last "add" event for that label (names compared without
+// case). A label whose events GitLab no longer has (added before label
+// events were kept, or by a deleted label) has no applier: "".
+func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error) {
+	if n.MergeRequest <= 0 {
+		return gate.Actor{}, errors.New("this pipeline is not for a merge request")
+	}
+	base, err := n.notesURL()
+	if err != nil {
+		return gate.Actor{}, err
+	}
+	mr := strings.TrimSuffix(base, "/notes")
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var who gate.Actor
+	var m struct {
+		Author struct {
+			Username string `json:"username"`
+		} `json:"author"`
+	}
+	if _, err := n.do(ctx, http.MethodGet, mr, "", &m, nil); err != nil {
+		return gate.Actor{}, err
+	}
+	who.Author = m.Author.Username
+	page := "1"
+	for pages := 0; page != ""; pages++ {
+		if pages == maxPages {
+			return gate.Actor{}, fmt.Errorf("label events of !%d: more than %d pages", n.MergeRequest, maxPages)
+		}
+		var list []struct {
+			Action string `json:"action"`
+			User   *struct {
+				Username string `json:"username"`
+			} `json:"user"`
+			Label *struct {
+				Name string `json:"name"`
+			} `json:"label"`
+		}
+		var hdr http.Header
+		q := url.Values{"per_page": {"100"}, "page": {page}}
+		if _, err := n.do(ctx, http.MethodGet, mr+"/resource_label_events?"+q.Encode(), "", &list, &hdr); err != nil {
+			return gate.Actor{}, err
+		}
+		for _, e := range list {
+			if e.Action == "add" && e.Label != nil && e.User != nil && strings.EqualFold(e.Label.Name, label) {
+				who.AppliedBy = e.User.Username
+			}
+		}
+		next := strings.TrimSpace(hdr.Get("X-Next-Page"))
+		if next == "" {
+			next = linkNextPage(hdr.Get("Link"))
+		}
+		if next != "" {
+			if p, err := strconv.Atoi(next); err != nil || p <= 0 || strconv.Itoa(p) == page {
+				return gate.Actor{}, fmt.Errorf("label events of !%d: bad next page %q", n.MergeRequest, next)
+			}
+		}
+		page = next
+	}
+	return who, nil
+}
+
+// user is the username whose note is adopted: Author, or the token's own
+// user (GET /user) when Author is empty; "" for anyone ("*").
+func (n *Notes) user(ctx context.Context) (string, error) {
+	switch n.Author {
+	case "*":
+		return "", nil
+	case "":
+	default:
+		return n.Author, nil
+	}
+	if n.self != "" {
+		return n.self, nil
+	}
+	u, err := url.Parse(n.APIURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" {
+		return "", fmt.Errorf("GitLab API URL %q: expected an absolute http(s) URL like https://gitlab.com/api/v4", n.APIURL)
+	}
+	var me struct {
+		Username string `json:"username"`
+	}
+	if _, err := n.do(ctx, http.MethodGet, strings.TrimSuffix(n.APIURL, "/")+"/user", "", &me, nil); err != nil {
+		return "", fmt.Errorf("the token's user (set comment-author to its username): %w", err)
+	}
+	if me.Username == "" {
+		return "", errors.New("the token's user: GitLab named no username (set comment-author to it)")
+	}
+	n.self = me.Username
+	return n.self, nil
+}
+
+// find returns the oldest note that starts with marker, by the adopted
+// user (see [Notes.user]), or nil.
 func (n *Notes) find(ctx context.Context, base, marker string) (*note, error) {
+	author, err := n.user(ctx)
+	if err != nil {
+		return nil, err
+	}
 	page := "1"
 	for pages := 0; page != ""; pages++ {
 		if pages == maxPages {
@@ -185,7 +297,7 @@ func (n *Notes) find(ctx context.Context, base, marker string) (*note, error) {
 			if c.System || !startsWithMarker(c.Body, marker) {
 				continue
 			}
-			if n.Author != "" && n.Author != "*" && !strings.EqualFold(c.Author.Username, n.Author) {
+			if author != "" && !strings.EqualFold(c.Author.Username, author) {
 				continue
 			}
 			return c, nil // ascending creation order: the first is the oldest

@@ -98,16 +98,25 @@ func check(fs *flag.FlagSet, args []string) error {
 // closest is the declared flag nearest to name by edit distance, when it
 // is near enough to be a typo (or name is a prefix of it).
 func closest(fs *flag.FlagSet, name string) string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return Closest(name, names)
+}
+
+// Closest is the candidate nearest to name by edit distance, when it is
+// near enough to be a typo (or name is a prefix of it); "" else. The
+// first of equally near candidates wins.
+func Closest(name string, candidates []string) string {
 	best, bestD := "", 0
-	fs.VisitAll(func(f *flag.Flag) {
-		d := distance(name, f.Name)
-		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+	for _, c := range candidates {
+		d := distance(name, c)
+		if strings.HasPrefix(c, name) && len(name) >= 3 {
 			d = min(d, 1)
 		}
 		if best == "" || d < bestD {
-			best, bestD = f.Name, d
+			best, bestD = c, d
 		}
-	})
+	}
 	if best == "" || bestD > max(2, len(name)/3) {
 		return ""
 	}

@@ -62,6 +62,7 @@ const (
 	RouteComments      = "comments"       // GET /repos/o/r/issues/{n}/comments
 	RouteCreateComment = "create-comment" // POST /repos/o/r/issues/{n}/comments
 	RouteEditComment   = "edit-comment"   // PATCH /repos/o/r/issues/comments/{id}
+	RouteIssueEvents   = "issue-events"   // GET /repos/o/r/issues/{n}/events
 )
 
 // Artifact is one artifact of the fake repository.

@@ -59,7 +59,12 @@ type Comment struct {
 //   - POST /repos/o/r/issues/{n}/comments (RouteCreateComment; 201 with a
 //     Location header, authored by BotLogin; 404 unless n is a pull request);
 //   - PATCH /repos/o/r/issues/comments/{id} (RouteEditComment; 404 once
-//     deleted).
+//     deleted);
+//   - GET /repos/o/r/issues/{n}/events (RouteIssueEvents; the issue's
+//     events oldest first, paginated, as "List issue events" documents
+//     them: id, node_id, url, actor, event, commit_id, commit_url,
+//     created_at, label {name, color} for labeled and unlabeled, and
+//     performed_via_github_app; 404 unless n is an issue or pull request).
 //
 // Writes take {"body": "..."} and nothing else (other fields fail the test),
 // answer 422 for a body over MaxCommentChars characters, 401 without an
@@ -75,6 +80,7 @@ type Issues struct {
 	// the comment here to play a race). Set it while no request is in flight.
 	BeforeEdit func(id int64)
 	pulls      map[int]PullRequest
+	events     []IssueEvent
 	unknown    map[string]bool
 	comments   []Comment
 	nextID     int64
@@ -93,7 +99,64 @@ func (s *Server) ServeIssues() *Issues {
 	s.handle("GET "+base+"/issues/{n}/comments", RouteComments, is.listComments)
 	s.handle("POST "+base+"/issues/{n}/comments", RouteCreateComment, is.createComment)
 	s.handle("PATCH "+base+"/issues/comments/{id}", RouteEditComment, is.editComment)
+	s.handle("GET "+base+"/issues/{n}/events", RouteIssueEvents, is.listEvents)
 	return is
+}
+
+// IssueEvent is one event of an issue or pull request's timeline.
+type IssueEvent struct {
+	ID    int64
+	Issue int
+	// Actor is the login that did it, Event what ("labeled", "unlabeled",
+	// "closed", ...), Label the label's name for labeled and unlabeled.
+	Actor, Event, Label string
+	CreatedAt           time.Time
+}
+
+// AddEvent adds an event to issue n (as if it happened now) and returns
+// its id.
+func (is *Issues) AddEvent(issue int, actor, event, label string) int64 {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.nextID++
+	is.clock = is.clock.Add(time.Minute)
+	is.events = append(is.events, IssueEvent{ID: is.nextID, Issue: issue, Actor: actor, Event: event, Label: label, CreatedAt: is.clock})
+	return is.nextID
+}
+
+func (is *Issues) listEvents(w http.ResponseWriter, r *http.Request) {
+	const doc = "https://docs.github.com/rest/issues/events#list-issue-events"
+	n, err := strconv.Atoi(r.PathValue("n"))
+	is.mu.Lock()
+	_, isPull := is.pulls[n]
+	var evs []IssueEvent
+	for _, e := range is.events {
+		if e.Issue == n {
+			evs = append(evs, e)
+		}
+	}
+	is.mu.Unlock()
+	if err != nil || !isPull {
+		apiError(w, http.StatusNotFound, "Not Found", doc)
+		return
+	}
+	lo, hi, ok := is.s.paginate(w, r, len(evs))
+	if !ok {
+		return
+	}
+	out := []map[string]any{}
+	for _, e := range evs[lo:hi] {
+		m := map[string]any{
+			"id": e.ID, "node_id": fmt.Sprintf("LE_kwDO%08d", e.ID), "url": is.apiURL("issues/events/%d", e.ID),
+			"actor": userJSON(e.Actor), "event": e.Event, "commit_id": nil, "commit_url": nil,
+			"created_at": e.CreatedAt.UTC().Format(time.RFC3339), "performed_via_github_app": nil,
+		}
+		if e.Event == "labeled" || e.Event == "unlabeled" {
+			m["label"] = map[string]any{"name": e.Label, "color": "f29513"}
+		}
+		out = append(out, m)
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // AddPull adds or replaces a pull request.

@@ -29,7 +29,19 @@ import (
 //     ["is too long (maximum is 1000000 characters)"]}} over 1,000,000
 //     characters; 400 {"error": "body is missing"};
 //   - PUT .../notes/:note_id {"body"}: 200 with the note; 404 {"message":
-//     "404 Not found"} once deleted; 403 for another user's note.
+//     "404 Not found"} once deleted; 403 for another user's note;
+//   - GET /api/v4/projects/:id/merge_requests/:iid (doc/api/merge_requests.md):
+//     the merge request, its author Author;
+//   - GET .../merge_requests/:iid/resource_label_events
+//     (doc/api/resource_label_events.md): the label events oldest first,
+//     {"id", "user", "created_at", "resource_type": "MergeRequest",
+//     "resource_id", "label": {"id", "name", "color", "description"} (null
+//     once the label is deleted), "action": "add"|"remove"}, paginated as
+//     the notes are;
+//   - GET /api/v4/user (doc/api/users.md, "Get the current user"): the
+//     token's user ({"id", "username", "name", "state", ...}); a job token
+//     is refused (401): CI_JOB_TOKEN reaches only the endpoints GitLab
+//     lists for it, and this is not one.
 //
 // Authentication: the PRIVATE-TOKEN or JOB-TOKEN header; an unknown or
 // missing token is 401 {"message": "401 Unauthorized"}; ReadOnly makes
@@ -59,6 +71,26 @@ type Server struct {
 	Redirect string
 	// Seen records the token headers received, per request.
 	Seen []string
+	// Author is the merge request's author (set before the first request).
+	Author      string
+	labelEvents []LabelEvent
+}
+
+// LabelEvent is one resource label event of the merge request.
+type LabelEvent struct {
+	ID     int64
+	User   string
+	Label  string // "" for a deleted label (null in the answer)
+	Action string // "add" or "remove"
+}
+
+// AddLabelEvent records that user added ("add") or removed ("remove")
+// label.
+func (f *Server) AddLabelEvent(user, label, action string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.NextID++
+	f.labelEvents = append(f.labelEvents, LabelEvent{ID: f.NextID, User: user, Label: label, Action: action})
 }
 
 // Note is a stored note.
@@ -79,6 +111,9 @@ func New(t *testing.T, project string, iid int) *Server {
 	mux.HandleFunc("GET "+base, f.list)
 	mux.HandleFunc("POST "+base, f.create)
 	mux.HandleFunc("PUT "+base+"/{nid}", f.update)
+	mux.HandleFunc("GET /api/v4/user", f.currentUser)
+	mux.HandleFunc("GET /api/v4/projects/{id}/merge_requests/{iid}", f.mergeRequest)
+	mux.HandleFunc("GET /api/v4/projects/{id}/merge_requests/{iid}/resource_label_events", f.listLabelEvents)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "404 Not Found"})
 	})
@@ -179,11 +214,59 @@ func (f *Server) auth(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return user, true
 }
 
+// userJSON is a user as GitLab's API shows one (the basic fields).
+func userJSON(user string) map[string]any {
+	return map[string]any{"id": len(user), "username": user, "name": user, "state": "active",
+		"avatar_url": "https://gitlab.example/uploads/" + user + ".png", "web_url": "https://gitlab.example/" + user}
+}
+
+func (f *Server) currentUser(w http.ResponseWriter, r *http.Request) {
+	tok := r.Header.Get("PRIVATE-TOKEN")
+	f.mu.Lock()
+	user, ok := f.Tokens[tok]
+	f.mu.Unlock()
+	if tok == "" || !ok {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "401 Unauthorized"})
+		return
+	}
+	u := userJSON(user)
+	u["bot"] = strings.HasPrefix(user, "project_")
+	u["created_at"] = "2026-10-01T09:00:00.000Z"
+	writeJSON(w, http.StatusOK, u)
+}
+
+func (f *Server) mergeRequest(w http.ResponseWriter, r *http.Request) {
+	if _, ok := f.auth(w, r); !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": 377, "iid": f.iid, "project_id": 42, "title": "a change", "state": "opened",
+		"author": userJSON(f.Author), "labels": []string{}, "draft": false, "source_branch": "feature", "target_branch": "main"})
+}
+
+func (f *Server) listLabelEvents(w http.ResponseWriter, r *http.Request) {
+	if _, ok := f.auth(w, r); !ok {
+		return
+	}
+	f.mu.Lock()
+	evs := append([]LabelEvent(nil), f.labelEvents...)
+	f.mu.Unlock()
+	out := []map[string]any{}
+	f.page(w, r, len(evs), func(i int) {
+		e := evs[i]
+		var label any
+		if e.Label != "" {
+			label = map[string]any{"id": len(e.Label), "name": e.Label, "color": "#34495E", "description": ""}
+		}
+		out = append(out, map[string]any{"id": e.ID, "user": userJSON(e.User), "created_at": "2026-11-01T09:00:00.000Z",
+			"resource_type": "MergeRequest", "resource_id": 377, "label": label, "action": e.Action})
+	})
+	writeJSON(w, http.StatusOK, out)
+}
+
 func (f *Server) noteJSON(n Note) map[string]any {
 	return map[string]any{
 		"id": n.ID, "type": nil, "body": n.Body, "attachment": nil,
-		"author": map[string]any{"id": len(n.User), "username": n.User, "name": n.User, "state": "active",
-			"avatar_url": "https://gitlab.example/uploads/" + n.User + ".png", "web_url": "https://gitlab.example/" + n.User},
+		"author":     userJSON(n.User),
 		"created_at": n.CreatedAt.Format(time.RFC3339Nano), "updated_at": n.CreatedAt.Format(time.RFC3339Nano),
 		"system": n.System, "noteable_id": 377, "noteable_type": "MergeRequest", "project_id": 42,
 		"resolvable": false, "confidential": false, "internal": false, "noteable_iid": f.iid, "commands_changes": map[string]any{},
@@ -194,6 +277,23 @@ func (f *Server) list(w http.ResponseWriter, r *http.Request) {
 	if _, ok := f.auth(w, r); !ok {
 		return
 	}
+	f.mu.Lock()
+	notes := append([]Note(nil), f.notes...)
+	f.mu.Unlock()
+	if r.URL.Query().Get("sort") != "asc" { // GitLab's default is desc
+		for i, j := 0, len(notes)-1; i < j; i, j = i+1, j-1 {
+			notes[i], notes[j] = notes[j], notes[i]
+		}
+	}
+	out := []map[string]any{}
+	f.page(w, r, len(notes), func(i int) { out = append(out, f.noteJSON(notes[i])) })
+	writeJSON(w, http.StatusOK, out)
+}
+
+// page serves one page of total entries as GitLab's offset pagination
+// does (?page=, default 1; ?per_page=, default 20, at most 100): it calls
+// add for each index on the page and sets the pagination headers.
+func (f *Server) page(w http.ResponseWriter, r *http.Request, total int, add func(i int)) {
 	q := r.URL.Query()
 	page, perPage := 1, 20
 	if v := q.Get("page"); v != "" {
@@ -204,20 +304,10 @@ func (f *Server) list(w http.ResponseWriter, r *http.Request) {
 		perPage, _ = strconv.Atoi(v)
 		perPage = min(max(perPage, 1), 100)
 	}
-	f.mu.Lock()
-	notes := append([]Note(nil), f.notes...)
-	f.mu.Unlock()
-	if q.Get("sort") != "asc" { // GitLab's default is desc
-		for i, j := 0, len(notes)-1; i < j; i, j = i+1, j-1 {
-			notes[i], notes[j] = notes[j], notes[i]
-		}
-	}
-	total := len(notes)
 	pages := max(1, (total+perPage-1)/perPage)
 	lo, hi := min((page-1)*perPage, total), min(page*perPage, total)
-	out := make([]map[string]any, 0, hi-lo)
-	for _, n := range notes[lo:hi] {
-		out = append(out, f.noteJSON(n))
+	for i := lo; i < hi; i++ {
+		add(i)
 	}
 	h := w.Header()
 	link := func(p int) string {
@@ -248,7 +338,6 @@ func (f *Server) list(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Per-Page", strconv.Itoa(perPage))
 	h.Set("X-Total", strconv.Itoa(total))
 	h.Set("X-Total-Pages", strconv.Itoa(pages))
-	writeJSON(w, http.StatusOK, out)
 }
 
 // body reads {"body": ...}; any other field fails the test.

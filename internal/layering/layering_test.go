@@ -2,6 +2,7 @@ package layering
 
 import (
 	"go/build"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,9 +42,12 @@ func TestNothingImportsUpward(t *testing.T) {
 	}{
 		// gate scores, compares and decides: it reads no file.
 		{"gate", []string{"results", "results/native", "formats", "gaterun", "render", "host"}},
-		// The readers sit below results' detection and formats.
+		// The readers sit below results' detection and formats; formats
+		// and results/native meet in package record, so results and
+		// formats do not import each other's subtrees.
 		{"results/native", []string{"results", "formats", "gaterun"}},
-		{"formats", []string{"results", "gaterun"}},
+		{"formats", []string{"results", "results/native", "gaterun"}},
+		{"record", []string{"results", "results/native", "formats", "gaterun"}},
 		// The orchestration depends on host's interfaces; cmd picks the host.
 		{"gaterun", []string{"host/github", "host/gitlab", "host/local", "cmd/rubricgate"}},
 		// The rules the gate run follows live below it.
@@ -67,7 +71,73 @@ func TestNothingImportsUpward(t *testing.T) {
 
 // The walk sees real imports (so the rules above can fail).
 func TestImportsSeesTheGraph(t *testing.T) {
-	if !imports(t, "results")["formats"] || !imports(t, "formats")["results/native"] || !imports(t, "results")["gate"] {
+	if !imports(t, "results")["formats"] || !imports(t, "formats")["record"] || !imports(t, "results/native")["record"] || !imports(t, "results")["gate"] {
 		t.Error("the import walk misses known imports")
+	}
+}
+
+// No two packages import each other's subtrees (a package's subtree is it
+// and the packages below its directory): each pair is one room with
+// arrows one way.
+func TestNoSubtreesImportEachOther(t *testing.T) {
+	var pkgs []string
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if n := d.Name(); n == "testdata" || strings.HasPrefix(n, ".") && p != filepath.Join("..", "..") {
+			return filepath.SkipDir
+		}
+		if _, err := build.ImportDir(p, 0); err == nil {
+			rel, _ := filepath.Rel(filepath.Join("..", ".."), p)
+			pkgs = append(pkgs, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	under := func(p, root string) bool { return p == root || strings.HasPrefix(p, root+"/") }
+	direct := map[string][]string{}
+	for _, p := range pkgs {
+		bp, err := build.ImportDir(filepath.Join("..", "..", filepath.FromSlash(p)), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range bp.Imports {
+			if rel, ok := strings.CutPrefix(imp, module); ok {
+				direct[p] = append(direct[p], rel)
+			}
+		}
+	}
+	// reaches reports whether a package of subtree a imports one of
+	// subtree b (directly).
+	reaches := func(a, b string) (string, string, bool) {
+		for _, p := range pkgs {
+			if !under(p, a) || under(p, b) {
+				continue
+			}
+			for _, imp := range direct[p] {
+				if under(imp, b) && !under(imp, a) {
+					return p, imp, true
+				}
+			}
+		}
+		return "", "", false
+	}
+	for i, a := range pkgs {
+		for _, b := range pkgs[i+1:] {
+			if under(a, b) || under(b, a) || a == "." || b == "." {
+				continue
+			}
+			p1, i1, ab := reaches(a, b)
+			p2, i2, ba := reaches(b, a)
+			if ab && ba {
+				t.Errorf("%s and %s import each other's subtrees: %s imports %s, %s imports %s", a, b, p1, i1, p2, i2)
+			}
+		}
 	}
 }

@@ -1,7 +1,14 @@
-// Package llmfake is an httptest fake of the OpenAI chat completions and the
-// Anthropic messages APIs, for the judge's tests and benchmark. A handler
-// decides each answer (valid JSON, fenced JSON, refusals, errors with
-// headers, slow answers); the fake checks the API key and counts requests.
+// Package llmfake is an httptest fake of the OpenAI chat completions, Azure
+// OpenAI and Anthropic Messages APIs, for the judge's tests and benchmark.
+//
+// The fakes refuse what the real APIs refuse, as their documentation says
+// (see rules.go): a field an API version or a model family does not take,
+// a missing or wrong key header, a missing api-version, an unknown
+// deployment, with the APIs' status codes and error bodies. They are not
+// a record of what the judge sends: a request the real API would refuse
+// fails here too. Past those rules, a handler decides each answer (valid
+// JSON, fenced JSON, refusals, errors with headers, slow answers); the fake
+// counts requests and keeps them.
 package llmfake
 
 import (
@@ -21,8 +28,14 @@ type Kind int
 
 // API kinds.
 const (
+	// OpenAI is the OpenAI platform's chat completions (api.openai.com/v1).
 	OpenAI Kind = iota
+	// Anthropic is the Messages API, under the anthropic-version sent.
 	Anthropic
+	// Azure is Azure OpenAI: classic deployments
+	// (/openai/deployments/{name}/chat/completions?api-version=...) and the
+	// v1 route (/openai/v1/chat/completions).
+	Azure
 )
 
 // Received is one request as the fake saw it.
@@ -30,13 +43,18 @@ type Received struct {
 	// N is the 1-based request number.
 	N    int
 	Path string
-	Body map[string]any
+	// Query is the request's raw query.
+	Query string
+	Body  map[string]any
 	// System and User are the prompt's texts.
 	System, User string
 	// Format is the OpenAI response_format type ("json_schema",
 	// "json_object" or "" for plain text); "tool" for Anthropic.
 	Format string
 	Header http.Header
+	// Model is the model that answers: the body's model, or on Azure the
+	// deployment's model.
+	Model string
 }
 
 // Answer returns the judged answer text inside the prompt's RESPONSE markers.
@@ -73,33 +91,62 @@ type Reply struct {
 	// Truncated reports the answer as cut at the output limit
 	// (finish_reason "length", stop_reason "max_tokens").
 	Truncated bool
+	// StopReason, when set, is the answer's stop_reason (Anthropic) or
+	// finish_reason (OpenAI) as given.
+	StopReason string
+	// RawBody, when set, is the whole 200 body, sent as it is.
+	RawBody string
 }
 
 // Server is a running fake.
 type Server struct {
 	*httptest.Server
-	kind     Kind
-	key      string
-	handler  func(*Received) Reply
-	requests atomic.Int64
-	mu       sync.Mutex
-	log      []*Received
+	kind        Kind
+	key         string
+	deployments map[string]string
+	handler     func(*Received) Reply
+	requests    atomic.Int64
+	mu          sync.Mutex
+	log         []*Received
 }
 
 // New starts a fake of kind that accepts key ("": any key, like a keyless
-// local endpoint) and answers with h.
+// local endpoint) and answers with h. An Azure fake made here has no
+// deployment: see [NewAzure].
 func New(kind Kind, key string, h func(*Received) Reply) *Server {
 	s := &Server{kind: kind, key: key, handler: h}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
 
-// URL is the base URL to give the client (with /v1/ for OpenAI).
+// NewAzure starts an Azure OpenAI fake with deployments (deployment name
+// to the model it serves) that accepts key.
+func NewAzure(key string, deployments map[string]string, h func(*Received) Reply) *Server {
+	s := &Server{kind: Azure, key: key, handler: h, deployments: deployments}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// BaseURL is the base URL to give the client: /v1/ for OpenAI, the root for
+// Anthropic, the v1 route (/openai/v1/) for Azure.
 func (s *Server) BaseURL() string {
-	if s.kind == OpenAI {
+	switch s.kind {
+	case OpenAI:
 		return s.Server.URL + "/v1/"
+	case Azure:
+		return s.Server.URL + "/openai/v1/"
 	}
 	return s.Server.URL + "/"
+}
+
+// DeploymentURL is an Azure classic deployment's base URL with its
+// api-version query ("" leaves the query out).
+func (s *Server) DeploymentURL(deployment, apiVersion string) string {
+	u := s.Server.URL + "/openai/deployments/" + deployment
+	if apiVersion != "" {
+		u += "?api-version=" + apiVersion
+	}
+	return u
 }
 
 // Requests is the number of requests received.
@@ -114,34 +161,16 @@ func (s *Server) Log() []*Received {
 
 func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	n := int(s.requests.Add(1))
-	body, _ := io.ReadAll(req.Body)
-	rc := &Received{N: n, Path: req.URL.Path, Header: req.Header.Clone()}
-	_ = json.Unmarshal(body, &rc.Body)
+	w.Header().Set(s.requestIDHeader(), fmt.Sprintf("req_fake%06d", n))
+	raw, _ := io.ReadAll(req.Body)
+	rc := &Received{N: n, Path: req.URL.Path, Query: req.URL.RawQuery, Header: req.Header.Clone()}
+	bodyErr := json.Unmarshal(raw, &rc.Body)
 	s.parse(rc)
 	s.mu.Lock()
 	s.log = append(s.log, rc)
 	s.mu.Unlock()
-	wantPath := "/v1/chat/completions"
-	auth := s.key == "" || req.Header.Get("Authorization") == "Bearer "+s.key
-	if s.kind == Anthropic {
-		wantPath = "/v1/messages"
-		// The judge sends the key as a bearer token (as the official
-		// SDK does); x-api-key is the
-		// API's other accepted form.
-		auth = auth || req.Header.Get("X-Api-Key") == s.key
-	}
-	if req.URL.Path != wantPath || req.Method != http.MethodPost {
-		s.writeError(w, 404, "no such endpoint "+req.URL.Path)
-		return
-	}
-	if !auth {
-		// Like the real APIs, echo (part of) the key that was sent.
-		s.writeError(w, 401, "Incorrect API key provided: "+req.Header.Get("Authorization")+req.Header.Get("X-Api-Key"))
-		return
-	}
-	if _, ok := rc.Body["max_tokens"]; s.kind == Anthropic && !ok {
-		// The Messages API requires an output limit.
-		s.writeError(w, 400, "max_tokens: Field required")
+	if ref := s.check(req, rc, bodyErr); ref != nil {
+		s.writeError(w, ref)
 		return
 	}
 	rp := s.handler(rc)
@@ -156,7 +185,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set(k, v)
 	}
 	if rp.Status != 0 && rp.Status != 200 {
-		s.writeError(w, rp.Status, rp.ErrorMessage)
+		s.writeError(w, &refusal{status: rp.Status, msg: rp.ErrorMessage})
 		return
 	}
 	if rp.InputTokens == 0 {
@@ -166,24 +195,50 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		rp.OutputTokens = 20
 	}
 	w.Header().Set("Content-Type", "application/json")
-	model, _ := rc.Body["model"].(string)
-	if s.kind == OpenAI {
-		var refusal any
-		if rp.Refusal != "" {
-			refusal = rp.Refusal
-		}
-		finish := "stop"
-		if rp.Truncated {
-			finish = "length"
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "created": 1, "model": model,
-			"choices": []any{map[string]any{"index": 0, "finish_reason": finish,
-				"message": map[string]any{"role": "assistant", "content": rp.Text, "refusal": refusal}}},
-			"usage": map[string]any{"prompt_tokens": rp.InputTokens, "completion_tokens": rp.OutputTokens, "total_tokens": rp.InputTokens + rp.OutputTokens},
-		})
+	if rp.RawBody != "" {
+		_, _ = io.WriteString(w, rp.RawBody)
 		return
 	}
+	if s.kind == Anthropic {
+		s.writeMessage(w, rc, n, &rp)
+		return
+	}
+	s.writeCompletion(w, rc, n, &rp)
+}
+
+// requestIDHeader is the header that carries the request id: request-id
+// (Anthropic), x-request-id (OpenAI), apim-request-id (Azure).
+func (s *Server) requestIDHeader() string {
+	switch s.kind {
+	case Anthropic:
+		return "Request-Id"
+	case Azure:
+		return "Apim-Request-Id"
+	}
+	return "X-Request-Id"
+}
+
+func (s *Server) writeCompletion(w http.ResponseWriter, rc *Received, n int, rp *Reply) {
+	var refusal any
+	if rp.Refusal != "" {
+		refusal = rp.Refusal
+	}
+	finish := "stop"
+	if rp.Truncated {
+		finish = "length"
+	}
+	if rp.StopReason != "" {
+		finish = rp.StopReason
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "created": 1, "model": rc.Model,
+		"choices": []any{map[string]any{"index": 0, "finish_reason": finish,
+			"message": map[string]any{"role": "assistant", "content": rp.Text, "refusal": refusal}}},
+		"usage": map[string]any{"prompt_tokens": rp.InputTokens, "completion_tokens": rp.OutputTokens, "total_tokens": rp.InputTokens + rp.OutputTokens},
+	})
+}
+
+func (s *Server) writeMessage(w http.ResponseWriter, rc *Received, n int, rp *Reply) {
 	var content []any
 	stop := "tool_use"
 	var obj map[string]any
@@ -200,32 +255,69 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	if rp.Truncated {
 		stop = "max_tokens"
 	}
+	if rp.StopReason != "" {
+		stop = rp.StopReason
+	}
 	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "model": model,
+		"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "model": rc.Model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": rp.InputTokens, "output_tokens": rp.OutputTokens},
 	})
 }
 
-func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
+// writeError writes an error body in the API's shape: OpenAI's
+// {"error":{"message","type","param","code"}}, Anthropic's
+// {"type":"error","error":{"type","message"},"request_id"}, and Azure's
+// service errors {"error":{"code","message"}} (its model errors are
+// OpenAI's).
+func (s *Server) writeError(w http.ResponseWriter, ref *refusal) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	if s.kind == OpenAI {
-		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "fake_error", "param": nil, "code": nil}})
-		return
+	w.WriteHeader(ref.status)
+	switch {
+	case s.kind == Anthropic:
+		typ := ref.typ
+		if typ == "" {
+			typ = anthropicErrorType(ref.status)
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": ref.msg},
+			"request_id": w.Header().Get("Request-Id")})
+	case s.kind == Azure && ref.azureCode != "":
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": ref.azureCode, "message": ref.msg}})
+	default:
+		typ := ref.typ
+		if typ == "" {
+			typ = "invalid_request_error"
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": ref.msg, "type": typ, "param": nullable(ref.param), "code": nullable(ref.code)}})
 	}
-	typ := "fake_error"
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// anthropicErrorType is the documented error type of a status.
+func anthropicErrorType(status int) string {
 	switch status {
 	case 401:
-		typ = "authentication_error"
+		return "authentication_error"
 	case 403:
-		typ = "permission_error"
+		return "permission_error"
+	case 404:
+		return "not_found_error"
+	case 413:
+		return "request_too_large"
 	case 429:
-		typ = "rate_limit_error"
-	case 400:
-		typ = "invalid_request_error"
+		return "rate_limit_error"
+	case 500:
+		return "api_error"
+	case 529:
+		return "overloaded_error"
 	}
-	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+	return "invalid_request_error"
 }
 
 func (s *Server) parse(rc *Received) {
@@ -246,6 +338,7 @@ func (s *Server) parse(rc *Received) {
 		}
 		return ""
 	}
+	rc.Model, _ = rc.Body["model"].(string)
 	if s.kind == Anthropic {
 		rc.System = text(rc.Body["system"])
 		if msgs, ok := rc.Body["messages"].([]any); ok && len(msgs) > 0 {

@@ -12,9 +12,27 @@
 // create links, images, emphasis, math or code spans, cannot @mention a user or a
 // team, cannot be auto-linked as a bare URL (a zero-width joiner follows the
 // ':' of every "://" and the "www" of every "www.", so "https://evil.example"
-// and "www.evil.example" stay readable text, not links), and, for [Cell],
-// cannot break out of a table cell. Issue references such as #123 are left
-// alone.
+// and "www.evil.example" stay readable text, not links), cannot reference
+// an issue, a pull request or another object of the host (see below), and,
+// for [Cell], cannot break out of a table cell.
+//
+// The markdown helpers break every reference GitHub or GitLab would link
+// (and record in the referenced object's timeline) with a zero-width
+// joiner, as they break mentions:
+//
+//   - GitHub: #26, GH-26 (any case), owner/repo#26, and user@SHA and
+//     owner/repo@SHA (through the mention rule);
+//   - GitLab: #26 (issue), !26 (merge request), $26 (snippet), &26 (epic),
+//     ~bug, ~26 or ~"a label" (label), %v1.0, %26, %*v1 or %"a milestone"
+//     (milestone), *iteration:26 and [vulnerability:26], and the same with
+//     a project or group path before them.
+//
+// The joiner follows the sigil (#, !, $, &, ~, %, * or [) when a reference
+// follows it, and the '-' of "GH-" before a digit. The text reads the
+// same. A bare commit SHA is left alone: both hosts link it only to a
+// commit of the repository itself and record nothing in any timeline,
+// while a joiner inside would break copying the hashes and ids the gate
+// shows (rubric hashes, digests).
 //
 // Lengths are counted in runes of the visible text, before escaping: a
 // result of Cell(s, 40) shows at most 40 characters (the last one being an
@@ -116,18 +134,37 @@ func escapeInline(b *strings.Builder, rs []rune, lineStart bool) {
 	if lineStart {
 		start = escapeLineStart(b, rs)
 	}
+	if start > 0 && rs[start-1] == '#' && isRef(rs, start-1) {
+		// A leading "#26" escaped as a heading is still a reference.
+		b.WriteString(zwj)
+	}
 	for i := start; i < len(rs); i++ {
 		r := rs[i]
 		switch r {
-		case '\\', '|', '`', '*', '_', '~', '[', ']', '!', '$':
+		case '\\', '|', '`', '_', ']':
 			b.WriteByte('\\')
 			b.WriteRune(r)
+		case '*', '~', '[', '!', '$':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+			refBreak(b, rs, i)
+		case '#', '%':
+			b.WriteRune(r)
+			refBreak(b, rs, i)
+		case '-':
+			// GH-26 (any case).
+			b.WriteByte('-')
+			if i >= 2 && (rs[i-2] == 'G' || rs[i-2] == 'g') && (rs[i-1] == 'H' || rs[i-1] == 'h') &&
+				i+1 < len(rs) && '0' <= rs[i+1] && rs[i+1] <= '9' {
+				b.WriteString(zwj)
+			}
 		case '<':
 			b.WriteString("&lt;")
 		case '>':
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
+			refBreak(b, rs, i)
 		case '@':
 			b.WriteByte('@')
 			if i+1 < len(rs) && isNameChar(rs[i+1]) {
@@ -155,8 +192,66 @@ func escapeInline(b *strings.Builder, rs []rune, lineStart bool) {
 	}
 }
 
+// isRefStart reports runes that may start a reference's name after a
+// sigil: an ASCII letter or digit, '_', a quote (~"a label") or '*'
+// (%*v1, a group milestone).
+func isRefStart(r rune) bool {
+	return r == '_' || r == '"' || r == '*' ||
+		'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+}
+
 // isW reports a 'w' of either case.
 func isW(r rune) bool { return r == 'w' || r == 'W' }
+
+// refBreak writes the joiner after the sigil rs[i] when a reference
+// follows it (see the package documentation): a number after #, !, $ and
+// &; a name, number or quote after ~ and %; "iteration:" after *; a word
+// and a colon after [.
+func refBreak(b *strings.Builder, rs []rune, i int) {
+	if isRef(rs, i) {
+		b.WriteString(zwj)
+	}
+}
+
+func isRef(rs []rune, i int) bool {
+	if i+1 >= len(rs) {
+		return false
+	}
+	next := rs[i+1]
+	switch rs[i] {
+	case '#', '!', '$', '&':
+		return '0' <= next && next <= '9'
+	case '~', '%':
+		return isRefStart(next)
+	case '*':
+		return hasPrefixFold(rs[i+1:], "iteration:")
+	case '[':
+		j := i + 1
+		for j < len(rs) && (rs[j] == '_' || 'a' <= rs[j] && rs[j] <= 'z' || 'A' <= rs[j] && rs[j] <= 'Z') {
+			j++
+		}
+		return j > i+1 && j < len(rs) && rs[j] == ':'
+	}
+	return false
+}
+
+// hasPrefixFold reports whether rs starts with the ASCII prefix p, in any
+// case.
+func hasPrefixFold(rs []rune, p string) bool {
+	if len(rs) < len(p) {
+		return false
+	}
+	for k := 0; k < len(p); k++ {
+		r := rs[k]
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		if r != rune(p[k]) {
+			return false
+		}
+	}
+	return true
+}
 
 // escapeLineStart escapes a leading block marker of rs and returns how many
 // runes it consumed.

@@ -27,18 +27,18 @@ func TestCell(t *testing.T) {
 		{"html tag", "<img src=x onerror=alert(1)>", 0, "&lt;img src=x onerror=alert(1)&gt;"},
 		{"html comment close", "--> <!-- x", 0, "--&gt; &lt;\\!-- x"},
 		{"details", "<details><summary>", 0, "&lt;details&gt;&lt;summary&gt;"},
-		{"entity", "&lt; &#64;", 0, "&amp;lt; &amp;#64;"},
+		{"entity", "&lt; &#64;", 0, "&amp;lt; &amp;#" + zwj + "64;"},
 		{"mention", "ping @octocat now", 0, "ping @\u200doctocat now"},
 		{"team mention", "@org/team", 0, "@\u200dorg/team"},
 		{"lone at", "a @ b and @", 0, "a @ b and @"},
 		{"email", "me@example.com", 0, "me@\u200dexample.com"},
-		{"issue ref kept", "fixes #123", 0, "fixes #123"},
+		{"issue ref broken", "fixes #123", 0, "fixes #" + zwj + "123"},
 		{"link", "[click](https://evil.example)", 0, `\[click\](https:` + zwj + `//evil.example)`},
 		{"image", "![x](http://e/x.png)", 0, `\!\[x\](http:` + zwj + `//e/x.png)`},
 		{"bare url", "see https://evil.example/auto", 0, "see https:" + zwj + "//evil.example/auto"},
 		{"www", "go to www.evil.example or WwW.x.y", 0, "go to www" + zwj + ".evil.example or WwW" + zwj + ".x.y"},
 		{"not a url", "a: b // c, www, wwwx.", 0, "a: b // c, www, wwwx."},
-		{"emphasis", "*a* _b_ ~c~ `d`", 0, "\\*a\\* \\_b\\_ \\~c\\~ \\`d\\`"},
+		{"emphasis", "*a* _b_ ~c~ `d`", 0, "\\*a\\* \\_b\\_ \\~" + zwj + "c\\~ \\`d\\`"},
 		{"math", "$\\Huge{PASS}$", 0, `\$\\Huge{PASS}\$`},
 		{"heading not escaped in cell", "# h", 0, "# h"},
 		{"invalid utf8", "a\xffb", 0, "a\uFFFDb"},
@@ -59,6 +59,47 @@ func TestCell(t *testing.T) {
 				t.Errorf("Cell(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestReferences: no reference GitHub or GitLab links (and records in the
+// referenced issue's timeline) survives in untrusted text, in any of the
+// markdown helpers; text that only looks alike is left as it was.
+func TestReferences(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// GitHub.
+		{"fixes #12 and #3", "fixes #" + zwj + "12 and #" + zwj + "3"},
+		{"see GH-26, gh-7", "see GH-" + zwj + "26, gh-" + zwj + "7"},
+		{"octo/repo#4039", "octo/repo#" + zwj + "4039"},
+		{"jlord/sheetsee.js#26.", "jlord/sheetsee.js#" + zwj + "26."},
+		{"jlord@a5c3785", "jlord@" + zwj + "a5c3785"},
+		{"jlord/sheetsee.js@a5c3785", "jlord/sheetsee.js@" + zwj + "a5c3785"},
+		// A bare SHA links only to this repository's commit: kept whole.
+		{"rubric a5c3785ed8d6", "rubric a5c3785ed8d6"},
+		// GitLab.
+		{"!42 $7 &3", "\\!" + zwj + "42 \\$" + zwj + "7 &amp;" + zwj + "3"},
+		{`~bug ~"needs review" ~12`, "\\~" + zwj + "bug \\~" + zwj + `"needs review" \~` + zwj + "12"},
+		{`%v1.0 %"Release 2" %*8.6 %12`, "%" + zwj + "v1.0 %" + zwj + `"Release 2" %` + zwj + "\\*8.6 %" + zwj + "12"},
+		{"group/project!5", "group/project\\!" + zwj + "5"},
+		{"*iteration:5 [vulnerability:9]", "\\*" + zwj + "iteration:5 \\[" + zwj + "vulnerability:9\\]"},
+		// Alike, not references: left alone.
+		{"50% off, #hashtag, C# code, a-1, GH-x", "50% off, #hashtag, C# code, a-1, GH-x"},
+		{"phone 1234567, id deadbee_x, cafe", "phone 1234567, id deadbee\\_x, cafe"},
+		{"word abcdefg", "word abcdefg"},
+	}
+	for _, tt := range tests {
+		for name, f := range map[string]func(string, int) string{"Cell": Cell, "Inline": Inline, "Block": Block} {
+			if got := f(tt.in, 0); got != tt.want {
+				t.Errorf("%s(%q) = %q, want %q", name, tt.in, got, tt.want)
+			}
+		}
+	}
+	// A leading issue reference is escaped as a heading and broken.
+	if got := Inline("#12 regressed", 0); got != "\\#"+zwj+"12 regressed" {
+		t.Errorf("Inline(#12 regressed) = %q", got)
+	}
+	if got := Quote("#12\n!3", 0); got != "> \\#"+zwj+"12\n> \\!"+zwj+"3" {
+		t.Errorf("Quote = %q", got)
 	}
 }
 

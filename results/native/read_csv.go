@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rubricgate/rubricgate/internal/cliflag"
 	"github.com/rubricgate/rubricgate/internal/crlf"
 )
 
@@ -47,11 +49,32 @@ var reservedColumns = map[string]int{
 	"response":       colAnswer,
 }
 
+// textColumns are the review sheet's columns of the task's text (the
+// exported sheet's "question", and the judge input's "context" and
+// "reference"): kept as metadata, never scored. Any other column that is
+// neither reserved nor a criterion is refused, as an unknown key in a JSON
+// line's "scores" is: a misspelt criterion column must not pass unseen.
+var textColumns = map[string]bool{"question": true, "context": true, "reference": true}
+
+// sheetColumns lists the columns a review sheet may hold besides the
+// criteria, for the error naming an unknown one.
+const sheetColumns = "id, question, context, reference, answer (or output, response), notes, reviewer, pass, retrieval_miss, error, reasoning, judge_model, length, input_hash"
+
 // csvHeader maps the columns of a review sheet.
 type csvHeader struct {
 	names []string
 	role  []int
 	crit  []int // criterion index for colCriterion
+}
+
+// names are the criteria's ids and aliases, lower-cased, sorted.
+func (sc *schema) names() []string {
+	names := make([]string, 0, len(sc.lookup))
+	for n := range sc.lookup {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // csvReader reads the rows of a review sheet.
@@ -62,8 +85,10 @@ type csvReader struct {
 }
 
 // newCSVReader reads the header row. Reserved columns (id, notes, pass, ...)
-// are matched case-insensitively; criterion columns by id or alias. A
-// column named twice is an error.
+// and the text columns are matched case-insensitively; criterion columns by
+// id or alias. A column named twice is an error, and so is a column that is
+// none of these (unless ReadOptions.IgnoreUnknown), named with the closest
+// criterion when it looks like a misspelling of one.
 func newCSVReader(sc *schema, in Input) (*csvReader, error) {
 	br := bufio.NewReaderSize(&lineLimit{r: in.R, max: sc.maxLine, file: in.Name, line: 1}, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
@@ -113,6 +138,13 @@ func newCSVReader(sc *schema, in Input) (*csvReader, error) {
 			seenCrit[i] = name
 			h.role[j], h.crit[j] = colCriterion, i
 			continue
+		}
+		if !textColumns[key] && !sc.opts.IgnoreUnknown {
+			msg := fmt.Sprintf("column %s names no criterion (expected one of: %s) and is none of a review sheet's columns (%s)", quote(name), sc.list, sheetColumns)
+			if near := cliflag.Closest(key, sc.names()); near != "" {
+				msg = fmt.Sprintf("column %s names no criterion (did you mean %s?); expected the criteria %s and the review sheet's columns (%s)", quote(name), quote(near), sc.list, sheetColumns)
+			}
+			return nil, &InputError{File: in.Name, Line: 1, Msg: msg}
 		}
 		if seenRole["meta:"+key] {
 			return nil, &InputError{File: in.Name, Line: 1, Msg: fmt.Sprintf("column %s appears twice in the header", quote(name))}

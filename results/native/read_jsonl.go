@@ -279,20 +279,7 @@ func (d *decoder) topMember(key []byte, _ int) error {
 	var err error
 	switch string(key) {
 	case "id":
-		kind, raw, str, err := d.s.value(0)
-		if err != nil {
-			return err
-		}
-		switch kind {
-		case kindString:
-			r.id = str
-		case kindNumber:
-			r.id = raw // kept as its literal text
-		default:
-			return d.errf(r.line, `"id" must be a string or a number, got %s`, kind)
-		}
-		r.hasID = true
-		return nil
+		return d.idMember()
 	case "error":
 		r.errMsg, err = d.stringField(key)
 		return err
@@ -322,55 +309,100 @@ func (d *decoder) topMember(key []byte, _ int) error {
 		r.pass, err = d.boolField(key)
 		return err
 	case "length":
-		kind, raw, _, err := d.s.value(0)
-		if err != nil {
-			return err
-		}
-		switch kind {
-		case kindNull:
-			return nil
-		case kindNumber:
-			if n, ok := jsonInt(raw); ok && n >= 0 {
-				r.length = n
-				return nil
-			}
-		}
-		return d.errf(r.line, `"length" must be a non-negative integer, got %s`, quoteBytes(raw))
+		return d.lengthMember()
 	case "scores":
-		kind, err := d.s.peekKind()
-		if err != nil {
-			return err
-		}
-		switch kind {
-		case kindNull:
-			return d.s.literal("null")
-		case kindObject:
-			r.hasScores = true
-			return d.s.objectMembers(d.scoreMember)
-		}
-		return d.errf(r.line, `"scores" must be an object of criterion scores, got %s`, kind)
+		return d.scoresMember()
 	case "samples", "answers":
-		kind, err := d.s.peekKind()
-		if err != nil {
-			return err
-		}
-		ans := string(key) == "answers"
-		if r.arrSeen && r.answers != ans {
-			return d.errf(r.line, `the item has both "samples" (judgings of one answer) and "answers" (regenerated answers): give one of them`)
-		}
-		r.arrSeen, r.answers = true, ans
-		switch kind {
-		case kindNull:
-			return d.s.literal("null")
-		case kindArray:
-			r.nSamples = 0
-			return d.s.arrayElems(d.sample)
-		}
-		if ans {
-			return d.errf(r.line, `"answers" must be an array of answers {"scores": {...}, "reasoning": "..."}, got %s`, kind)
-		}
-		return d.errf(r.line, `"samples" must be an array of judgings {"scores": {...}, "reasoning": "..."}, got %s`, kind)
+		return d.samplesMember(string(key) == "answers")
 	}
+	return d.otherMember(key)
+}
+
+// idMember reads "id": a string, or a number kept as its literal text.
+func (d *decoder) idMember() error {
+	r := &d.raw
+	kind, raw, str, err := d.s.value(0)
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case kindString:
+		r.id = str
+	case kindNumber:
+		r.id = raw // kept as its literal text
+	default:
+		return d.errf(r.line, `"id" must be a string or a number, got %s`, kind)
+	}
+	r.hasID = true
+	return nil
+}
+
+// lengthMember reads "length": a non-negative integer, or null.
+func (d *decoder) lengthMember() error {
+	r := &d.raw
+	kind, raw, _, err := d.s.value(0)
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case kindNull:
+		return nil
+	case kindNumber:
+		if n, ok := jsonInt(raw); ok && n >= 0 {
+			r.length = n
+			return nil
+		}
+	}
+	return d.errf(r.line, `"length" must be a non-negative integer, got %s`, quoteBytes(raw))
+}
+
+// scoresMember reads "scores": an object of criterion scores, or null.
+func (d *decoder) scoresMember() error {
+	r := &d.raw
+	kind, err := d.s.peekKind()
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case kindNull:
+		return d.s.literal("null")
+	case kindObject:
+		r.hasScores = true
+		return d.s.objectMembers(d.scoreMember)
+	}
+	return d.errf(r.line, `"scores" must be an object of criterion scores, got %s`, kind)
+}
+
+// samplesMember reads "samples" (judgings of one answer) or "answers"
+// (regenerated answers, ans): an array, or null; never both in one item.
+func (d *decoder) samplesMember(ans bool) error {
+	r := &d.raw
+	kind, err := d.s.peekKind()
+	if err != nil {
+		return err
+	}
+	if r.arrSeen && r.answers != ans {
+		return d.errf(r.line, `the item has both "samples" (judgings of one answer) and "answers" (regenerated answers): give one of them`)
+	}
+	r.arrSeen, r.answers = true, ans
+	switch kind {
+	case kindNull:
+		return d.s.literal("null")
+	case kindArray:
+		r.nSamples = 0
+		return d.s.arrayElems(d.sample)
+	}
+	if ans {
+		return d.errf(r.line, `"answers" must be an array of answers {"scores": {...}, "reasoning": "..."}, got %s`, kind)
+	}
+	return d.errf(r.line, `"samples" must be an array of judgings {"scores": {...}, "reasoning": "..."}, got %s`, kind)
+}
+
+// otherMember reads any other member: a criterion at the top level (the
+// production template's judge JSON), the answer's text for its length,
+// else metadata.
+func (d *decoder) otherMember(key []byte) error {
+	r := &d.raw
 	kind, raw, str, err := d.s.value(0)
 	if err != nil {
 		return err

@@ -183,7 +183,7 @@ func TestReadJSONLMaxLine(t *testing.T) {
 
 func TestReadCSV(t *testing.T) {
 	rb := ragRubric()
-	sheet := "\ufeffID,G,c,answer_handling,U,retrieval_miss,notes,reviewer,pass,extra\r\n" +
+	sheet := "\ufeffID,G,c,answer_handling,U,retrieval_miss,notes,reviewer,pass,Question\r\n" +
 		"q1,2,na,2,1,no,,ann,yes,x\r\n" +
 		"q2,2,NA,2,2,,\"fine, really\",bob,,\"multi\r\nline\r\ncell\"\r\n" +
 		"q3,0,1,2,2,yes,\"says 60 days; passage says 30\",ann,no,\r\n"
@@ -215,9 +215,9 @@ func TestReadCSV(t *testing.T) {
 	if !items[2].RetrievalMiss || items[0].RetrievalMiss || items[1].Notes != "fine, really" || items[0].Reviewer != "ann" {
 		t.Errorf("fields wrong: %+v", items)
 	}
-	var extra string
-	if err := json.Unmarshal(items[1].Meta["extra"], &extra); err != nil || extra != "multi\nline\ncell" {
-		t.Errorf("meta extra %q (%v)", items[1].Meta["extra"], err)
+	var question string
+	if err := json.Unmarshal(items[1].Meta["Question"], &question); err != nil || question != "multi\nline\ncell" {
+		t.Errorf("meta Question %q (%v)", items[1].Meta["Question"], err)
 	}
 }
 
@@ -232,6 +232,11 @@ func TestReadCSVErrors(t *testing.T) {
 		{"same criterion twice", "id,G,grounding,C,A,U\nq1,2,2,2,2,2\n", ReadOptions{}, 1, `criterion "grounding" is named twice in the header (columns "G" and "grounding")`},
 		{"same column twice", "id,G,C,A,U,notes,Notes\n", ReadOptions{}, 1, `column "notes" appears twice`},
 		{"no id column", "G,C,A,U\n2,2,2,2\n", ReadOptions{}, 1, `no "id" column`},
+		// A column that names nothing is refused at the header, as an
+		// unknown key in a JSON line's "scores" is; a misspelt criterion
+		// is named with the criterion it looks like, not blamed on a row.
+		{"misspelt criterion", "id,groundng,C,A,U\nq1,2,2,2,2\n", ReadOptions{}, 1, `column "groundng" names no criterion (did you mean "grounding"?)`},
+		{"extra column", "id,G,C,A,U,tags\nq1,2,2,2,2,x\n", ReadOptions{}, 1, `column "tags" names no criterion (expected one of: grounding, citation, answer_handling, usefulness) and is none of a review sheet's columns (id, question,`},
 		{"empty", "", ReadOptions{}, 1, "empty review sheet"},
 		{"CR line ends", "id,G,C,A,U\rq1,2,2,2,2\rq2,2,2,2,2\r", ReadOptions{}, 1, "bare carriage return (CR line ends)"},
 		{"empty id", "id,G,C,A,U\nq1,2,2,2,2\n,2,2,2,2\n", ReadOptions{}, 3, `empty "id"`},
@@ -342,3 +347,15 @@ func TestJSONInt(t *testing.T) {
 
 // sv is a single scored value, as the readers build it.
 func sv(s float64) gate.Value { return gate.Value{Score: s, Min: s, Max: s, N: 1, State: gate.Scored} }
+
+// Re-scoring under another rubric (IgnoreUnknown) reads a sheet whose
+// columns are this rubric's criteria: the columns that name none of the
+// other's are skipped, as unknown keys of a JSON line's "scores" are.
+func TestReadCSVIgnoreUnknownColumns(t *testing.T) {
+	n := 0
+	err := ReadItems(ragRubric(), Input{Name: "sheet.csv", R: strings.NewReader("id,G,C,A,U,tags\nq1,2,2,2,2,x\n")},
+		ReadOptions{IgnoreUnknown: true}, func(*Item) error { n++; return nil })
+	if err != nil || n != 1 {
+		t.Fatalf("read %d items: %v", n, err)
+	}
+}

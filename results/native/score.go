@@ -79,6 +79,53 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 		workers = runtime.GOMAXPROCS(0)
 	}
 	// Where each input starts, to re-read it when checking a duplicate id.
+	starts := inputStarts(inputs)
+
+	pool := newBufPool(3*workers + 4)
+	quit := make(chan struct{})
+	jobs := make(chan *job, workers)
+	order := make(chan *job, 2*workers+2)
+	keep := opts.OnItem != nil
+	go readInputs(sc, inputs, pool, jobs, order, quit)
+	wg := startWorkers(workers, scorer, sc, pool, jobs, keep)
+
+	f := &folded{u: scorer.NewRun(), shards: map[int]*ShardHeader{}}
+	ferr := f.collect(order, opts.OnItem)
+	close(quit)
+	if ferr != nil {
+		// The reader stops at its next chunk and the workers when it has
+		// closed jobs; nothing waits for them (the reader may be blocked
+		// reading a stream).
+		return nil, ferr
+	}
+	wg.Wait()
+	if err := checkShards(inputs, f.shards); err != nil {
+		return nil, err
+	}
+	if f.u.Items() == 0 {
+		names := make([]string, len(inputs))
+		for i, in := range inputs {
+			names[i] = in.Name
+		}
+		return nil, &InputError{File: strings.Join(names, ", "), Msg: "no items: the results are empty (an empty run has no score)"}
+	}
+	if err := dupError(sc, inputs, starts, f.store.pairs()); err != nil {
+		return nil, err
+	}
+	if err := f.ids.check(inputs, f.shards); err != nil {
+		return nil, err
+	}
+	rep := f.u.Report(opts.MaxUnscored)
+	for _, in := range inputs {
+		if w, ok := in.Records.(RecordsWarner); ok {
+			rep.Warn(w.Warnings(rb)...)
+		}
+	}
+	return rep, nil
+}
+
+// inputStarts is where each input starts (-1 where it cannot seek).
+func inputStarts(inputs []Input) []int64 {
 	starts := make([]int64, len(inputs))
 	for i, in := range inputs {
 		starts[i] = -1
@@ -88,40 +135,42 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 			}
 		}
 	}
+	return starts
+}
 
-	pool := newBufPool(3*workers + 4)
-	quit := make(chan struct{})
-	jobs := make(chan *job, workers)
-	order := make(chan *job, 2*workers+2)
-	keep := opts.OnItem != nil
-
-	go func() {
-		defer close(jobs)
-		defer close(order)
-		seq := 0
-		send := func(c *chunk) bool {
-			c.seq = seq
-			seq++
-			j := &job{c: c, done: make(chan *partial, 1)}
-			select {
-			case order <- j:
-			case <-quit:
-				return false
-			}
-			select {
-			case jobs <- j:
-			case <-quit:
-				return false
-			}
-			return true
+// readInputs cuts the inputs into chunks, in order: each is sent to order
+// (the order the results are folded in) and to jobs (the workers), until
+// quit is closed. It closes both when done.
+func readInputs(sc *schema, inputs []Input, pool *bufPool, jobs, order chan<- *job, quit <-chan struct{}) {
+	defer close(jobs)
+	defer close(order)
+	seq := 0
+	send := func(c *chunk) bool {
+		c.seq = seq
+		seq++
+		j := &job{c: c, done: make(chan *partial, 1)}
+		select {
+		case order <- j:
+		case <-quit:
+			return false
 		}
-		for i, in := range inputs {
-			if !readInput(sc, i, in, pool, send) {
-				return
-			}
+		select {
+		case jobs <- j:
+		case <-quit:
+			return false
 		}
-	}()
+		return true
+	}
+	for i, in := range inputs {
+		if !readInput(sc, i, in, pool, send) {
+			return
+		}
+	}
+}
 
+// startWorkers starts the workers that decode and score the chunks of
+// jobs, each with one decoder per file.
+func startWorkers(workers int, scorer *gate.Scorer, sc *schema, pool *bufPool, jobs <-chan *job, keep bool) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -140,69 +189,43 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 			}
 		}()
 	}
+	return &wg
+}
 
-	u := scorer.NewRun()
-	var store dupStore
-	shards := map[int]*ShardHeader{}
-	var ids shardIDs
-	var ferr error
+// folded is what the chunks' results add up to, folded in input order.
+type folded struct {
+	u      *gate.Run
+	store  dupStore
+	shards map[int]*ShardHeader
+	ids    shardIDs
+}
+
+// collect folds each chunk's result in input order, handing kept items to
+// onItem (nil for none); it stops at the first error.
+func (f *folded) collect(order <-chan *job, onItem func(*gate.ItemResult) error) error {
 	for j := range order {
 		p := <-j.done
 		if p.err != nil {
-			ferr = p.err
+			return p.err
 		}
-		if ferr == nil && keep {
+		if onItem != nil {
 			kept := p.t.Kept()
 			for k := range kept {
-				if err := opts.OnItem(&kept[k]); err != nil {
-					ferr = err
-					break
+				if err := onItem(&kept[k]); err != nil {
+					return err
 				}
 			}
 		}
-		if ferr != nil {
-			break
-		}
 		if p.shard != nil {
-			shards[j.c.input] = p.shard
+			f.shards[j.c.input] = p.shard
 		}
-		if h := shards[j.c.input]; h != nil && len(p.shardIDs) > 0 {
-			ids.fold(h, j.c.file, p.shardIDs, &p.idSum)
+		if h := f.shards[j.c.input]; h != nil && len(p.shardIDs) > 0 {
+			f.ids.fold(h, j.c.file, p.shardIDs, &p.idSum)
 		}
-		u.Fold(p.t)
-		store.add(p.recs)
+		f.u.Fold(p.t)
+		f.store.add(p.recs)
 	}
-	close(quit)
-	if ferr != nil {
-		// The reader stops at its next chunk and the workers when it has
-		// closed jobs; nothing waits for them (the reader may be blocked
-		// reading a stream).
-		return nil, ferr
-	}
-	wg.Wait()
-	if err := checkShards(inputs, shards); err != nil {
-		return nil, err
-	}
-	if u.Items() == 0 {
-		names := make([]string, len(inputs))
-		for i, in := range inputs {
-			names[i] = in.Name
-		}
-		return nil, &InputError{File: strings.Join(names, ", "), Msg: "no items: the results are empty (an empty run has no score)"}
-	}
-	if err := dupError(sc, inputs, starts, store.pairs()); err != nil {
-		return nil, err
-	}
-	if err := ids.check(inputs, shards); err != nil {
-		return nil, err
-	}
-	rep := u.Report(opts.MaxUnscored)
-	for _, in := range inputs {
-		if w, ok := in.Records.(RecordsWarner); ok {
-			rep.Warn(w.Warnings(rb)...)
-		}
-	}
-	return rep, nil
+	return nil
 }
 
 // readInput cuts one input into chunks and sends them; false when told to stop.

@@ -83,3 +83,20 @@ log = {
 with open("epochs.json", "w") as f:
     json.dump(log, f, indent=2)
     f.write("\n")
+
+# pass_at_1.json: `inspect eval --epochs 2 --epochs-reducer pass_at_1` over
+# a scorer of C/I (match, includes): eval.config.epochs_reducer lists the
+# reducer's log name (reducer_log_names).
+binary = [
+    sample(1, 1, {"match": score("C", "The answer names the right city.")}),
+    sample(1, 2, {"match": score("I", "Wrong city.")}),
+    sample(2, 1, {"match": score("C")}),
+    sample(2, 2, {"match": score("C")}),
+]
+log["eval"]["config"] = {"epochs": 2, "epochs_reducer": ["pass_at_1"]}
+log["eval"]["dataset"]["samples"] = 2
+log["results"] = {"total_samples": 2, "completed_samples": 4, "scores": []}
+log["samples"] = binary
+with open("pass_at_1.json", "w") as f:
+    json.dump(log, f, indent=2)
+    f.write("\n")

@@ -48,16 +48,31 @@ ev.add("test-match.s1.2", "match", {"correct": True, "expected": "Pacific", "pic
 ev.add("test-match.s1.3", "error", {"type": "RateLimitError", "message": "quota exceeded"})
 write("match.jsonl", spec("test-match.s1.simple-v0", "test-match", "s1"), ev, {"accuracy": 0.6666666666666666, "boostrap_std": 0.3})
 
-# A model-graded (classify) eval: metrics events with choice and score;
-# an unparseable grade gives score null (choice "__invalid__").
+# A model-graded (classify) eval: metrics events with choice and score,
+# the score from the spec's choice_scores (closedqa: Y 1.0, N 0.0); a
+# grade that matches no choice is "__invalid__" and scores the lowest
+# (classify_utils.get_choice_score: "each INVALID_STR contributes the
+# lowest score"). The report's score is the mean of the non-null scores.
 ev = Events()
-for i, (choice, score) in enumerate([("Y", 1.0), ("N", 0.0), ("__invalid__", None)]):
+for i, (choice, score) in enumerate([("Y", 1.0), ("N", 0.0), ("__invalid__", 0.0)]):
     sid = "coqa-closedqa.dev.%d" % i
     ev.add(sid, "sampling", {"prompt": "question %d" % i, "sampled": ["answer %d" % i]})
     ev.add(sid, "sampling", {"prompt": "grade answer %d" % i, "sampled": ["reasoning... %s" % choice]})
     ev.add(sid, "metrics", {"choice": choice, "score": score})
 write("modelgraded.jsonl", spec("coqa-closedqa-correct.dev.v0", "coqa-closedqa-correct", "dev"), ev,
-      {"counts/Y": 1, "counts/N": 1, "counts/__invalid__": 1, "score": 0.5})
+      {"counts/Y": 1, "counts/N": 1, "counts/__invalid__": 1, "score": 1 / 3})
+
+# A model-graded eval whose spec has no choice_scores (fact: choices A to
+# E are labels): get_choice_score returns None, so every sample records
+# score null, and the report has counts but no score.
+ev = Events()
+for i, choice in enumerate(["A", "C", "__invalid__"]):
+    sid = "fact.dev.%d" % i
+    ev.add(sid, "sampling", {"prompt": "question %d" % i, "sampled": ["answer %d" % i]})
+    ev.add(sid, "sampling", {"prompt": "grade answer %d" % i, "sampled": ["reasoning... %s" % choice]})
+    ev.add(sid, "metrics", {"choice": choice, "score": None})
+write("modelgraded_fact.jsonl", spec("fact.dev.v0", "fact", "dev"), ev,
+      {"counts/A": 1, "counts/C": 1, "counts/__invalid__": 1})
 
 # Hostile: a second run's events appended; a duplicate match; no final
 # report; a metric that is a list.

@@ -18,8 +18,8 @@ def cell(v):
     return v
 
 
-def write(path, header, rows, index=True):
-    with open(path, "w", newline="") as f:
+def write(path, header, rows, index=True, encoding="utf-8"):
+    with open(path, "w", newline="", encoding=encoding) as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(([""] if index else []) + header)
         for i, r in enumerate(rows):
@@ -41,6 +41,10 @@ rows = [
      nan, 0.8837, 0.0, 0.0],
 ]
 write("results.csv", header, rows)
+# The same run saved with to_csv(path, index=False, encoding="utf-8-sig"),
+# as Excel users do: the text starts with a UTF-8 byte order mark, right
+# before the first column's name.
+write("results_bom.csv", header, rows, index=False, encoding="utf-8-sig")
 
 # An explicit id column, the pre-0.2 column names, no index.
 header = ["id", "question", "contexts", "answer", "ground_truth", "faithfulness", "answer_correctness"]
