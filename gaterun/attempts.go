@@ -32,7 +32,7 @@ func AttemptsField(s gate.AttemptState) string {
 	if s.Blocked {
 		b = "1"
 	}
-	line := attemptsPrefix + "key=" + s.Key + " n=" + strconv.Itoa(s.Pool.N) + " change=" + f(s.Pool.Change) + " se=" + f(s.Pool.SE) + " blocked=" + b
+	line := attemptsPrefix + "key=" + s.Key + " n=" + strconv.Itoa(s.Pool.N) + " change=" + f(s.Pool.Change) + " se=" + f(s.Pool.SE) + " hold=" + b
 	if p := s.Pending; p != nil {
 		line += " pending=" + p.Answers + "," + strconv.Itoa(p.K) + "," + strconv.Itoa(p.Asked) + "," + f(p.First.Change) + "," + f(p.First.SE)
 	}
@@ -89,7 +89,7 @@ func parseAttemptsLine(rest string) (*gate.AttemptState, error) {
 		case "se":
 			s.Pool.SE, good = num(v)
 			good = good && s.Pool.SE >= 0
-		case "blocked":
+		case "hold":
 			s.Blocked, good = v == "1", v == "0" || v == "1"
 		case "pending":
 			f := strings.Split(v, ",")
@@ -110,7 +110,7 @@ func parseAttemptsLine(rest string) (*gate.AttemptState, error) {
 			return nil, errAttemptsLine
 		}
 	}
-	if !seen["key"] || !seen["n"] || !seen["change"] || !seen["se"] || !seen["blocked"] {
+	if !seen["key"] || !seen["n"] || !seen["change"] || !seen["se"] || !seen["hold"] {
 		return nil, errAttemptsLine
 	}
 	return &s, nil

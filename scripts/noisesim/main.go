@@ -146,11 +146,29 @@ func judge(rng *rand.Rand, q float64) int {
 	return int(min(5, max(1, math.Round(q+judgeSD*rng.NormFloat64()))))
 }
 
-// run writes a judged run as JSON lines: one "scores" object for an item
-// with one answer, an "answers" array for more.
-func run(rng *rand.Rand, ans [][][4]float64) []byte {
-	var b bytes.Buffer
+// run judges a run's answers and writes it (see judged and write).
+func run(rng *rand.Rand, ans [][][4]float64) []byte { return write(judged(rng, ans)) }
+
+// judged is the judge's levels of every answer's quality criteria, in
+// order: the scores a run's file carries.
+func judged(rng *rand.Rand, ans [][][4]float64) [][][4]int {
+	j := make([][][4]int, len(ans))
 	for i, as := range ans {
+		j[i] = make([][4]int, len(as))
+		for a, q := range as {
+			for k := range quality {
+				j[i][a][k] = judge(rng, q[k])
+			}
+		}
+	}
+	return j
+}
+
+// write writes a judged run as JSON lines: one "scores" object for an item
+// with one answer, an "answers" array for more.
+func write(js [][][4]int) []byte {
+	var b bytes.Buffer
+	for i, as := range js {
 		b.WriteString(`{"id":"q`)
 		b.WriteString(strconv.Itoa(i))
 		if len(as) > 1 {
@@ -167,7 +185,7 @@ func run(rng *rand.Rand, ans [][][4]float64) []byte {
 			}
 			b.WriteString(`"scores":{`)
 			for k, c := range quality {
-				fmt.Fprintf(&b, "%q:%d,", c, judge(rng, a[k]))
+				fmt.Fprintf(&b, "%q:%d,", c, a[k])
 			}
 			b.WriteString(`"safety":1}`)
 			if len(as) > 1 {
@@ -412,7 +430,8 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 	for sc, shift := range shifts {
 		rng := c.rng(n, t, 1+sc)
 		cur := m.answers(rng, shift, c.k)
-		if err := w.write("pr.jsonl", run(rng, cur)); err != nil {
+		curJ := judged(rng, cur)
+		if err := w.write("pr.jsonl", write(curJ)); err != nil {
 			return r, err
 		}
 		for md, mode := range modeNames {
@@ -439,11 +458,14 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 				return r, fmt.Errorf("pull request of trial %d (%d items): rerun_answers %d, outside 1 to rerun-max-runs (4) times %d answers", t, n, r.extra[sc], c.k)
 			}
 			more := m.answers(rng, shift, r.extra[sc])
-			union := make([][][4]float64, len(cur))
-			for i := range cur {
-				union[i] = append(append([][4]float64{}, cur[i]...), more[i]...)
+			// The union of both runs as judged: the first run's answers
+			// as its file carries them, then the re-run's.
+			moreJ := judged(rng, more)
+			union := make([][][4]int, len(curJ))
+			for i := range curJ {
+				union[i] = append(append([][4]int{}, curJ[i]...), moreJ[i]...)
 			}
-			if err := w.write("union.jsonl", run(rng, union)); err != nil {
+			if err := w.write("union.jsonl", write(union)); err != nil {
 				return r, err
 			}
 			g, err = w.gate("--results", "union.jsonl", "--baseline", last, "--noisy-drop", string(mode), "--final")
@@ -536,7 +558,8 @@ func (w *worker) retryTrial(n, t int, shift float64) (retryResult, error) {
 	for a := 1; a <= c.retries; a++ {
 		rng := c.rng(n, t, 16+a)
 		cur := m.answers(rng, shift, c.k)
-		if err := w.write("pr.jsonl", run(rng, cur)); err != nil {
+		curJ := judged(rng, cur)
+		if err := w.write("pr.jsonl", write(curJ)); err != nil {
 			return rr, err
 		}
 		args := append([]string{"--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(c.retryMode)}, state...)
@@ -553,11 +576,14 @@ func (w *worker) retryTrial(n, t int, shift float64) (retryResult, error) {
 			extra := min(max(g.DropCheck.RerunAnswers, 1), 4*c.k)
 			rr.extra += extra
 			more := m.answers(rng, shift, extra)
-			union := make([][][4]float64, len(cur))
-			for i := range cur {
-				union[i] = append(append([][4]float64{}, cur[i]...), more[i]...)
+			// The union of both runs as judged: the first run's answers
+			// as its file carries them, then the re-run's.
+			moreJ := judged(rng, more)
+			union := make([][][4]int, len(curJ))
+			for i := range curJ {
+				union[i] = append(append([][4]int{}, curJ[i]...), moreJ[i]...)
 			}
-			if err := w.write("union.jsonl", run(rng, union)); err != nil {
+			if err := w.write("union.jsonl", write(union)); err != nil {
 				return rr, err
 			}
 			final := append([]string{"--results", "union.jsonl", "--baseline", last, "--noisy-drop", string(c.retryMode), "--final"}, state...)
