@@ -52,13 +52,14 @@
 // with -attempts (the default) the binary keeps the attempts' state in
 // --attempts-dir, as the gate's comment keeps it on a pull request
 // (-attempts=false: each attempt decided alone, for a binary without it).
-// It prints how often the drop passes on its first attempt and within R.
+// It prints how often the drop passes on its first attempt and within R;
+// -retry-drop 0 re-runs an unchanged pull request instead.
 //
 // Usage:
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
 //	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-bin PATH] [-workers N] [-seed 1]
-//	    [-retries 0 [-retry-mode rerun] [-attempts=true]]
+//	    [-retries 0 [-retry-mode rerun] [-retry-drop 0.03] [-attempts=true]]
 package main
 
 import (
@@ -274,6 +275,7 @@ type config struct {
 	retries   int
 	retryMode gate.NoisyMode
 	attempts  bool
+	retryDrop float64
 }
 
 // The scenarios of a trial's pull request, and the modes each is gated in.
@@ -749,10 +751,11 @@ func main() {
 	workers := flag.Int("workers", runtime.NumCPU(), "trials run in parallel")
 	retries := flag.Int("retries", 0, "the retry scenario instead: a pull request with a real 3% drop re-run up to N times until it passes (0: off)")
 	retryMode := flag.String("retry-mode", "rerun", "the retry scenario's --noisy-drop")
+	retryDrop := flag.Float64("retry-drop", 0.03, "the retry scenario's real drop (0: an unchanged pull request, re-run until it passes)")
 	attempts := flag.Bool("attempts", true, "the retry scenario keeps the attempts' state (--attempts-dir); false: each attempt alone, as before it was kept")
 	flag.Parse()
 	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
-		retries: *retries, retryMode: gate.NoisyMode(*retryMode), attempts: *attempts}
+		retries: *retries, retryMode: gate.NoisyMode(*retryMode), attempts: *attempts, retryDrop: *retryDrop}
 	if err := c.main(*trials, *sizes, *rubricPath, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "noisesim:", err)
 		os.Exit(2)
@@ -762,7 +765,7 @@ func main() {
 // retryTable prints the retry scenario: how often a real 3% drop passes
 // on its first attempt, and within c.retries attempts.
 func (c *config) retryTable(trials int, ns []int, shift float64) error {
-	fmt.Printf("retry scenario: a real 3%% drop re-run up to %d times until it passes, --noisy-drop %s, attempts' state kept: %v\n", c.retries, c.retryMode, c.attempts)
+	fmt.Printf("retry scenario: a real %.0f%% drop re-run up to %d times until it passes, --noisy-drop %s, attempts' state kept: %v\n", 100*c.retryDrop, c.retries, c.retryMode, c.attempts)
 	fmt.Printf("%6s | %14s | %18s | %14s | %s\n", "items", "pass, 1st try", "pass within tries", "mean attempts", "rerun extra runs per PR")
 	for _, n := range ns {
 		rs, err := c.retryCell(n, trials, shift)
@@ -841,6 +844,12 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 	var serr [2]error
 	var wg sync.WaitGroup
 	for i, d := range []float64{0.03, 0.05} {
+		if i == 0 && c.retries > 0 {
+			d = c.retryDrop
+		}
+		if d == 0 {
+			continue // no drop: no shift
+		}
 		wg.Go(func() { shift[i], serr[i] = dropShift(rb, d) })
 	}
 	wg.Wait()
