@@ -70,7 +70,7 @@ func TestAttemptsClearAfterBlock(t *testing.T) {
 // Without a block before, the drop rules apply to the pooled change: a
 // run within max-drop blocks when the attempts' pool is a drop.
 func TestAttemptsPooled(t *testing.T) {
-	prior := &AttemptState{Key: attemptKey, Pool: Estimate{N: 2, Change: -0.04, SE: 0.01}}
+	prior := &AttemptState{Key: attemptKey, Pool: Estimate{N: 2, Change: -0.05, SE: 0.005}}
 	g := decide(runReport(80), base(80), both(func(in *DecideInput) { in.Paired = pairedCI(50, -0.02, 0.02) }, attempt(prior)))
 	if g.Decision != Block || g.Attempts == nil || g.Attempts.Outcome != AttemptPooled || g.Attempts.Attempts != 3 {
 		t.Fatalf("pooled: %s %+v %q", g.Decision, g.Attempts, g.Reasons)

@@ -68,6 +68,11 @@ type Resolution struct {
 	// rerunResolves is false when no number of answers in a re-run
 	// resolves max-drop (RerunAnswers is then one more run like this one).
 	rerunResolves bool
+	// ownShare is the share of the per-item change's variance that is this
+	// run's own answer noise: what a re-run of the same code draws anew
+	// (the baseline's noise and the items' own changes are the same for
+	// every attempt).
+	ownShare float64
 }
 
 // NewResolution computes the resolution of the paired interval of p
@@ -105,6 +110,7 @@ func NewResolution(p *Paired, base, half float64, th Thresholds) *Resolution {
 	tau := max(vd-wc-wb, 0)
 	if vd > 0 {
 		r.AnswerNoise = min((wc+wb)/vd, 1)
+		r.ownShare = min(wc/vd, 1)
 	}
 	r.Resolves = r.SE <= target
 	vt := n * target * target // the per-item variance that resolves max-drop

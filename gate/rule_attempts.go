@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"math"
+
 	"github.com/rubricgate/rubricgate/finding"
 )
 
@@ -165,13 +167,25 @@ func attemptsRule(in attemptsInput) (dropOutcome, *AttemptsReport) {
 	return drop, rep
 }
 
-// attemptEstimate is the attempt's own relative change and standard error
-// (from the paired interval's half-width); ok is false without one.
+// attemptEstimate is the attempt's own relative change and the standard
+// error of what a re-run draws anew: the part of the paired interval's
+// variance that is this run's own answer noise (Resolution's split; half
+// without one, as for two runs alike). The baseline's noise and the items'
+// own changes are the same for every attempt against this baseline: no
+// re-run can average them away, and none can re-draw them. ok is false
+// without an interval.
 func attemptEstimate(dc *DropCheck) (Estimate, bool) {
 	if dc == nil || dc.CI95 == nil || !(dc.CI95[1] > dc.CI95[0]) {
 		return Estimate{}, false
 	}
-	return Estimate{N: 1, Change: -dc.Drop, SE: (dc.CI95[1] - dc.CI95[0]) / 2 / z975}, true
+	se := (dc.CI95[1] - dc.CI95[0]) / 2 / z975
+	share := 0.5
+	if r := dc.Resolution; r != nil && r.ownShare > 0 {
+		share = r.ownShare
+	}
+	// At least a tenth of the interval: a run with no answer noise
+	// measured must not outweigh every other attempt.
+	return Estimate{N: 1, Change: -dc.Drop, SE: se * max(math.Sqrt(share), 0.1)}, true
 }
 
 // pooledDrop decides the drop on the pooled change: the drop rules as for
