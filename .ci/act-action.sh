@@ -17,7 +17,9 @@
 # later step, the job summary (from act's log: act empties the file between
 # steps), the report path the output names exists, a second gate step in the
 # job takes the binary from the tool cache, a tampered archive fails the
-# install (and nothing runs), `uses: ./` builds from source and says so.
+# install (and nothing runs), a binary planted in the tool cache beside the
+# marker file earlier installers trusted does not run (the verified release
+# replaces it), `uses: ./` builds from source and says so.
 # Prints the action's start (job start to the gate's first line) per job.
 set -uo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 GORELEASER ACT SCRATCH" >&2; exit 2; }
@@ -122,6 +124,19 @@ read_step() { # id
           } | tee -a "\$RG_ACT_OUT/\$GITHUB_JOB.checks"
 YAML
 }
+plant_step() { # a binary in the tool cache beside the marker file earlier installers trusted
+  local archive=rubricgate_${version}_linux_amd64.tar.gz
+  cat <<YAML
+      - name: Plant a binary in the tool cache
+        shell: bash
+        run: |
+          d="\$RUNNER_TOOL_CACHE/rubricgate/$version/x64"
+          mkdir -p "\$d"
+          printf '#!/bin/sh\\necho ran >> "$OUT/planted-ran"\\necho "rubricgate $version"\\n' > "\$d/rubricgate"
+          chmod 0755 "\$d/rubricgate"
+          echo "$(awk -v f="$archive" '$2 == f { print $1 }' "$S/action/action/checksums.txt")  $archive" > "\$d.complete"
+YAML
+}
 job() { # name [env url]
   printf '  %s:\n    runs-on: ubuntu-latest\n' "$1"
   [ -n "${2-}" ] && printf '    env:\n      RUBRICGATE_DOWNLOAD_URL: %s\n' "$2"
@@ -139,6 +154,10 @@ job() { # name [env url]
   gate_step gate rubricgate/rubricgate@v$major examples/support/run-regressed.jsonl
   read_step gate
   job gate-mismatch "http://127.0.0.1:$BAD_PORT"
+  gate_step gate rubricgate/rubricgate@v$major examples/support/run.jsonl
+  read_step gate
+  job gate-planted "http://127.0.0.1:$GOOD_PORT"
+  plant_step
   gate_step gate rubricgate/rubricgate@v$major examples/support/run.jsonl
   read_step gate
   job gate-source
@@ -175,7 +194,7 @@ run() { # job: its own act cache (so its own, empty, tool cache)
 
 log "act runs"
 : > "$OUT/timings"
-for j in gate-pass gate-regressed gate-mismatch gate-source; do run "$j"; done
+for j in gate-pass gate-regressed gate-mismatch gate-planted gate-source; do run "$j"; done
 
 log "checks"
 check "pass: act exit 0"                           "[ \$(cat $OUT/gate-pass.rc) = 0 ]"
@@ -194,6 +213,9 @@ check "regressed: the report output exists"        "g gate-regressed.checks 'rep
 check "mismatch: act exit non-zero"                "[ \$(cat $OUT/gate-mismatch.rc) != 0 ]"
 check "mismatch: the install says checksum mismatch" "g gate-mismatch.log 'checksum mismatch for rubricgate_${version}_linux_amd64.tar.gz'"
 check "mismatch: nothing ran, nothing cached"      "! g gate-mismatch.log '| rubricgate: ' && ! g gate-mismatch.checks 'decision=pass' && [ -z \"\$(find $S/actcache-gate-mismatch/tool_cache -name 'rubricgate*' -type f 2>/dev/null)\" ]"
+check "planted: act exit 0, the planted binary never ran" "[ \$(cat $OUT/gate-planted.rc) = 0 ] && [ ! -e $OUT/planted-ran ]"
+check "planted: warned, downloaded and verified"   "g gate-planted.log 'tool cache holds a rubricgate $version binary whose SHA-256' && g gate-planted.log 'verified rubricgate_${version}_linux_amd64.tar.gz/rubricgate'"
+check "planted: outputs readable by a later step"  "g gate-planted.checks 'decision=pass passed=true score=81.3'"
 check "source: uses ./ builds from source, says so" "[ \$(cat $OUT/gate-source.rc) = 0 ] && g gate-source.log 'not a release tag): building rubricgate' && ! g gate-source.log 'rubricgate install: downloading'"
 check "source: outputs readable by a later step"  "g gate-source.checks 'decision=pass passed=true score=81.3'"
 cat "$OUT/timings"

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The action's installer (action/install.sh) refuses, before any download:
 # a release tag that is not the source's version, an architecture it has no
-# archive for, and a checksum table without exactly one line whose name is
-# exactly the archive's (none, a longer name such as an SBOM's, or two).
+# archive for, a checksum table without exactly one line whose name is
+# exactly the archive's (none, a longer name such as an SBOM's, or two) or
+# the binary's in it (<archive>/rubricgate), and a job without RUNNER_TEMP
+# (no fallback to a shared /tmp). action/install_test.go covers the rest
+# (the tool cache, a planted binary, mismatched downloads).
 # Runs install.sh directly on a scratch clone; no network (the download URL
 # is a closed port, which none of these cases may reach).
 set -uo pipefail
@@ -36,4 +39,7 @@ case_ "no pinned line" "no single pinned SHA-256 for $name" ""
 case_ "only a longer name (an SBOM's)" "no single pinned SHA-256 for $name" "$sum_a  $name.sbom.json\n"
 case_ "two lines for the name" "no single pinned SHA-256 for $name" "$sum_a  $name\n$sum_b  $name\n"
 case_ "a short sum" "no single pinned SHA-256 for $name" "abc123  $name\n"
+case_ "no pin for the binary in the archive" "no single pinned SHA-256 for $name/rubricgate" "$sum_a  $name\n"
+case_ "two pins for the binary" "no single pinned SHA-256 for $name/rubricgate" "$sum_a  $name\n$sum_a  $name/rubricgate\n$sum_b  $name/rubricgate\n"
+case_ "no RUNNER_TEMP (no fallback to /tmp)" "RUNNER_TEMP is not set" "$sum_a  $name\n$sum_b  $name/rubricgate\n" RUNNER_TEMP=
 exit $fail

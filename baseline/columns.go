@@ -107,7 +107,7 @@ func (c *idColumn) parse(raw []byte, n int) int {
 		// raw runs past the column: guess 13 bytes an id (it grows).
 		c.idBytes = max(min(len(raw), 16*n)-3*n, 0)
 	}
-	c.cols = gate.NewItemColumns(n, c.idBytes)
+	c.cols = gate.NewIDColumns(n, c.idBytes)
 	i = skipWSb(raw, i+1)
 	if i < len(raw) && raw[i] == ']' {
 		return i + 1
@@ -136,13 +136,13 @@ func (c *idColumn) parse(raw []byte, n int) int {
 		}
 		i++
 		if plain {
-			c.cols.AppendBytes(raw[start+1:i-1], 0)
+			c.cols.AppendID(raw[start+1 : i-1])
 		} else {
 			var id string
 			if err := json.Unmarshal(raw[start:i], &id); err != nil {
 				return c.fail(raw, start, "field \"items.ids[%d]\": %v", k, err)
 			}
-			c.cols.Append(id, 0)
+			c.cols.AppendID([]byte(id))
 		}
 		if i = skipWSb(raw, i); i < len(raw) && raw[i] == ',' {
 			i = skipWSb(raw, i+1)

@@ -109,11 +109,11 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 	if i >= len(data) || data[i] != '{' {
 		return nil, 0, false
 	}
-	it := &wireItems{}
-	var spec *scoresAhead
+	r := itemsReader{it: &wireItems{}}
+	it := r.it
 	defer func() {
-		if spec != nil {
-			<-spec.done // never leave it running
+		if r.spec != nil {
+			<-r.spec.done // never leave it running
 		}
 	}()
 	i = skipWSb(data, i+1)
@@ -142,63 +142,8 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 		if it.Count != nil && *it.Count >= 0 && *it.Count <= (len(data)-i)/2 {
 			n = min(*it.Count, maxPresize)
 		}
-		var ve int
-		switch {
-		case i+4 <= len(data) && string(data[i:i+4]) == "null":
-			return nil, 0, false
-		case key == "count" && it.Count == nil:
-			var ok bool
-			if ve, ok = skipValue(data, i); !ok || json.Unmarshal(data[i:ve], &it.Count) != nil {
-				return nil, 0, false
-			}
-		case key == "ids" && it.IDs == nil:
-			if n >= parallelItems && it.Scores == nil && spec == nil {
-				spec = parseScoresAhead(data, i, n)
-			}
-			var c idColumn
-			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
-				return nil, 0, false
-			}
-			if spec != nil {
-				c.cols.HasDuplicate() // index the ids while the scores are parsed
-			}
-			it.IDs = &c
-		case key == "input_hashes" && it.InputHashes == nil:
-			var c hashColumn
-			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
-				return nil, 0, false
-			}
-			it.InputHashes = &c
-		case key == "scores" && it.Scores == nil:
-			var c scoreColumn
-			if spec != nil {
-				<-spec.done
-				if spec.at == i && spec.end >= 0 {
-					c, ve = spec.c, i+spec.end
-				}
-				spec = nil
-			}
-			if ve == 0 {
-				if ve = parseColumn(data, i, n, c.parse); ve < 0 {
-					return nil, 0, false
-				}
-			}
-			it.Scores = &c
-		case key == "answers" && it.Answers == nil:
-			c := &answersColumn{}
-			c.field = "answers"
-			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
-				return nil, 0, false
-			}
-			it.Answers = c
-		case key == "answer_vars" && it.AnswerVars == nil:
-			c := &answerVarsColumn{}
-			c.field = "answer_vars"
-			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
-				return nil, 0, false
-			}
-			it.AnswerVars = c
-		default:
+		ve := r.member(data, key, i, n)
+		if ve < 0 {
 			return nil, 0, false
 		}
 		i = skipWSb(data, ve)
@@ -211,6 +156,83 @@ func readItems(data []byte, i int) (*wireItems, int, bool) {
 		}
 		return nil, 0, false
 	}
+}
+
+// itemsReader is the state of reading the "items" object in place: the
+// members read so far and the scores column parsed ahead, if any.
+type itemsReader struct {
+	it   *wireItems
+	spec *scoresAhead
+}
+
+// member reads the value of the member key at data[i], sizing a column for
+// n items (-1: unknown), and returns where it ends (-1: not a file as Write
+// makes it; encoding/json reads it instead).
+func (r *itemsReader) member(data []byte, key string, i, n int) int {
+	var ve int
+	switch {
+	case i+4 <= len(data) && string(data[i:i+4]) == "null":
+		return -1
+	case key == "count" && r.it.Count == nil:
+		var ok bool
+		if ve, ok = skipValue(data, i); !ok || json.Unmarshal(data[i:ve], &r.it.Count) != nil {
+			return -1
+		}
+	case key == "ids" && r.it.IDs == nil:
+		if n >= parallelItems && r.it.Scores == nil && r.spec == nil {
+			r.spec = parseScoresAhead(data, i, n)
+		}
+		var c idColumn
+		if e, ok := skipValue(data, i); ok && n > 0 {
+			// Size the ids' buffer from the column's length (two quotes
+			// and a comma an id): a guess per id overshoots by megabytes.
+			c.idBytes = max(e-i-3*n, 1)
+		}
+		if ve = parseColumn(data, i, n, c.parse); ve < 0 {
+			return -1
+		}
+		if r.spec != nil {
+			c.cols.HasDuplicate() // index the ids while the scores are parsed
+		}
+		r.it.IDs = &c
+	case key == "input_hashes" && r.it.InputHashes == nil:
+		var c hashColumn
+		if ve = parseColumn(data, i, n, c.parse); ve < 0 {
+			return -1
+		}
+		r.it.InputHashes = &c
+	case key == "scores" && r.it.Scores == nil:
+		var c scoreColumn
+		if r.spec != nil {
+			<-r.spec.done
+			if r.spec.at == i && r.spec.end >= 0 {
+				c, ve = r.spec.c, i+r.spec.end
+			}
+			r.spec = nil
+		}
+		if ve == 0 {
+			if ve = parseColumn(data, i, n, c.parse); ve < 0 {
+				return -1
+			}
+		}
+		r.it.Scores = &c
+	case key == "answers" && r.it.Answers == nil:
+		r.it.Answers = &answersColumn{}
+		ve = parseNamed(data, i, n, &r.it.Answers.namedColumn, key)
+	case key == "answer_vars" && r.it.AnswerVars == nil:
+		r.it.AnswerVars = &answerVarsColumn{}
+		ve = parseNamed(data, i, n, &r.it.AnswerVars.namedColumn, key)
+	default:
+		return -1
+	}
+	return ve
+}
+
+// parseNamed parses the column named field at data[i] into c (see
+// parseColumn): the end, or -1.
+func parseNamed(data []byte, i, n int, c *namedColumn, field string) int {
+	c.field = field
+	return parseColumn(data, i, n, c.parse)
 }
 
 // maxPresize caps the items a column is sized for from the file's count

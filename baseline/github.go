@@ -1,7 +1,6 @@
 package baseline
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +32,10 @@ const (
 	DefaultMaxBackoff     = 8 * time.Second
 )
 
+// branchHint is the hint of a branch the API does not show (404) while
+// its successful push runs carry the baseline artifact.
+const branchHint = "the branch's successful push runs carry the baseline artifact, but the API does not show the branch: on a private repository the token needs `permissions: contents: read`, or the branch was renamed or deleted; a baseline store error, not an empty store"
+
 // permissionsHint is appended to 401/403/404 answers of the artifact API.
 const permissionsHint = "the workflow token needs `permissions: actions: read` to list and download artifacts; a private repository answers 404 when it is missing"
 
@@ -63,7 +66,8 @@ const permissionsHint = "the workflow token needs `permissions: actions: read` t
 // .../compare/{head}...{sha}): only "identical" or "behind" (the run's
 // commit is an ancestor of the branch's head) is accepted. A run whose
 // commit is ahead of or diverged from the branch, or unknown to the
-// repository (404), is refused; a missing branch has no baseline. Only a
+// repository (404), is refused. A branch the API does not show (404) while
+// its runs carry the artifact is a store error, never ErrNotFound. Only a
 // push to the branch (write access) makes such a run.
 //
 // Zero fields take the Default* values. The common case costs five HTTP
@@ -120,84 +124,6 @@ type GitHub struct {
 	Logf func(format string, args ...any)
 }
 
-// RequestError is a failed request: which call, which request, the HTTP
-// status (0 for network errors) and, for permission errors, a hint.
-type RequestError struct {
-	// Op names the call ("list workflow runs", "list run artifacts",
-	// "get branch", "compare commits", "artifact archive URL", "download
-	// archive").
-	Op string
-	// Request is "METHOD path" (API paths relative to the base URL; storage
-	// URLs without their signed query).
-	Request    string
-	StatusCode int
-	// Detail, when set, is shown instead of Err (GitHub's errors repeat the
-	// whole URL).
-	Detail string
-	Hint   string
-	Err    error
-}
-
-// Error says which call failed, on which request, and why.
-func (e *RequestError) Error() string {
-	var s string
-	if e.Detail != "" {
-		s = fmt.Sprintf("%s (%s): %s", e.Op, e.Request, e.Detail)
-	} else {
-		s = fmt.Sprintf("%s (%s): %v", e.Op, e.Request, e.Err)
-	}
-	if e.Hint != "" {
-		s += "; " + e.Hint
-	}
-	return s
-}
-
-// Unwrap returns the underlying error (a go-github error type for API answers).
-func (e *RequestError) Unwrap() error { return e.Err }
-
-// CandidateFailure is why one artifact was not used.
-type CandidateFailure struct {
-	ArtifactID int64
-	Reason     string
-}
-
-// CandidatesError means artifacts qualified but none gave a usable baseline.
-// It is a store error, not ErrNotFound.
-type CandidatesError struct {
-	Failures []CandidateFailure
-}
-
-// Error lists every failed artifact by id with its reason.
-func (e *CandidatesError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "no usable baseline artifact: %d candidate(s) failed:", len(e.Failures))
-	for _, f := range e.Failures {
-		fmt.Fprintf(&b, " [artifact #%d: %s]", f.ArtifactID, f.Reason)
-	}
-	return b.String()
-}
-
-// transient marks an error worth retrying (5xx, network, timeout).
-type transient struct{ err error }
-
-func (t *transient) Error() string { return t.err.Error() }
-func (t *transient) Unwrap() error { return t.err }
-
-// rateWait marks a rate limit: wait d (< 0: unknown) then retry.
-type rateWait struct {
-	d   time.Duration
-	err error
-}
-
-func (r *rateWait) Error() string { return r.err.Error() }
-func (r *rateWait) Unwrap() error { return r.err }
-
-// candidateErr marks a failure of one artifact: try the next one.
-type candidateErr struct{ err error }
-
-func (c *candidateErr) Error() string { return c.err.Error() }
-func (c *candidateErr) Unwrap() error { return c.err }
-
 // search is one Latest call.
 type search struct {
 	g        GitHub // with defaults applied
@@ -206,8 +132,7 @@ type search struct {
 	rateLeft time.Duration
 	// rateWaits counts the rate-limit waits of the whole search.
 	rateWaits int
-	// head is the branch's head commit once read (headRead); "" when the
-	// branch does not exist.
+	// head is the branch's head commit once read (headRead).
 	head     string
 	headRead bool
 }
@@ -308,108 +233,140 @@ func (g GitHub) Latest(ctx context.Context, q Query) (*File, gate.BaselineSource
 
 func (s *search) run(ctx context.Context, q Query) (*File, gate.BaselineSource, error) {
 	var none gate.BaselineSource
-	var (
-		failures                        []CandidateFailure
-		runs, refused, without, expired int
-		capped                          bool
-	)
+	var t runTally
 	page := 1
-	for page > 0 && len(failures) < s.g.MaxCandidates && !capped {
+	for page > 0 && len(t.failures) < s.g.MaxCandidates && !t.capped {
 		list, next, err := s.listRuns(ctx, q.Branch, page)
 		if err != nil {
 			return nil, none, err
 		}
 		page = next
-		// Newest first by created_at, then id (documented, but cheap to ensure).
-		sort.SliceStable(list, func(i, j int) bool {
-			ti, tj := list[i].GetCreatedAt().Time, list[j].GetCreatedAt().Time
-			if !ti.Equal(tj) {
-				return ti.After(tj)
-			}
-			return list[i].GetID() > list[j].GetID()
-		})
+		newestFirst(list)
 		for _, r := range list {
-			if len(failures) >= s.g.MaxCandidates {
+			if len(t.failures) >= s.g.MaxCandidates {
 				break
 			}
-			if runs >= s.g.MaxRuns {
-				capped = true
+			if t.runs >= s.g.MaxRuns {
+				t.capped = true
 				break
 			}
-			runs++
-			switch {
-			case r.GetID() <= 0 || r.GetEvent() != "push" || r.GetHeadBranch() != q.Branch || r.GetConclusion() != "success":
-				refused++
-				s.g.Logf("skipping workflow run #%d: event %q, branch %q, conclusion %q; only successful push runs of %q are used", r.GetID(), r.GetEvent(), r.GetHeadBranch(), r.GetConclusion(), q.Branch)
-				continue
-			case r.GetRepository().GetID() != s.g.RepoID || r.GetHeadRepository().GetID() != s.g.RepoID:
-				refused++
-				s.g.Logf("skipping workflow run #%d: not a run of this repository (head repository id %d, expected %d); runs from forks are never used", r.GetID(), r.GetHeadRepository().GetID(), s.g.RepoID)
-				continue
+			t.runs++
+			f, src, err := s.tryRun(ctx, r, q, &t)
+			if err != nil || f != nil {
+				return f, src, err
 			}
-			arts, err := s.runArtifacts(ctx, r.GetID())
-			if err != nil {
-				return nil, none, err
-			}
-			if hasArtifact(arts, s.g.ArtifactName) {
-				why, err := s.onBranch(ctx, q.Branch, r.GetHeadSHA())
-				if err != nil {
-					return nil, none, err
-				}
-				if why != "" {
-					refused++
-					s.g.Logf("skipping workflow run #%d: its commit %q is not on branch %q (%s); a push of a tag named like the branch reports the same head_branch", r.GetID(), r.GetHeadSHA(), q.Branch, why)
-					continue
-				}
-			}
-			var a *github.Artifact
-			stale := false
-			for _, x := range arts {
-				switch {
-				case x.GetName() != s.g.ArtifactName || x.GetID() <= 0:
-				case x.WorkflowRun != nil && x.WorkflowRun.GetID() != r.GetID():
-				case x.GetExpired() || (x.ExpiresAt != nil && !x.ExpiresAt.After(s.g.Now())):
-					stale = true
-				case a == nil || x.GetCreatedAt().After(a.GetCreatedAt().Time) || x.GetCreatedAt().Equal(a.GetCreatedAt()) && x.GetID() > a.GetID():
-					a = x
-				}
-			}
-			if a == nil {
-				if stale {
-					expired++
-				} else {
-					without++
-				}
-				continue
-			}
-			f, err := s.fetch(ctx, a, q)
-			if err == nil {
-				src := gate.BaselineSource{
-					Kind:     "github-artifact",
-					Location: fmt.Sprintf("%s/%s artifact #%d", s.g.Owner, s.g.Repo, a.GetID()),
-					SHA:      r.GetHeadSHA(),
-					RunID:    r.GetID(),
-				}
-				return f, f.source(src), nil
-			}
-			var ce *candidateErr
-			if !errors.As(err, &ce) {
-				return nil, none, err
-			}
-			failures = append(failures, CandidateFailure{ArtifactID: a.GetID(), Reason: ce.Error()})
-			s.g.Logf("skipping baseline artifact #%d: %v", a.GetID(), ce)
 		}
 	}
-	if len(failures) > 0 {
-		return nil, none, &CandidatesError{Failures: failures}
+	return nil, none, s.noBaseline(q, &t)
+}
+
+// runTally counts what the search saw, for the error when it finds no
+// baseline.
+type runTally struct {
+	failures                        []CandidateFailure
+	runs, refused, without, expired int
+	capped                          bool
+}
+
+// newestFirst sorts runs newest first by created_at, then id (documented,
+// but cheap to ensure).
+func newestFirst(list []*github.WorkflowRun) {
+	sort.SliceStable(list, func(i, j int) bool {
+		ti, tj := list[i].GetCreatedAt().Time, list[j].GetCreatedAt().Time
+		if !ti.Equal(tj) {
+			return ti.After(tj)
+		}
+		return list[i].GetID() > list[j].GetID()
+	})
+}
+
+// tryRun looks for the baseline in one run: the file and where it came
+// from, or a nil file when the run has none usable (counted in t), or a
+// store error.
+func (s *search) tryRun(ctx context.Context, r *github.WorkflowRun, q Query, t *runTally) (*File, gate.BaselineSource, error) {
+	var none gate.BaselineSource
+	switch {
+	case r.GetID() <= 0 || r.GetEvent() != "push" || r.GetHeadBranch() != q.Branch || r.GetConclusion() != "success":
+		t.refused++
+		s.g.Logf("skipping workflow run #%d: event %q, branch %q, conclusion %q; only successful push runs of %q are used", r.GetID(), r.GetEvent(), r.GetHeadBranch(), r.GetConclusion(), q.Branch)
+		return nil, none, nil
+	case r.GetRepository().GetID() != s.g.RepoID || r.GetHeadRepository().GetID() != s.g.RepoID:
+		t.refused++
+		s.g.Logf("skipping workflow run #%d: not a run of this repository (head repository id %d, expected %d); runs from forks are never used", r.GetID(), r.GetHeadRepository().GetID(), s.g.RepoID)
+		return nil, none, nil
+	}
+	arts, err := s.runArtifacts(ctx, r.GetID())
+	if err != nil {
+		return nil, none, err
+	}
+	if hasArtifact(arts, s.g.ArtifactName) {
+		why, err := s.onBranch(ctx, q.Branch, r.GetHeadSHA())
+		if err != nil {
+			return nil, none, err
+		}
+		if why != "" {
+			t.refused++
+			s.g.Logf("skipping workflow run #%d: its commit %q is not on branch %q (%s); a push of a tag named like the branch reports the same head_branch", r.GetID(), r.GetHeadSHA(), q.Branch, why)
+			return nil, none, nil
+		}
+	}
+	a, stale := s.newestArtifact(arts, r.GetID())
+	if a == nil {
+		if stale {
+			t.expired++
+		} else {
+			t.without++
+		}
+		return nil, none, nil
+	}
+	f, err := s.fetch(ctx, a, q)
+	if err == nil {
+		src := gate.BaselineSource{
+			Kind:     "github-artifact",
+			Location: fmt.Sprintf("%s/%s artifact #%d", s.g.Owner, s.g.Repo, a.GetID()),
+			SHA:      r.GetHeadSHA(),
+			RunID:    r.GetID(),
+		}
+		return f, f.source(src), nil
+	}
+	var ce *candidateErr
+	if !errors.As(err, &ce) {
+		return nil, none, err
+	}
+	t.failures = append(t.failures, CandidateFailure{ArtifactID: a.GetID(), Reason: ce.Error()})
+	s.g.Logf("skipping baseline artifact #%d: %v", a.GetID(), ce)
+	return nil, none, nil
+}
+
+// newestArtifact returns the run's newest unexpired artifact named
+// ArtifactName (nil: none), and whether an expired one was seen.
+func (s *search) newestArtifact(arts []*github.Artifact, runID int64) (a *github.Artifact, stale bool) {
+	for _, x := range arts {
+		switch {
+		case x.GetName() != s.g.ArtifactName || x.GetID() <= 0:
+		case x.WorkflowRun != nil && x.WorkflowRun.GetID() != runID:
+		case x.GetExpired() || (x.ExpiresAt != nil && !x.ExpiresAt.After(s.g.Now())):
+			stale = true
+		case a == nil || x.GetCreatedAt().After(a.GetCreatedAt().Time) || x.GetCreatedAt().Equal(a.GetCreatedAt()) && x.GetID() > a.GetID():
+			a = x
+		}
+	}
+	return a, stale
+}
+
+// noBaseline is the error of a search that found no baseline: the
+// candidates' failures, the runs cap, or ErrNotFound with what was seen.
+func (s *search) noBaseline(q Query, t *runTally) error {
+	if len(t.failures) > 0 {
+		return &CandidatesError{Failures: t.failures}
 	}
 	counts := fmt.Sprintf("%d successful push run(s) of branch %q examined in %s/%s: %d without an artifact named %q, %d with it expired, %d refused (another event, branch or repository, or a commit not on the branch)",
-		runs, q.Branch, s.g.Owner, s.g.Repo, without, s.g.ArtifactName, expired, refused)
-	if capped {
+		t.runs, q.Branch, s.g.Owner, s.g.Repo, t.without, s.g.ArtifactName, t.expired, t.refused)
+	if t.capped {
 		// More runs exist: the baseline may be among them. Not "no baseline".
-		return nil, none, &RunsCapError{MaxRuns: s.g.MaxRuns, Detail: counts}
+		return &RunsCapError{MaxRuns: s.g.MaxRuns, Detail: counts}
 	}
-	return nil, none, fmt.Errorf("%w for rubric %q on branch %q: %s", ErrNotFound, q.Rubric, q.Branch, counts)
+	return fmt.Errorf("%w for rubric %q on branch %q: %s", ErrNotFound, q.Rubric, q.Branch, counts)
 }
 
 // RunsCapError means the search examined MaxRuns runs without finding a
@@ -423,60 +380,6 @@ type RunsCapError struct {
 // Error says where the search stopped and what it saw.
 func (e *RunsCapError) Error() string {
 	return fmt.Sprintf("baseline search stopped after %d workflow runs (MaxRuns) with more to list: %s; set the baseline workflow (GitHub.Workflow) so that other workflows' runs are not listed, or raise MaxRuns", e.MaxRuns, e.Detail)
-}
-
-// retry runs fn, retrying transient failures with bounded backoff and
-// waiting out rate limits within the search's budget.
-func (s *search) retry(ctx context.Context, fn func() error) error {
-	attempt := 0
-	for {
-		err := fn()
-		if err == nil {
-			return nil
-		}
-		if cerr := ctx.Err(); cerr != nil {
-			return fmt.Errorf("baseline search stopped (deadline %s): %w (last error: %v)", s.g.Deadline, cerr, err)
-		}
-		var rw *rateWait
-		var tr *transient
-		switch {
-		case errors.As(err, &rw):
-			if rw.d < 0 {
-				return fmt.Errorf("%w; rate limited with no reset time given, not waiting", rw.err)
-			}
-			rw.d = max(rw.d, minRateWait)
-			if s.rateWaits >= maxRateWaits {
-				return fmt.Errorf("%w; still rate limited after %d waits, giving up", rw.err, s.rateWaits)
-			}
-			s.rateWaits++
-			if rw.d > s.rateLeft {
-				return fmt.Errorf("%w; rate limited: waiting %s would exceed the remaining rate-limit wait budget of %s (of %s)", rw.err, rw.d.Round(time.Second), s.rateLeft.Round(time.Second), s.g.MaxRateWait)
-			}
-			if dl, ok := ctx.Deadline(); ok && rw.d > time.Until(dl) {
-				return fmt.Errorf("%w; rate limited: waiting %s would pass the search deadline (%s)", rw.err, rw.d.Round(time.Second), s.g.Deadline)
-			}
-			s.rateLeft -= rw.d
-			s.g.Logf("rate limited; waiting %s: %v", rw.d.Round(time.Second), rw.err)
-			if serr := s.g.Sleep(ctx, rw.d); serr != nil {
-				return fmt.Errorf("%w; stopped while waiting for the rate limit: %v", rw.err, serr)
-			}
-		case errors.As(err, &tr):
-			if attempt >= s.g.Retries {
-				return fmt.Errorf("%w (gave up after %d attempts)", tr.err, attempt+1)
-			}
-			d := s.g.MinBackoff << attempt
-			if d > s.g.MaxBackoff || d <= 0 {
-				d = s.g.MaxBackoff
-			}
-			attempt++
-			s.g.Logf("retrying in %s: %v", d, tr.err)
-			if serr := s.g.Sleep(ctx, d); serr != nil {
-				return fmt.Errorf("%w; stopped while waiting to retry: %v", tr.err, serr)
-			}
-		default:
-			return err
-		}
-	}
 }
 
 // listRuns reads one page of the branch's successful push runs and returns
@@ -525,8 +428,10 @@ func hasArtifact(arts []*github.Artifact, name string) bool {
 }
 
 // onBranch says why the commit sha is not on branch ("" when it is: the
-// branch's head or one of its ancestors). API failures other than a 404 are
-// store errors (after the retries and rate-limit waits of every call).
+// branch's head or one of its ancestors). API failures other than a 404 on
+// the comparison are store errors (after the retries and rate-limit waits
+// of every call), a 404 on the branch too: it is read only for a run of
+// the branch that carries the baseline artifact.
 func (s *search) onBranch(ctx context.Context, branch, sha string) (string, error) {
 	if sha == "" {
 		return "the run names no commit", nil
@@ -542,7 +447,12 @@ func (s *search) onBranch(ctx context.Context, branch, sha string) (string, erro
 		var re *RequestError
 		switch {
 		case errors.As(err, &re) && re.StatusCode == http.StatusNotFound:
-			s.g.Logf("branch %q not found in %s/%s: no run is on it", branch, s.g.Owner, s.g.Repo)
+			// The branch's successful push runs carry the baseline (only
+			// such a run is checked), yet the API does not show the
+			// branch: two facts that contradict each other, a store
+			// error, never "no baseline".
+			re.Hint = branchHint
+			return "", re
 		case err != nil:
 			return "", err
 		case b.Commit.SHA == "":
@@ -550,10 +460,7 @@ func (s *search) onBranch(ctx context.Context, branch, sha string) (string, erro
 		}
 		s.head, s.headRead = b.Commit.SHA, true
 	}
-	switch {
-	case s.head == "":
-		return "the branch does not exist", nil
-	case strings.EqualFold(s.head, sha):
+	if strings.EqualFold(s.head, sha) {
 		return "", nil
 	}
 	v := url.Values{}
@@ -606,272 +513,4 @@ func compareStatus(r io.Reader) (string, error) {
 		}
 	}
 	return "", errors.New("decode the answer: no status")
-}
-
-// getJSON GETs an API path into v, with retries, and returns the next
-// page number from the Link header (0: none).
-func (s *search) getJSON(ctx context.Context, op, path string, v any) (int, error) {
-	return s.get(ctx, op, path, func(r io.Reader) error { return json.NewDecoder(r).Decode(v) })
-}
-
-// get GETs an API path, reads the answer with decode, with retries, and
-// returns the next page number from the Link header (0: none).
-func (s *search) get(ctx context.Context, op, path string, decode func(io.Reader) error) (int, error) {
-	next := 0
-	err := s.retry(ctx, func() error {
-		rctx, cancel := context.WithTimeout(ctx, s.g.RequestTimeout)
-		defer cancel()
-		req, err := s.g.API.NewRequest("GET", path, nil)
-		if err != nil {
-			return &RequestError{Op: op, Request: "GET " + path, Err: err}
-		}
-		resp, err := s.api.Do(req.WithContext(rctx))
-		if err != nil {
-			return netError(op, "GET "+path, err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return s.apiError(op, "GET "+path, resp)
-		}
-		if err := decode(io.LimitReader(resp.Body, 16<<20)); err != nil {
-			if rctx.Err() != nil {
-				return netError(op, "GET "+path, err)
-			}
-			return &RequestError{Op: op, Request: "GET " + path, StatusCode: resp.StatusCode, Err: fmt.Errorf("decode the answer: %w", err)}
-		}
-		next = nextPage(resp.Header.Get("Link"))
-		return nil
-	})
-	return next, err
-}
-
-// fetch downloads and checks one candidate. Failures of the candidate itself
-// are *candidateErr; others are store errors.
-func (s *search) fetch(ctx context.Context, a *github.Artifact, q Query) (*File, error) {
-	id := a.GetID()
-	if sz := a.GetSizeInBytes(); sz > s.g.MaxArchive {
-		return nil, &candidateErr{fmt.Errorf("archive of %d bytes exceeds the %d-byte limit", sz, s.g.MaxArchive)}
-	}
-	var data []byte
-	err := s.retry(ctx, func() error {
-		// A fresh archive URL on every attempt: the signed URL is short-lived.
-		loc, err := s.archiveURL(ctx, id)
-		if err != nil {
-			return err
-		}
-		data, err = s.download(ctx, loc)
-		return err
-	})
-	var re *RequestError
-	if err != nil && errors.As(err, &re) && re.Op == "download archive" && re.StatusCode == http.StatusForbidden {
-		// Storage kept refusing fresh URLs: this candidate, not the store.
-		err = &candidateErr{err}
-	}
-	if err != nil {
-		return nil, err
-	}
-	name := fmt.Sprintf("artifact #%d baseline.json", id)
-	raw, err := extractBaseline(data, s.g.MaxArchive)
-	if err != nil {
-		return nil, &candidateErr{err}
-	}
-	f, err := Read(bytes.NewReader(raw), name, s.g.MaxArchive)
-	if err != nil {
-		return nil, &candidateErr{err}
-	}
-	// A baseline for another rubric name is returned, not skipped: the name
-	// comes from the rubric file a pull request edits, so a renamed rubric
-	// must meet the old baseline (a rubric change, for the gate to judge),
-	// never an empty store.
-	return f, nil
-}
-
-// archiveURL asks the API for the archive's signed storage URL (a 302).
-func (s *search) archiveURL(ctx context.Context, id int64) (*url.URL, error) {
-	const op = "artifact archive URL"
-	path := fmt.Sprintf("repos/%s/%s/actions/artifacts/%d/zip", url.PathEscape(s.g.Owner), url.PathEscape(s.g.Repo), id)
-	rctx, cancel := context.WithTimeout(ctx, s.g.RequestTimeout)
-	defer cancel()
-	req, err := s.g.API.NewRequest("GET", path, nil)
-	if err != nil {
-		return nil, &RequestError{Op: op, Request: "GET " + path, Err: err}
-	}
-	resp, err := s.api.Do(req.WithContext(rctx))
-	if err != nil {
-		return nil, netError(op, "GET "+path, err)
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect:
-		loc, err := resp.Location()
-		// Storage is https; plain http only when the API itself is (a test
-		// server, or an Enterprise host on http).
-		if err != nil || (loc.Scheme != "https" && (loc.Scheme != "http" || s.g.API.BaseURL.Scheme != "http")) || loc.Host == "" {
-			return nil, &RequestError{Op: op, Request: "GET " + path, StatusCode: resp.StatusCode, Err: fmt.Errorf("redirect without a usable Location (%q)", resp.Header.Get("Location"))}
-		}
-		return loc, nil
-	case http.StatusGone:
-		return nil, &candidateErr{&RequestError{Op: op, Request: "GET " + path, StatusCode: resp.StatusCode, Err: errors.New("410 Gone: the artifact has expired or was deleted")}}
-	}
-	return nil, s.apiError(op, "GET "+path, resp)
-}
-
-// download fetches the archive from storage with the plain client, capped.
-func (s *search) download(ctx context.Context, loc *url.URL) ([]byte, error) {
-	const op = "download archive"
-	shown := *loc
-	shown.RawQuery, shown.Fragment, shown.User = "", "", nil
-	desc := "GET " + shown.String() + " (signed URL)"
-	rctx, cancel := context.WithTimeout(ctx, s.g.RequestTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, "GET", loc.String(), nil)
-	if err != nil {
-		return nil, &RequestError{Op: op, Request: desc, Err: err}
-	}
-	req.Header.Del("Authorization")
-	resp, err := s.dl.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			ue.URL = shown.String() // keep the signature out of errors and logs
-		}
-		return nil, netError(op, desc, err)
-	}
-	defer resp.Body.Close()
-	rerr := func(err error) *RequestError {
-		return &RequestError{Op: op, Request: desc, StatusCode: resp.StatusCode, Err: err}
-	}
-	switch c := resp.StatusCode; {
-	case c == http.StatusOK:
-	case c == http.StatusNotFound || c == http.StatusGone:
-		return nil, &candidateErr{rerr(fmt.Errorf("%s: the archive has expired or vanished", resp.Status))}
-	case c == http.StatusTooManyRequests:
-		return nil, &rateWait{d: s.retryAfter(resp), err: rerr(errors.New(resp.Status))}
-	case c == http.StatusForbidden:
-		// Usually the signed URL expired during a backoff: retried with a
-		// fresh URL, and a candidate failure if it persists.
-		return nil, &transient{rerr(fmt.Errorf("storage answered %s (signed URL expired?)", resp.Status))}
-	case c >= 500:
-		return nil, &transient{rerr(errors.New(resp.Status))}
-	default:
-		return nil, &candidateErr{rerr(fmt.Errorf("storage answered %s", resp.Status))}
-	}
-	if resp.ContentLength > s.g.MaxArchive {
-		return nil, &candidateErr{rerr(fmt.Errorf("archive of %d bytes exceeds the %d-byte limit", resp.ContentLength, s.g.MaxArchive))}
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, s.g.MaxArchive+1))
-	if err != nil {
-		return nil, &transient{rerr(fmt.Errorf("reading the archive: %w", err))}
-	}
-	if int64(len(data)) > s.g.MaxArchive {
-		return nil, &candidateErr{rerr(fmt.Errorf("archive exceeds the %d-byte limit", s.g.MaxArchive))}
-	}
-	return data, nil
-}
-
-// apiError classifies a failed API answer (it reads the body).
-func (s *search) apiError(op, desc string, resp *http.Response) error {
-	err := github.CheckResponse(resp)
-	if err == nil {
-		err = fmt.Errorf("unexpected status %s", resp.Status)
-	}
-	re := &RequestError{Op: op, Request: desc, StatusCode: resp.StatusCode, Err: err}
-	var rl *github.RateLimitError
-	var ab *github.AbuseRateLimitError
-	var er *github.ErrorResponse
-	msg := ""
-	switch {
-	case errors.As(err, &rl):
-		msg = rl.Message
-	case errors.As(err, &ab):
-		msg = ab.Message
-	case errors.As(err, &er):
-		msg = er.Message
-	}
-	re.Detail = resp.Status
-	if msg != "" {
-		re.Detail += ": " + strings.TrimSpace(msg)
-	}
-	switch {
-	case rl != nil:
-		if rl.Rate.Reset.IsZero() {
-			return &rateWait{d: -1, err: re}
-		}
-		re.Detail += fmt.Sprintf(" (primary rate limit; resets at %s)", rl.Rate.Reset.UTC().Format(time.RFC3339))
-		d := rl.Rate.Reset.Sub(s.g.Now()) + time.Second
-		if d < 0 {
-			d = 0
-		}
-		return &rateWait{d: d, err: re}
-	case ab != nil:
-		re.Detail += " (secondary rate limit)"
-		d := time.Minute // GitHub: without Retry-After, wait at least a minute
-		if ab.RetryAfter != nil && *ab.RetryAfter >= 0 {
-			d = *ab.RetryAfter
-		}
-		return &rateWait{d: d, err: re}
-	case resp.StatusCode == http.StatusTooManyRequests:
-		return &rateWait{d: s.retryAfter(resp), err: re}
-	case resp.StatusCode >= 500:
-		return &transient{re}
-	case resp.StatusCode == http.StatusUnauthorized:
-		re.Hint = "the token is missing or invalid; " + permissionsHint
-	case resp.StatusCode == http.StatusForbidden, resp.StatusCode == http.StatusNotFound:
-		re.Hint = permissionsHint
-	}
-	return re
-}
-
-// retryAfter reads Retry-After (seconds), else X-RateLimit-Reset (epoch
-// seconds), else one minute.
-func (s *search) retryAfter(resp *http.Response) time.Duration {
-	if v := resp.Header.Get("Retry-After"); v != "" {
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
-			return time.Duration(n) * time.Second
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(t.Sub(s.g.Now()), 0)
-		}
-	}
-	if v := resp.Header.Get("X-RateLimit-Reset"); v != "" {
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-			return max(time.Unix(n, 0).Sub(s.g.Now())+time.Second, 0)
-		}
-	}
-	return time.Minute
-}
-
-// netError wraps a transport error as transient (retried).
-func netError(op, desc string, err error) error {
-	return &transient{&RequestError{Op: op, Request: desc, Err: err}}
-}
-
-// nextPage returns the page number of the rel="next" link, or 0.
-func nextPage(link string) int {
-	for _, part := range strings.Split(link, ",") {
-		segs := strings.Split(strings.TrimSpace(part), ";")
-		if len(segs) < 2 {
-			continue
-		}
-		u := strings.Trim(strings.TrimSpace(segs[0]), "<>")
-		isNext := false
-		for _, p := range segs[1:] {
-			if strings.TrimSpace(p) == `rel="next"` {
-				isNext = true
-			}
-		}
-		if !isNext {
-			continue
-		}
-		pu, err := url.Parse(u)
-		if err != nil {
-			return 0
-		}
-		n, err := strconv.Atoi(pu.Query().Get("page"))
-		if err != nil || n <= 0 {
-			return 0
-		}
-		return n
-	}
-	return 0
 }

@@ -648,10 +648,12 @@ func TestGitHubTimeouts(t *testing.T) {
 		mod  func(g *GitHub)
 		want []string
 	}{
-		{"request timeout", func(g *GitHub) { g.RequestTimeout = 20 * time.Millisecond; g.Retries = -1 },
+		// The download blocks until its deadline; the API requests before
+		// it must fit well inside the deadline on a loaded machine too.
+		{"request timeout", func(g *GitHub) { g.RequestTimeout = time.Second; g.Retries = -1 },
 			[]string{"download archive (GET http://", "deadline exceeded", "gave up after 1 attempts"}},
-		{"search deadline", func(g *GitHub) { g.Deadline = 50 * time.Millisecond },
-			[]string{"baseline search stopped (deadline 50ms)", "download archive"}},
+		{"search deadline", func(g *GitHub) { g.Deadline = 2 * time.Second },
+			[]string{"baseline search stopped (deadline 2s)", "download archive"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -740,7 +742,7 @@ func TestGitHubZeroRateWaitIsBounded(t *testing.T) {
 // because its commit is not on the branch; the branch's own older run (its
 // commit an ancestor of the branch's head, "behind" in the comparison) is
 // used. A run whose commit the repository does not know (404) is refused
-// too, and a branch that does not exist has no baseline.
+// too; a branch the API does not show is a store error.
 func TestGitHubTagNamedLikeBranchRefused(t *testing.T) {
 	e := newEnv(t)
 	real := art(1, 48*time.Hour, baselineZip(t, "rag-review", 81))
@@ -784,11 +786,41 @@ func TestGitHubTagNamedLikeBranchRefused(t *testing.T) {
 	if _, _, err := e2.store.Latest(context.Background(), q); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "1 refused") {
 		t.Errorf("only a tag's run: %v, want ErrNotFound with the run refused", err)
 	}
-	// A branch that does not exist: nothing is on it.
+	// A branch the API does not show while a run "of" it carries the
+	// artifact: a store error (see TestGitHubBranchNotShown).
 	e3 := newEnv(t)
 	e3.fake.Add(tag)
-	if _, _, err := e3.store.Latest(context.Background(), q); !errors.Is(err, ErrNotFound) {
-		t.Errorf("no branch main: %v, want ErrNotFound", err)
+	var re *RequestError
+	if _, _, err := e3.store.Latest(context.Background(), q); errors.Is(err, ErrNotFound) || !errors.As(err, &re) || re.Op != "get branch" {
+		t.Errorf("no branch main: %v, want a store error of the branch call", err)
+	}
+}
+
+// A branch the API cannot show (404: on a private repository a token
+// without contents: read, or a renamed branch) while that branch's
+// successful push runs carry the baseline artifact is a store error (for
+// on-baseline-error), never "no baseline": with no baseline the gate would
+// pass a drop.
+func TestGitHubBranchNotShown(t *testing.T) {
+	e := newEnv(t)
+	e.fake.Add(art(1, 48*time.Hour, baselineZip(t, "rag-review", 81)))
+	// GitHub answers 404 for what the token may not see in a private
+	// repository (docs: "Get a branch", status 404).
+	e.fake.Fail(ghfake.RouteBranch, ghfake.Fault{Status: 404, Body: `{"message":"Not Found","documentation_url":"https://docs.github.com/rest/branches/branches#get-a-branch","status":"404"}`})
+	f, _, err := e.store.Latest(context.Background(), q)
+	var re *RequestError
+	if f != nil || errors.Is(err, ErrNotFound) || !errors.As(err, &re) {
+		t.Fatalf("Latest = %v, %v; want a store error, not ErrNotFound\n%s", f, err, e.log())
+	}
+	if re.Op != "get branch" || re.StatusCode != 404 || !strings.Contains(err.Error(), "contents: read") {
+		t.Errorf("error %q (op %q, status %d); want the branch call's 404 with the contents: read hint", err, re.Op, re.StatusCode)
+	}
+	if n := e.fake.Count(ghfake.RouteBranch); n != 1 {
+		t.Errorf("the branch was read %d times, want once (a 404 is not retried)", n)
+	}
+	// The same store once the branch shows: the baseline is found.
+	if f, _, err := e.store.Latest(context.Background(), q); err != nil || f.Score != 81 {
+		t.Errorf("branch shown: %v, %v; want the baseline of 81", f, err)
 	}
 }
 

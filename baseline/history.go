@@ -150,14 +150,15 @@ func (f *File) Continue(prev *File) {
 }
 
 // headHash is what history.head holds: the file's own point's hash, and
-// for a pooled baseline that hash bound to the pooled figures (its score,
+// for a pooled baseline that hash bound to the pooled figures, and
+// for a baseline with an anchor both bound to the anchor (its score,
 // pass rate, runs and run digest), which the point (this run's own) does
 // not carry: editing the pooled items and score together breaks the head
 // as editing a single run's does.
 func (f *File) headHash() string {
 	own := f.ownPoint().Hash
 	if f.PooledRuns <= 1 {
-		return own
+		return f.anchorHead(own)
 	}
 	b, err := json.Marshal(struct {
 		V          string `json:"v"`
@@ -170,7 +171,7 @@ func (f *File) headHash() string {
 	if err != nil {
 		return "" // cannot happen: strings and an int
 	}
-	return hashOf(b)
+	return f.anchorHead(hashOf(b))
 }
 
 // Trend is the branch's baselines as the report shows them: the history's

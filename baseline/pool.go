@@ -29,7 +29,7 @@ const (
 	PoolRubric       PoolRefusal = "the rubric changed"
 	PoolItems        PoolRefusal = "the items changed (ids added, removed, unscored or with another task)"
 	PoolNotPaired    PoolRefusal = "the run could not be paired with the previous baseline"
-	PoolRealChange   PoolRefusal = "this run differs from the previous baseline beyond noise (its interval excludes 0)"
+	PoolRealChange   PoolRefusal = "this run differs from the previous baseline by more than max-drop beyond noise (its interval lies wholly beyond max-drop)"
 	PoolAccepted     PoolRefusal = "the run's regression was accepted"
 	PoolInputHashes  PoolRefusal = "the input hashes of the items differ from the previous baseline's"
 	PoolNotFromCheck PoolRefusal = "the run was not compared with the previous baseline"
@@ -45,6 +45,11 @@ type PoolCheck struct {
 	Paired *gate.Paired
 	// Accepted is set when a regression of this run was accepted.
 	Accepted bool
+	// MaxDrop is the gate's max-drop: a change whose 95% interval lies
+	// wholly beyond it (a rise or a drop surely larger than max-drop)
+	// starts the pool again; a smaller one, resolved or not, is pooled.
+	// 0: any change whose interval excludes 0 starts it again.
+	MaxDrop float64
 }
 
 // Pool makes f, a new baseline of this run alone, pool prev's items with
@@ -55,17 +60,19 @@ type PoolCheck struct {
 //
 // It pools only what measures the same thing: the same rubric, exactly
 // the same items (ids and, where either has them, input hashes), a run
-// paired with prev and within noise of it (its 95% interval of the
-// relative change includes 0, and has width: a run whose every item moved
-// by the same amount is the same answers again, not a new measurement),
-// with no accepted regression. The rule is symmetric on purpose: a pool
-// that started again on every high run (or kept only the runs above some
-// bound) would select the lucky runs, and a baseline biased upwards
-// blocks unchanged pull requests (noisesim measured 23% against 17% with
-// such a rule at 50 items and 4 answers). Anything else
-// is a change of the branch, and f is left holding this run alone (the
-// refusal says why). At most maxRuns runs are pooled: prev's weight is
-// capped at maxRuns-1 runs' worth of answers.
+// paired with prev and not surely more than max-drop away from it (its
+// 95% interval of the relative change reaches into [-max-drop, +max-drop]),
+// and with width (a run whose every item moved by the same amount is the
+// same answers again, not a new measurement), with no accepted
+// regression. The rule is symmetric on purpose: a pool that started again
+// on every run its interval told from 0 would select the lucky runs (the
+// baseline branch's gate blocks the unlucky ones, which never enter), and
+// a baseline biased upwards blocks unchanged pull requests (see
+// docs/baselines.md for the figures). A change surely larger than
+// max-drop is a change of the branch (a real gain, which must not be
+// averaged away and then given back unseen), and f is left holding this
+// run alone (the refusal says why). At most maxRuns runs are pooled:
+// prev's weight is capped at maxRuns-1 runs' worth of answers.
 //
 // Each item's pooled score is the answer-weighted mean of prev's and this
 // run's; its answer count their sum (prev's capped); its variance that of
@@ -95,7 +102,7 @@ func (f *File) Pool(prev *File, check PoolCheck, maxRuns int) (PoolRefusal, erro
 		return PoolNotPaired, nil
 	case p.Added+p.Removed+p.Unscored+p.TaskChanged > 0 || prev.Items.Len() != f.Items.Len():
 		return PoolItems, nil
-	case p.CI95[0] > 0 || p.CI95[1] < 0:
+	case p.CI95[0] > check.MaxDrop || p.CI95[1] < -check.MaxDrop:
 		return PoolRealChange, nil
 	case p.CI95[0] == p.CI95[1]:
 		return PoolSameAnswers, nil

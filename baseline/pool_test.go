@@ -204,6 +204,21 @@ func TestPoolRefusals(t *testing.T) {
 		{"task changed", func(_, _ **File, c *PoolCheck, _ *int) { c.Paired.TaskChanged = 1 }, PoolItems},
 		{"real drop", func(_, _ **File, c *PoolCheck, _ *int) { c.Paired.CI95 = &[2]float64{-0.09, -0.01} }, PoolRealChange},
 		{"real gain", func(_, _ **File, c *PoolCheck, _ *int) { c.Paired.CI95 = &[2]float64{0.01, 0.09} }, PoolRealChange},
+		// With max-drop set (as the gate sets it), a change the interval
+		// resolves but does not put wholly beyond max-drop is pooled: a
+		// lucky run does not become the baseline alone.
+		{"resolved gain within max-drop", func(_, _ **File, c *PoolCheck, _ *int) {
+			c.MaxDrop, c.Paired.CI95 = 0.02, &[2]float64{0.01, 0.09}
+		}, ""},
+		{"resolved drop within max-drop", func(_, _ **File, c *PoolCheck, _ *int) {
+			c.MaxDrop, c.Paired.CI95 = 0.02, &[2]float64{-0.09, -0.01}
+		}, ""},
+		{"gain surely beyond max-drop", func(_, _ **File, c *PoolCheck, _ *int) {
+			c.MaxDrop, c.Paired.CI95 = 0.02, &[2]float64{0.025, 0.09}
+		}, PoolRealChange},
+		{"drop surely beyond max-drop", func(_, _ **File, c *PoolCheck, _ *int) {
+			c.MaxDrop, c.Paired.CI95 = 0.02, &[2]float64{-0.09, -0.025}
+		}, PoolRealChange},
 		{"every item moved alike", func(_, _ **File, c *PoolCheck, _ *int) { c.Paired.CI95 = &[2]float64{0, 0} }, PoolSameAnswers},
 		{"the previous run's answers again", func(_, f **File, _ *PoolCheck, _ *int) { *f = fileOf(t, base, "") }, PoolSameAnswers},
 		{"another branch", func(p, _ **File, _ *PoolCheck, _ *int) { (*p).Branch = "release" }, PoolBranch},

@@ -403,7 +403,7 @@ type renderer func(f Finding, e escaper) string
 // renderers holds each kind's renderer. A kind is declared, with the
 // parameters it reads, beside its renderer and its entry in its group's
 // table (kind_*.go): adding a kind touches that one file.
-var renderers = kindTable(gateKinds, baselineKinds, rubricKinds, dropKinds, itemKinds, resultKinds, judgeKinds, acceptKinds)
+var renderers = kindTable(gateKinds, baselineKinds, rubricKinds, dropKinds, driftKinds, itemKinds, resultKinds, judgeKinds, acceptKinds)
 
 // kindTable merges the groups' tables.
 func kindTable(groups ...map[Kind]renderer) map[Kind]renderer {

@@ -30,6 +30,10 @@ const (
 	// label (or who wrote the pull request), so under accept-by others it
 	// accepts nothing. AcceptLabel, Detail (why).
 	AcceptanceByUnknown Kind = "acceptance-by-unknown"
+	// AcceptanceByBot: a bot account applied the accept label (an app or a
+	// workflow's token, which acts for whoever triggered it), which under
+	// accept-by others accepts nothing. AcceptLabel, AppliedBy.
+	AcceptanceByBot Kind = "acceptance-by-bot"
 )
 
 // acceptKinds are the renderers of these kinds (see renderers).
@@ -39,6 +43,12 @@ var acceptKinds = map[Kind]renderer{
 	AcceptanceUnreadable: renderAcceptanceUnreadable,
 	AcceptanceByAuthor:   renderAcceptanceByAuthor,
 	AcceptanceByUnknown:  renderAcceptanceByUnknown,
+	AcceptanceByBot:      renderAcceptanceByBot,
+}
+
+func renderAcceptanceByBot(f Finding, e escaper) string {
+	return fmt.Sprintf("the %s label was applied by %s, a bot account: an app or a workflow's token acts for whoever triggered it, so under accept-by others its label accepts nothing; a reviewer must remove and re-add the label",
+		e.id(f.AcceptLabel), e.id(f.AppliedBy))
 }
 
 func renderAcceptanceByAuthor(f Finding, e escaper) string {

@@ -7,7 +7,7 @@ import "testing"
 func TestKindTablesDisjoint(t *testing.T) {
 	groups := map[string]map[Kind]renderer{
 		"gate": gateKinds, "baseline": baselineKinds, "rubric": rubricKinds, "drop": dropKinds,
-		"item": itemKinds, "result": resultKinds, "judge": judgeKinds, "accept": acceptKinds,
+		"item": itemKinds, "result": resultKinds, "judge": judgeKinds, "accept": acceptKinds, "drift": driftKinds,
 	}
 	seen := map[Kind]string{}
 	n := 0

@@ -28,18 +28,23 @@ const (
 	// WaiveRenamedRubric is a rubric name the baseline branch's store does
 	// not know while it holds baselines under other names.
 	WaiveRenamedRubric Waiver = "renamed-rubric"
+	// WaiveDrift is a cumulative drop of max-drift or more below the
+	// branch's anchor.
+	WaiveDrift Waiver = "drift"
 )
 
 // KnownWaiver reports whether w is one of the kinds above.
 func KnownWaiver(w Waiver) bool {
 	switch w {
-	case WaiveDrop, WaiveRubricChange, WaiveUncheckedGates, WaiveRemovedCriteria, WaiveRemovedItems, WaiveRenamedRubric:
+	case WaiveDrop, WaiveRubricChange, WaiveUncheckedGates, WaiveRemovedCriteria, WaiveRemovedItems, WaiveRenamedRubric, WaiveDrift:
 		return true
 	}
 	return false
 }
 
-// AcceptState is what the run knows of the accept label's record.
+// AcceptState is what the run knows of the accept label's record, and
+// what bound the label at a run (Transition.State). The decision reads it
+// with the fields of Acceptance as a state and an event of Step.
 type AcceptState string
 
 // The states of the accept label's record.
@@ -146,9 +151,15 @@ type AcceptOutcome struct {
 	// Refused says why the accept-by rule refused the label ("" when it
 	// did not): it then accepts nothing.
 	Refused AcceptRefusal `json:"refused,omitempty"`
+	// Effect is what the label did to the run's waivable reasons (Step).
+	Effect AcceptEffect `json:"-"`
+	// Next is the label's phase for the next run: what the comment keeps
+	// (the record while accepted, the lost line while lost).
+	Next LabelPhase `json:"-"`
 }
 
-// Covered reports whether the label covers the run.
+// Covered reports whether the label covers the run (also for an outcome
+// read back from a JSON report, which carries no Effect).
 func (a *AcceptOutcome) Covered() bool {
 	return a.State != AcceptUnreadable && len(a.Adds) == 0 && a.Refused == ""
 }
@@ -237,6 +248,10 @@ func waivableRecord(in DecideInput, g *GateReport, kinds []Waiver) AcceptRecord 
 		// item sets differ), as a relative change.
 		d := -dc.Drop
 		now.Drop = &d
+	} else if dr := g.DriftCheck; dr != nil && dr.Blocks {
+		// The cumulative drop below the anchor the drift rule blocked on.
+		d := dr.Cumulative
+		now.Drop = &d
 	}
 	for _, k := range kinds {
 		if k == WaiveRemovedItems && in.Paired != nil {
@@ -246,82 +261,34 @@ func waivableRecord(in DecideInput, g *GateReport, kinds []Waiver) AcceptRecord 
 	return now
 }
 
-// acceptance applies the accept label's record to what this run waives
-// (now): the record to keep, and what it does not cover. A label that
-// takes effect with this run accepts only what the gate's comment showed
-// (bound), and records what this run waives, whatever else blocks it: it
-// never covers more later.
+// acceptance is the accept label's step (Step) at this run: the state and
+// event read from the input, the run's figures (now), and what came of it,
+// as the decision's typed outcome. A label that takes effect with this run
+// accepts only what the gate's comment showed, and records what this run
+// waives, whatever else blocks it: it never covers more later.
 func acceptance(in DecideInput, now AcceptRecord) *AcceptOutcome {
-	out := &AcceptOutcome{State: in.Acceptance.State, Now: now, Why: in.Acceptance.Why, Reason: in.AcceptReason}
-	state := in.Acceptance.State
-	if in.AcceptReason != "" {
-		// Given with this run: it accepts this run, and only this run.
-		state, out.Why = AcceptFresh, ""
-	} else {
-		out.Actor, out.ActorWhy, out.By = in.Acceptance.Actor, in.Acceptance.ActorWhy, in.Acceptance.By
+	from, ev := labelReading(in)
+	out := &AcceptOutcome{Now: now, Reason: in.AcceptReason}
+	run := AcceptRun{Now: now, MaxDrop: in.MaxDrop}
+	if ev != EventReason {
+		a := in.Acceptance
+		out.Why, out.Actor, out.ActorWhy, out.By = a.Why, a.Actor, a.ActorWhy, a.By
 		if out.By == "" {
 			out.By = AcceptByOthers
 		}
-		if out.Refused = acceptByRule(out.By, out.Actor); out.Refused != "" {
-			// Nothing accepted and nothing recorded: a later run asks
-			// again who applied the label.
-			return out
-		}
+		run.By, run.Actor = out.By, out.Actor
 	}
-	switch state {
-	case AcceptUnreadable:
-		// Nothing to keep and nothing covered.
-	case AcceptRecorded:
-		if in.Acceptance.Record == nil {
-			out.State, out.Why = AcceptUnreadable, "no record given"
-			break
-		}
-		was := *in.Acceptance.Record
-		var lower []string
-		if was.Legacy {
-			// An older version's record: its commit and score, bound from
-			// now on to what this run waives, if the score is no lower
-			// than the one accepted (the drop it was applied for).
-			sha, score := was.SHA, was.Score
-			if now.Score < score {
-				lower = []string{fmt.Sprintf("a lower score than an older version's record accepted (%.1f, accepted %.1f)", now.Score, score)}
-			}
-			was = now
-			was.SHA, was.Score = sha, score
-		}
-		out.Record = &was
-		out.Adds = append(lower, notCovered(was, now, in.MaxDrop, "accepted")...)
-	default:
-		out.State = AcceptFresh
-		if in.AcceptReason == "" && !in.Acceptance.Unbound && len(now.Kinds) > 0 {
-			out.Shown = in.Acceptance.Shown
-			out.Adds = notShown(in.Acceptance, now)
-		}
-		if len(out.Adds) == 0 {
-			r := now
-			out.Record = &r
-		}
+	tr := Step(from, ev, run)
+	out.State, out.Record, out.Shown, out.Adds, out.Refused = tr.State, tr.Record, tr.Shown, tr.Adds, tr.Refused
+	out.Effect, out.Next = tr.Effect, tr.Next.Phase
+	switch {
+	case tr.Refused != "":
+		// The state as read: accept-by refused the label before any.
+		out.State = in.Acceptance.State
+	case tr.Effect == EffectUnreadable:
+		out.Why = tr.Next.Why
 	}
 	return out
-}
-
-// notShown lists what a fresh acceptance of now does not cover in what the
-// gate's comment showed (a.Shown): nothing shown, another head commit (the
-// label may have been applied before the new figures appeared), figures
-// shown while the label was already on and not applied again since, or
-// anything beyond the shown figures (another rubric, a new kind of reason,
-// another set of removed items, any larger drop).
-func notShown(a Acceptance, now AcceptRecord) []string {
-	shown := a.Shown
-	switch {
-	case shown == nil:
-		return []string{"figures the gate's comment has not shown yet"}
-	case !strings.EqualFold(shown.SHA, now.SHA):
-		return []string{fmt.Sprintf("a new head commit (%s; the comment showed %s)", shortSHA(now.SHA), shortSHA(shown.SHA))}
-	case a.ShownLabeled && !a.Applied:
-		return []string{"figures the comment showed while the label was already on (the label was applied before them)"}
-	}
-	return notCovered(*shown, now, 0, "shown")
 }
 
 func shortSHA(s string) string {
@@ -341,16 +308,14 @@ func compactWaivers(ks []Waiver) []Waiver {
 	return out
 }
 
-// finding is the reason of an acceptance that does not cover the run.
+// finding is the reason of an acceptance whose effect blocks the run.
 func (a *AcceptOutcome) finding(label string) finding.Finding {
-	if a.Refused != "" {
+	switch a.Effect {
+	case EffectByAuthor, EffectByBot, EffectByUnknown, EffectRemoved:
 		return a.refusalFinding(label)
-	}
-	if a.State == AcceptUnreadable {
+	case EffectUnreadable:
 		return finding.Finding{Kind: finding.AcceptanceUnreadable, Severity: finding.Error, Params: finding.Params{Detail: a.Why, AcceptParams: finding.AcceptParams{AcceptLabel: label}}}
-	}
-	if a.Record == nil {
-		// A fresh acceptance beyond what the comment showed.
+	case EffectNotShown:
 		p := finding.Params{AcceptParams: finding.AcceptParams{AcceptLabel: label, Adds: a.Adds}}
 		if s := a.Shown; s != nil {
 			p.Commit, p.Waived = s.SHA, waiverNames(s.Kinds)

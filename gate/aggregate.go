@@ -27,6 +27,9 @@ type Scorer struct {
 	// levels is the number of histogram bins: the scale's levels, or
 	// rubric.ContinuousBins.
 	levels []int
+	// free holds the buffers of kept items released by the tallies, for
+	// the next ones (see Tally.Release).
+	free keptFree
 }
 
 // NewScorer prepares rb for scoring. The reader has checked rb (criteria,
@@ -168,7 +171,8 @@ type Tally struct {
 	blocking                             []BlockingFailure
 	warnings                             []finding.Finding
 	warningsN                            int
-	results                              []ItemResult
+	// kept holds the items added with keep (see Each), nil until one is.
+	kept *kept
 }
 
 // NewTally returns an empty tally.
@@ -180,8 +184,8 @@ func (sc *Scorer) NewTally() *Tally {
 	return p
 }
 
-// Add scores one validated item of file into the tally. keep builds its
-// ItemResult (see Kept).
+// Add scores one validated item of file into the tally. keep keeps what
+// its ItemResult needs, delivered by Each.
 func (p *Tally) Add(r *Judged, file string, keep bool) {
 	sc := p.sc
 	p.items++
@@ -205,8 +209,7 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 			}
 		}
 		if keep {
-			p.results = append(p.results, ItemResult{ID: string(r.ID), Unscored: true, Failed: []string{}, NA: []string{}, Reasoning: string(r.Error),
-				JudgeModel: r.JudgeModel, Length: r.Length, InputHash: r.InputHash})
+			p.keep(r, 0, false, r.Error)
 		}
 		return
 	}
@@ -221,27 +224,16 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 	if pass {
 		p.passed++
 	}
-	var res *ItemResult
 	if keep {
-		p.results = append(p.results, ItemResult{ID: string(r.ID), Score: score, Pass: pass, Failed: []string{}, NA: []string{},
-			JudgeModel: r.JudgeModel, Length: r.Length, InputHash: r.InputHash})
-		res = &p.results[len(p.results)-1]
-		if r.Answers > 1 {
-			res.Answers, res.AnswerVar = r.Answers, r.AnswerVar
-			res.AnswerScores = append([]float64(nil), r.AnswerScores...)
-		}
-		res.Reasoning = string(r.Reasoning)
-		if res.Reasoning == "" {
-			res.Reasoning = string(r.Notes)
-		}
+		p.keep(r, score, pass, firstNonBlank(r.Reasoning, r.Notes))
 	}
 	for i, v := range r.Values {
 		c := &p.crit[i]
 		switch v.State {
 		case NA:
 			c.na++
-			if res != nil {
-				res.NA = append(res.NA, sc.ids[i])
+			if keep {
+				p.keepCrit(i, true)
 			}
 		case Scored:
 			c.sum += v.Score
@@ -259,8 +251,8 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 			}
 			if v.Below {
 				c.below++
-				if res != nil {
-					res.Failed = append(res.Failed, sc.ids[i])
+				if keep {
+					p.keepCrit(i, false)
 				}
 				if sc.blocking[i] {
 					why := r.Reasoning
@@ -282,9 +274,6 @@ func (p *Tally) Add(r *Judged, file string, keep bool) {
 		}
 	}
 }
-
-// Kept returns the results of the items added with keep, in order.
-func (p *Tally) Kept() []ItemResult { return p.results }
 
 func firstNonBlank(a, b []byte) []byte {
 	if len(a) > 0 {

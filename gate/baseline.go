@@ -53,6 +53,8 @@ type Baseline struct {
 	// PooledRuns is how many consecutive runs of the branch its items
 	// pool (0 or 1: one run); Score is then the pooled items' mean.
 	PooledRuns int
+	// Anchor is the branch's anchor (nil for a baseline without one).
+	Anchor *Anchor
 	// Trend is the branch's baselines, oldest first, ending with this one
 	// (its history and its own point); empty for a baseline without
 	// history.

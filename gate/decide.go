@@ -33,6 +33,9 @@ type Thresholds struct {
 	// RerunMaxRuns bounds what a noisy-drop rerun asks for: at most this
 	// many times this run's answers per item (0: DefaultRerunMaxRuns).
 	RerunMaxRuns int
+	// MaxDrift is the cumulative drop below the branch's anchor that
+	// blocks when beyond noise (driftRule; 0: the rule is off).
+	MaxDrift float64
 }
 
 // DefaultThresholds block on a 2% relative drop of the aggregate score (with
@@ -45,6 +48,7 @@ var DefaultThresholds = Thresholds{
 	NoisyDrop:      NoisyBlock,
 	HardDrop:       0.05,
 	RerunMaxRuns:   DefaultRerunMaxRuns,
+	MaxDrift:       DefaultMaxDrift,
 }
 
 // Decision is the gate's verdict: [Pass] or [Block]. It is written in the
@@ -169,6 +173,10 @@ func Decide(in DecideInput) *GateReport {
 			drop, g.Attempts = attemptsRule(attemptsInput{AttemptsInput: in.Attempts, Drop: drop, Baseline: b.Score, Accepted: in.Accepted, Thresholds: in.Thresholds})
 			v.apply(drop.ruling)
 			g.DropCheck = drop.Check
+			// The cumulative drop below the branch's anchor (rule_drift.go).
+			drift := driftRule(driftInputOf(b, drop.Check, in.Paired, in.MaxDrift), drop.Check != nil && drop.Check.Blocks)
+			v.apply(drift.ruling)
+			g.DriftCheck = drift.Check
 			g.Changes = criterionChanges(c, b, gateFlags(in.Rubric, b.Rubric))
 		}
 		// The baseline's age (rule_baseline.go), the item sets (rule_items.go).

@@ -91,6 +91,10 @@ type GateReport struct {
 	// Attempts are this change request's attempts at the same inputs,
 	// whose pooled change decided the drop; omitted when no state is kept.
 	Attempts *AttemptsReport `json:"attempts,omitempty"`
+	// DriftCheck is the drift rule's outcome: the branch's anchor, this
+	// run's cumulative change since it and the margin left; null when it
+	// did not run (no anchor, max-drift 0, nothing compared).
+	DriftCheck *DriftCheck `json:"drift_check"`
 	// Changes are per-criterion changes, in rubric order.
 	Changes []CriterionChange `json:"changes"`
 	// Paired is the item-level comparison, null without a baseline.

@@ -35,6 +35,39 @@ func NewItemColumns(n, idBytes int) *ItemColumns {
 	return c
 }
 
+// NewIDColumns returns empty columns with room for n ids of idBytes bytes
+// in all, filled with AppendID and then given their scores with SetScores
+// (a file's columns, read one after the other: no scores column is
+// allocated only to be overwritten).
+func NewIDColumns(n, idBytes int) *ItemColumns {
+	c := &ItemColumns{end: make([]int, 0, n)}
+	c.ids.Grow(idBytes)
+	return c
+}
+
+// AppendID adds an id (its bytes, copied) without its score: the columns
+// are not usable until SetScores gives the scores.
+func (c *ItemColumns) AppendID(id []byte) {
+	c.idx = nil
+	c.ids.Grow(len(id)) // doubles
+	c.ids.Write(id)
+	if len(c.end) == cap(c.end) {
+		c.end = append(make([]int, 0, max(2*cap(c.end), 1024)), c.end...)
+	}
+	c.end = append(c.end, c.ids.Len())
+}
+
+// SetScores gives the items their scores, one per item, in item order:
+// the columns keep s. It reports false, changing nothing, when s is not as
+// long as the items.
+func (c *ItemColumns) SetScores(s []float64) bool {
+	if len(s) != len(c.end) {
+		return false
+	}
+	c.scores = s
+	return true
+}
+
 // ColumnsOf copies items into columns.
 func ColumnsOf(items []ItemScore) *ItemColumns {
 	n := 0
@@ -145,7 +178,7 @@ func (c *ItemColumns) Len() int {
 	if c == nil {
 		return 0
 	}
-	return len(c.scores)
+	return len(c.end)
 }
 
 // ID is the i-th item's id (a substring of the concatenated ids: no copy).

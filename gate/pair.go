@@ -130,6 +130,11 @@ type Pairer struct {
 	// variances of the items with two or more, this run's and the baseline's
 	ansC, ansB, varC, varB float64
 	varCN, varBN           int
+	// asked is set when WantsReasoning found askedID at askedAt, for the
+	// Add that follows.
+	asked   bool
+	askedID string
+	askedAt int
 }
 
 // NewPairer indexes the baseline's items. It keeps its own compact,
@@ -163,12 +168,7 @@ func NewPairerColumns(items *ItemColumns, worstN int) *Pairer {
 // unscored item that the baseline scored is compared at score 0 (see
 // Paired.Unscored); one the baseline does not have is left out.
 func (pr *Pairer) Add(it *ItemResult) {
-	i := -1
-	if n := pr.next; n >= 0 && n < pr.items.Len() && pr.items.ID(n) == it.ID {
-		i = n
-	} else {
-		i = pr.index.find(pr.items, it.ID)
-	}
+	i := pr.find(it.ID)
 	if i >= 0 && pr.next >= 0 {
 		pr.next = i + 1
 	}
@@ -192,6 +192,44 @@ func (pr *Pairer) Add(it *ItemResult) {
 		return
 	}
 	pr.common(i, it)
+}
+
+// find returns the baseline's position of id (-1: none), where the last
+// item found leaves off or by the index; the position WantsReasoning just
+// found for id is reused.
+func (pr *Pairer) find(id string) int {
+	if pr.asked && pr.askedID == id {
+		pr.asked = false
+		return pr.askedAt
+	}
+	pr.asked = false
+	if n := pr.next; n >= 0 && n < pr.items.Len() && pr.items.ID(n) == id {
+		return n
+	}
+	return pr.index.find(pr.items, id)
+}
+
+// WantsReasoning says whether Add needs it.Reasoning (for the scorer's
+// ScoreOptions.WantReasoning, asked with Reasoning still empty): only for
+// an item of the baseline not yet paired that is unscored or could enter
+// the worst regressions as they stand. It may say yes for an item Add then
+// leaves out, never no for one it shows. Add, called next with the same
+// item, reuses the position found here.
+func (pr *Pairer) WantsReasoning(it *ItemResult) bool {
+	pr.asked = false
+	i := pr.find(it.ID)
+	pr.asked, pr.askedID, pr.askedAt = true, it.ID, i
+	if i < 0 || pr.seen[i] {
+		return false
+	}
+	if it.Unscored {
+		return true
+	}
+	d := it.Score - pr.items.scores[i]
+	if d >= 0 || pr.worstN <= 0 {
+		return false
+	}
+	return pr.worst.Len() < pr.worstN || worse(ItemDelta{ID: it.ID, Delta: d}, pr.worst[0])
 }
 
 // common pairs the current item it with the baseline's item i.

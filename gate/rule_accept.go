@@ -5,10 +5,10 @@ import (
 )
 
 // acceptanceRule settles the decision from what the rules found (v) and
-// the accept label (or --accept): hard findings block; soft ones block
-// unless accepted, and a label that does not cover what this run brings
-// blocks again, first saying why; a drop within noise under noisy-drop
-// rerun asks for a re-run. It records on g what the run waives (or would
+// the accept label (or --accept), whose step (Step, acceptstate.go) says
+// what it does: hard findings block; soft ones block unless accepted, and
+// a label whose effect blocks blocks again, first saying why; a drop
+// within noise under noisy-drop rerun asks for a re-run. It records on g what the run waives (or would
 // with the label on) and what the label made of it, and returns the
 // reasons, in order.
 func acceptanceRule(in DecideInput, g *GateReport, v *verdict) []finding.Finding {
@@ -27,9 +27,10 @@ func acceptanceRule(in DecideInput, g *GateReport, v *verdict) []finding.Finding
 	case len(hard) > 0:
 		g.Decision = Block
 		reasons = append(append(setSeverity(hard, finding.Error), setSeverity(soft, finding.Error)...), setSeverity(pass, finding.Notice)...)
-	case len(soft) > 0 && acc != nil && !acc.Covered():
-		// The label is on but does not cover what this run brings: blocked
-		// again, first saying why and how to accept it.
+	case len(soft) > 0 && acc != nil && acc.Effect != EffectAccept:
+		// The label is on but its step blocks (not shown, not covered,
+		// unreadable, refused): blocked again, first saying why and how to
+		// accept it.
 		g.Decision = Block
 		reasons = append([]finding.Finding{acc.finding(in.AcceptLabel)}, setSeverity(soft, finding.Error)...)
 		reasons = append(reasons, setSeverity(pass, finding.Notice)...)

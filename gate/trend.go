@@ -40,6 +40,11 @@ type Trend struct {
 	// CI95 is the 95% interval of this run's score: the interval of the
 	// relative change applied to the baseline's score (nil without one).
 	CI95 *[2]float64 `json:"ci95"`
+	// Anchor is the branch's anchor score (nil without one), and Floor the
+	// score max-drift below it, under which a run blocks (nil when the
+	// drift rule did not run).
+	Anchor *float64 `json:"anchor,omitempty"`
+	Floor  *float64 `json:"floor,omitempty"`
 }
 
 // TrendOf is the trend of a report compared with baseline b: b's Trend
@@ -50,6 +55,14 @@ func TrendOf(b *Baseline, g *GateReport) *Trend {
 		return nil
 	}
 	t := &Trend{Points: append([]TrendPoint(nil), b.Trend...)}
+	if b.Anchor != nil {
+		a := b.Anchor.Score
+		t.Anchor = &a
+		if dc := g.DriftCheck; dc != nil {
+			fl := dc.Anchor.Score * (1 - dc.MaxDrift)
+			t.Floor = &fl
+		}
+	}
 	if g.Comparable && g.ComparedScore != nil {
 		c := *g.ComparedScore
 		t.Current = &c

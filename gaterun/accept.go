@@ -213,15 +213,16 @@ const (
 )
 
 // readAcceptance is what the run knows of the accept label's record, for a
-// change request run with the label on: the label takes effect with this
-// run when its adding started the run, or when the gate's own comment
-// carries no record (the label was off at the last run, or there was
-// none), bound then to what the comment showed (its shown line); it is
-// bound to the record the comment carries; and it accepts nothing new when
-// the comment cannot be read back or an earlier run could not read it.
-// Where the comment cannot be read back at all (a fork's pull request,
-// comment: never), the labeled event's run is accepted unbound: no
-// comment can show what the label is applied for.
+// change request run with the label on: the comment's phase and the event
+// that started the run, which the decision reads as a state and an event
+// of gate.Step. Adding the label started the run (gate.EventApplied: the
+// record is not read, applying anew is how a reviewer accepts again); the
+// comment holds a record (gate.PhaseAccepted), the lost line or a malformed
+// one (gate.PhaseLost), or none (gate.PhaseOff, or gate.PhaseShown when its
+// shown line says the label was on). When the comment cannot be read the
+// record is lost, but for the labeled event's run where no comment can be
+// read back at all (a fork's pull request, comment: never):
+// gate.EventAppliedUnbound.
 func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Context, string) (string, bool, error), label, key string, warn func(string)) gate.Acceptance {
 	a := gate.Acceptance{HeadSHA: b.HeadSHA}
 	if !isHexSHA(b.HeadSHA) {
@@ -272,7 +273,7 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, string) (gate.Actor, error), label string) (who gate.Actor, why string) {
 	who.Author = b.Author
 	if b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) {
-		who.AppliedBy = b.LabelAddedBy
+		who.AppliedBy, who.AppliedByBot = b.LabelAddedBy, b.LabelAddedByBot
 	}
 	if who.AppliedBy != "" && who.Author != "" {
 		return who, ""
@@ -284,8 +285,12 @@ func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, st
 	if err != nil {
 		return who, "asking the host failed: " + err.Error()
 	}
+	if got.Removed {
+		who.Removed = true
+		return who, "the host's latest event for the label removes it: it is off now, though this run started with it on (a re-run keeps the labels of the run it repeats)"
+	}
 	if who.AppliedBy == "" {
-		who.AppliedBy = got.AppliedBy
+		who.AppliedBy, who.AppliedByBot = got.AppliedBy, got.AppliedByBot
 	}
 	if who.Author == "" {
 		who.Author = got.Author
@@ -306,54 +311,56 @@ func shortSHA(s string) string {
 
 // acceptanceNote returns the hidden line to keep in the sticky comment
 // while the accept label is on and the note for the report, both from the
-// decision's typed acceptance (g.Acceptance): the record kept (or the
-// "lost" line), and a note saying what the label accepted, or why it does
-// not cover this run and how to accept it.
+// decision's typed acceptance (g.Acceptance): the line of the label's next
+// phase (acceptedLine), and a note saying what the label accepted, or why
+// it does not cover this run and how to accept it.
 func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 	a := g.Acceptance
 	if a == nil {
 		return "", ""
 	}
+	field = acceptedLine(a)
 	if a.Reason != "" {
 		// Given with this run (--accept): nothing to keep in a comment.
 		if g.Accepted {
 			note = fmt.Sprintf("> [!NOTE]\n> The regression was accepted with `--accept`: %s\n\n", safe.Inline(a.Reason, 300))
 		}
-		return "", note
+		return field, note
 	}
 	lbl := safe.Code(label, 60)
 	first := finding.Kind("")
 	if len(g.Findings) > 0 {
 		first = g.Findings[0].Kind
 	}
-	switch a.Refused {
-	case gate.RefusedByAuthor:
+	switch a.Effect {
+	case gate.EffectByAuthor:
 		// Nothing kept: a later run asks again who applied the label.
-		return "", fmt.Sprintf("> [!CAUTION]\n> The %s label was applied by %s, the pull request's author: it accepts nothing (accept-by: others). Another reviewer must remove and re-add it.\n\n", lbl, safe.Code(a.AppliedBy, 60))
-	case gate.RefusedByUnknown:
-		return "", fmt.Sprintf("> [!CAUTION]\n> The %s label is on, but who applied it, or who wrote the pull request, cannot be told (%s): it accepts nothing (accept-by: others).\n\n", lbl, safe.Inline(a.ActorWhy, 300))
-	}
-	by := ""
-	if a.AppliedBy != "" {
-		by = "applied by " + safe.Code(a.AppliedBy, 60) + " "
-	}
-	if a.Record == nil && a.State == gate.AcceptFresh {
+		return field, fmt.Sprintf("> [!CAUTION]\n> The %s label was applied by %s, the pull request's author: it accepts nothing (accept-by: others). Another reviewer must remove and re-add it.\n\n", lbl, safe.Code(a.AppliedBy, 60))
+	case gate.EffectByBot:
+		return field, fmt.Sprintf("> [!CAUTION]\n> The %s label was applied by %s, a bot account: it accepts nothing (accept-by: others). A reviewer must remove and re-add it.\n\n", lbl, safe.Code(a.AppliedBy, 60))
+	case gate.EffectRemoved:
+		return field, fmt.Sprintf("> [!CAUTION]\n> The %s label was removed after this run started (%s): it accepts nothing.\n\n", lbl, safe.Inline(a.ActorWhy, 300))
+	case gate.EffectByUnknown:
+		return field, fmt.Sprintf("> [!CAUTION]\n> The %s label is on, but who applied it, or who wrote the pull request, cannot be told (%s): it accepts nothing (accept-by: others).\n\n", lbl, safe.Inline(a.ActorWhy, 300))
+	case gate.EffectNotShown:
 		// Beyond what the comment showed: no record; the shown line this
 		// run writes is what re-applying the label accepts.
 		if first == finding.AcceptanceNotShown {
 			note = fmt.Sprintf("> [!CAUTION]\n> The %s label accepts only what this comment showed when it was applied: this run brings %s. Check the figures below, then remove and re-add the label to accept them.\n\n",
 				lbl, safe.Code(strings.Join(a.Adds, "; "), 300))
 		}
-		return "", note
-	}
-	if a.Record == nil {
+		return field, note
+	case gate.EffectUnreadable:
 		if first == finding.AcceptanceUnreadable {
 			note = fmt.Sprintf("> [!CAUTION]\n> The %s label is on, but the record of what it was applied for cannot be read (%s): it accepts nothing new. Remove and re-add the label to accept this run.\n\n", lbl, a.Why)
 		}
-		return lostField, note
+		return field, note
+	}
+	by := ""
+	if a.AppliedBy != "" {
+		by = "applied by " + safe.Code(a.AppliedBy, 60) + " "
 	}
 	was := *a.Record
-	field = AcceptField(was)
 	at := fmt.Sprintf("at commit %s (score %s)", safe.Code(shortSHA(was.SHA), 12), strconv.FormatFloat(was.Score, 'f', 1, 64))
 	switch {
 	case first == finding.AcceptanceNotCovered:
@@ -378,6 +385,19 @@ func acceptanceNote(label string, g *gate.GateReport) (field, note string) {
 			lbl, by, at, strconv.FormatFloat(a.Now.Score, 'f', 1, 64), safe.Code(shortSHA(a.Now.SHA), 12))
 	}
 	return field, note
+}
+
+// acceptedLine is the hidden line of the accept label's next phase: the
+// record while accepted, the lost line while lost, none otherwise (off,
+// shown, or --accept, which keeps nothing).
+func acceptedLine(a *gate.AcceptOutcome) string {
+	switch a.Next {
+	case gate.PhaseAccepted:
+		return AcceptField(*a.Record)
+	case gate.PhaseLost:
+		return lostField
+	}
+	return ""
 }
 
 // withAcceptance puts the hidden lines (field) first and the note after

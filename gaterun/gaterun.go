@@ -322,7 +322,13 @@ func (r *gateRun) score(context.Context) error {
 	if r.sameRubric {
 		r.pairer = gate.NewPairerColumns(r.base.Items, o.Thresholds.WorstItems)
 	}
-	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, OnItem: func(it *gate.ItemResult) error {
+	// Only the pairer reads an item's reasoning, and only for the few it
+	// may show: the others are never copied.
+	want := func(*gate.ItemResult) bool { return false }
+	if r.sameRubric {
+		want = r.pairer.WantsReasoning
+	}
+	cur, err := o.Results.Score(rb, native.ScoreOptions{MaxUnscored: o.MaxUnscored, WantReasoning: want, OnItem: func(it *gate.ItemResult) error {
 		if !it.Unscored && r.wantItems {
 			r.items.AppendAnswers(it.ID, it.Score, it.Answers, it.AnswerVar)
 			r.items.SetInputHash(r.items.Len()-1, it.InputHash)
@@ -355,9 +361,10 @@ func (r *gateRun) rescore(context.Context) error {
 	o := r.o
 	rescorePairer := gate.NewPairerColumns(r.base.Items, o.Thresholds.WorstItems)
 	r.compared, r.rescoreErr = o.Results.Score(r.base.Rubric, native.ScoreOptions{
-		MaxUnscored: o.MaxUnscored,
-		Read:        native.ReadOptions{IgnoreUnknown: true},
-		OnItem:      func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
+		MaxUnscored:   o.MaxUnscored,
+		Read:          native.ReadOptions{IgnoreUnknown: true},
+		WantReasoning: rescorePairer.WantsReasoning,
+		OnItem:        func(it *gate.ItemResult) error { rescorePairer.Add(it); return nil },
 	})
 	var ie *native.InputError
 	switch {
@@ -406,6 +413,10 @@ func (r *gateRun) acceptance(ctx context.Context) error {
 	}
 	if b != nil {
 		r.acc.HeadSHA = b.HeadSHA // what the comment shows is at the head
+	}
+	if r.acc.By == "" {
+		// The next step says whose label would accept, the label off too.
+		r.acc.By = o.AcceptBy
 	}
 	return nil
 }
@@ -520,11 +531,14 @@ func (r *gateRun) newBaseline(context.Context) error {
 		if !r.sameRubric {
 			paired = nil // paired under the baseline's rubric, not this one
 		}
-		why, err := bf.Pool(r.prev, baseline.PoolCheck{Paired: paired, Accepted: r.policy.Accepted}, o.PoolRuns)
+		why, err := bf.Pool(r.prev, baseline.PoolCheck{Paired: paired, Accepted: r.policy.Accepted, MaxDrop: o.Thresholds.MaxDrop}, o.PoolRuns)
 		if err != nil {
 			return fmt.Errorf("new baseline: %w", err)
 		}
 		r.out.Pooling = poolingNote(bf, why)
+		bf.SetAnchor(r.prev, r.anchorUpdate(why == ""))
+	} else {
+		bf.SetAnchor(nil, baseline.AnchorUpdate{RunSE: bf.OwnSE(0)})
 	}
 	r.out.NewBaseline = bf
 	if o.WriteBaseline && b != nil && !r.onBase {
@@ -543,6 +557,28 @@ func (r *gateRun) newBaseline(context.Context) error {
 		r.out.SaveTo = p
 	}
 	return nil
+}
+
+// anchorUpdate is what moves the branch's anchor in the new baseline:
+// the run's change from the baseline it was compared with (on the items
+// and under the rubric compared), its noise, and an acceptance.
+func (r *gateRun) anchorUpdate(pooled bool) baseline.AnchorUpdate {
+	g := r.out.Report
+	u := baseline.AnchorUpdate{Pooled: pooled, Accepted: g.Accepted}
+	if g.Accepted {
+		u.Reason = r.policy.AcceptReason
+		if u.Reason == "" {
+			u.Reason = "label " + r.policy.AcceptLabel
+		}
+	}
+	if dc := g.DropCheck; dc != nil && dc.Baseline > 0 {
+		c := dc.Current/dc.Baseline - 1
+		u.Change = &c
+		if se, base, ok := gate.RunNoise(r.paired, dc.Baseline); ok {
+			u.RunSE, u.BaseSE = se, base
+		}
+	}
+	return u
 }
 
 // poolingNote says what a new baseline holds, for the log.

@@ -28,6 +28,9 @@ type Settings struct {
 	NoisyDrop                      gate.NoisyMode
 	MaxBaselineAge                 time.Duration
 	MaxArchive                     int64
+	// MaxDrift is the cumulative drop below the branch's anchor that
+	// blocks (0: the drift rule is off; see gate.CheckDrift).
+	MaxDrift float64
 	// BaselinePool is how many consecutive runs of the baseline branch a
 	// new baseline pools (1: this run alone; see baseline.File.Pool).
 	BaselinePool int
@@ -74,6 +77,7 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	cliflag.Var(fs, &s.MaxDrop, "max-drop", fraction.Percent(th.MaxDrop), gate.ParseMaxDrop, "relative drop of the aggregate score that blocks: 2% or 0.02")
 	cliflag.Enum(fs, &s.NoisyDrop, "noisy-drop", th.NoisyDrop, gate.ParseNoisyMode, "a drop at or above max-drop whose paired 95% interval includes 0: block, warn (pass with a warning), or rerun (neither: exit 3 and output rerun=true, asking for more answers per item)")
 	cliflag.Var(fs, &s.HardDrop, "hard-drop", fraction.Percent(th.HardDrop), parseAs("hard-drop", gate.ParseDrop), "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
+	cliflag.Var(fs, &s.MaxDrift, "max-drift", fraction.Percent(gate.DefaultMaxDrift), parseAs("max-drift", gate.ParseDrop), "cumulative drop below the branch's anchor (its level, moved only by an accepted regression or an improvement) that blocks, when beyond noise: 5% or 0.05; 0 switches the rule off")
 	fs.BoolVar(&s.Final, "final", false, "true on the gate of a re-run (the union of both runs' answers): with noisy-drop rerun, a drop at or above max-drop blocks as under noisy-drop block (interval or not), never another rerun")
 	cliflag.Var(fs, &s.RerunMaxRuns, "rerun-max-runs", strconv.Itoa(gate.DefaultRerunMaxRuns), parseAs("rerun-max-runs", ParseRerunMaxRuns), fmt.Sprintf("with noisy-drop rerun, a re-run asks for at most N times this run's answers per item (1 to %d); when that cannot resolve the drop, the final gate decides on what it has", gate.MaxRerunMaxRuns))
 	fs.StringVar(&s.AttemptsDir, "attempts-dir", "", "outside CI: keep the state of the attempts at the same items, inputs and rubric in this directory, so re-runs are decided on all of them (on a pull request the gate's own comment keeps it)")
@@ -163,7 +167,7 @@ func IsUsage(err error) bool {
 // setting and what it expects.
 func (s *Settings) Parse() (*Checked, error) {
 	th, p := gate.DefaultThresholds, gate.DefaultPolicy
-	th.MaxDrop, th.NoisyDrop, th.HardDrop, th.MaxBaselineAge = s.MaxDrop, s.NoisyDrop, s.HardDrop, s.MaxBaselineAge
+	th.MaxDrop, th.NoisyDrop, th.HardDrop, th.MaxBaselineAge, th.MaxDrift = s.MaxDrop, s.NoisyDrop, s.HardDrop, s.MaxBaselineAge, s.MaxDrift
 	if _, err := gate.ParseNoisyMode(string(s.NoisyDrop)); err != nil {
 		return nil, usage.Wrap(err)
 	}

@@ -66,6 +66,9 @@ type Build struct {
 	// LabelAddedBy is the login that applied LabelAdded (the labeled
 	// event's sender), "" otherwise.
 	LabelAddedBy string
+	// LabelAddedByBot is true when LabelAddedBy is a bot account (the
+	// sender's type is Bot).
+	LabelAddedByBot bool
 	// Author is the login of the change request's author, when the build
 	// tells it (GitHub's payload); "" otherwise.
 	Author string

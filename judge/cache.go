@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // cacheVersion changes when the address or the entry format does. Version
@@ -52,6 +53,9 @@ type Cache struct {
 	dir      string
 	mac      []byte // the entry key, derived from the secret
 	endpoint string // the normalised base URL, part of every address
+	// dirs holds the subdirectories made and found to be directories (not
+	// symbolic links) by a put, checked once per cache, not on every write.
+	dirs sync.Map
 }
 
 // NewCache returns a cache in dir, creating it, whose entries are
@@ -204,13 +208,8 @@ func (c *Cache) get(key string) (*cacheEntry, cacheLookup) {
 
 func (c *Cache) put(key string, e *cacheEntry) error {
 	p := c.path(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	// The cache makes its subdirectories: one that is a symbolic link was
-	// planted, and would send the entry elsewhere.
-	if fi, err := os.Lstat(filepath.Dir(p)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("cache: %s is not a directory (a symbolic link?): remove it, the cache makes its own subdirectories", filepath.Dir(p))
+	if err := c.subdir(filepath.Dir(p)); err != nil {
+		return err
 	}
 	e.V = cacheVersion
 	b, err := json.Marshal(storedEntry{cacheEntry: *e, MAC: hex.EncodeToString(c.sum(key, e))})
@@ -236,6 +235,23 @@ func (c *Cache) put(key string, e *cacheEntry) error {
 		}
 		return fmt.Errorf("cache: %w", werr)
 	}
+	return nil
+}
+
+// subdir makes the entry subdirectory dir and checks it, the first time
+// only. The cache makes its subdirectories: one that is a symbolic link
+// was planted, and would send the entry elsewhere.
+func (c *Cache) subdir(dir string) error {
+	if _, ok := c.dirs.Load(dir); ok {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cache: %s is not a directory (a symbolic link?): remove it, the cache makes its own subdirectories", dir)
+	}
+	c.dirs.Store(dir, struct{}{})
 	return nil
 }
 

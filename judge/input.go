@@ -358,7 +358,10 @@ type answerObject struct {
 	order  []string
 }
 
-// decodeObject decodes b as one JSON object of unique keys, with nothing after it.
+// decodeObject decodes b as one JSON object of unique keys, with nothing
+// after it. A valid object is cut by hand (objectMembers): json.Decoder's
+// token stream makes a syntax error value at the end of every member's
+// value, and drops it. Anything else goes through the decoder.
 func decodeObject(b []byte) (*answerObject, error) {
 	if !utf8.Valid(b) {
 		return nil, errors.New("line is not valid UTF-8")
@@ -366,6 +369,15 @@ func decodeObject(b []byte) (*answerObject, error) {
 	if b[0] != '{' {
 		return nil, errors.New("expected a JSON object (JSON lines: one object a line)")
 	}
+	if json.Valid(b) {
+		return objectMembers(b)
+	}
+	return decodeMembers(b)
+}
+
+// decodeMembers reads the members of the object b with json.Decoder,
+// whose errors say what is wrong with b.
+func decodeMembers(b []byte) (*answerObject, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if _, err := dec.Token(); err != nil {
@@ -398,6 +410,85 @@ func decodeObject(b []byte) (*answerObject, error) {
 		return nil, errors.New("unexpected text after the JSON object (one object a line)")
 	}
 	return obj, nil
+}
+
+// objectMembers reads the members of b, a valid JSON object, as
+// decodeMembers does: keys unescaped, values as their bytes (copied), a key
+// given twice refused.
+func objectMembers(b []byte) (*answerObject, error) {
+	obj := &answerObject{fields: map[string]json.RawMessage{}}
+	i := skipSpace(b, 1)
+	for i < len(b) && b[i] == '"' {
+		end := stringEnd(b, i)
+		var k string
+		if bytes.IndexByte(b[i:end], '\\') < 0 {
+			k = string(b[i+1 : end-1])
+		} else if err := json.Unmarshal(b[i:end], &k); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		i = skipSpace(b, skipSpace(b, end)+1) // past the colon
+		ve := valueEnd(b, i)
+		if _, dup := obj.fields[k]; dup {
+			return nil, fmt.Errorf("key %s given twice", quote(k))
+		}
+		obj.fields[k] = append(json.RawMessage(nil), b[i:ve]...)
+		obj.order = append(obj.order, k)
+		i = skipSpace(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return obj, nil
+}
+
+// skipSpace returns the offset of the first byte from b[i] that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the offset after the JSON string that starts at b[i].
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// valueEnd returns the offset after the JSON value that starts at b[i] (b
+// is valid JSON).
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
+		i++
+	}
+	return i
 }
 
 // id is the object's non-empty "id", a string or a number as written.

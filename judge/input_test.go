@@ -1,7 +1,10 @@
 package judge
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -133,5 +136,42 @@ func TestPromptExpandsNoPlaceholderInAnyField(t *testing.T) {
 	p := tmpl.build(&Item{ID: "x", Query: "q", Output: "a"})
 	if strings.Contains(p.User, "## Reference Answer") || strings.Count(p.User, "{REFERENCE}") != 1 {
 		t.Errorf("no reference:\n%s", p.User)
+	}
+}
+
+// objectMembers, which cuts a valid answers line by hand, reads what the
+// decoder reads: the same members in the same order, keys unescaped, values
+// byte for byte, and the same refusal of a key given twice.
+func TestObjectMembersAsDecoder(t *testing.T) {
+	for _, line := range []string{
+		`{}`,
+		`{ }`,
+		`{"id":"a","output":"x"}`,
+		` { "id" : 7 , "output" : "a \"quoted\" }]," , "meta" : {"k":[1,{"x":"]"}],"s":"\\"} , "n":-1.5e3,"t":true,"f":false,"z":null } `,
+		"{\"id\":\"a\",\n\t\"context\":[\"one\",\"two\"],\r\n\"reference\":\"r\"}",
+		`{"\u0069d":"escaped key","out\"put":"q"}`,
+		`{"id":"a","id":"b"}`,
+		`{"id":"a","\u0069d":"b"}`,
+		`{"a":[],"b":{},"c":[[]],"d":""}`,
+	} {
+		b := []byte(strings.TrimSpace(line))
+		g, gerr := objectMembers(b)
+		w, werr := decodeMembers(b)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || (g == nil) != (w == nil) {
+			t.Errorf("%s: %v, want %v", line, gerr, werr)
+			continue
+		}
+		if w == nil {
+			continue
+		}
+		if !reflect.DeepEqual(g.order, w.order) || len(g.fields) != len(w.fields) {
+			t.Errorf("%s:\n got %v %q\nwant %v %q", line, g.fields, g.order, w.fields, w.order)
+			continue
+		}
+		for k, v := range w.fields {
+			if !bytes.Equal(g.fields[k], v) {
+				t.Errorf("%s: member %q is %s, want %s", line, k, g.fields[k], v)
+			}
+		}
 	}
 }

@@ -92,6 +92,9 @@ func DecisionLog(g *gate.GateReport, baselinePath string, annotate bool) []LogEn
 	if t := TrendLine(g); t != "" {
 		line("  %s", t)
 	}
+	if d := DriftLine(g); d != "" {
+		line("  %s", d)
+	}
 	if r := ResolutionLine(g.DropCheck); r != "" {
 		line("  %s", r)
 		if d := ResolutionDetail(g.DropCheck); d != "" {

@@ -75,6 +75,7 @@ func writeAggregate(b *strings.Builder, g *gate.GateReport) {
 	}
 	fmt.Fprintf(b, "| Pass rate | — | %s | | |\n", pctPtr(g.PassRate))
 	fmt.Fprintf(b, "| Items | — | %d scored of %d | | |\n\n", g.Scored, g.Items)
+	writeDrift(b, g)
 	if g.Rescored != nil {
 		fmt.Fprintf(b, "The rubric changed: the run was re-scored under the baseline's rubric to compare. Under the new rubric it scores **%s**.\n\n", numPtr(g.Rescored.CurrentRubricScore))
 	}

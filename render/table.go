@@ -116,6 +116,9 @@ func GateText(w io.Writer, g *gate.GateReport, rb *rubric.Rubric) error {
 	if line := TrendLine(g); line != "" {
 		ew.printf("%s\n", line)
 	}
+	if line := DriftLine(g); line != "" {
+		ew.printf("%s\n", line)
+	}
 	if ew.err != nil {
 		return ew.err
 	}

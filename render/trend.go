@@ -119,6 +119,13 @@ func writeTrend(b *strings.Builder, g *gate.GateReport) {
 			see(ci[1])
 		}
 	}
+	anchor, floor, hasAnchor, hasFloor := trendAnchor(g.Trend)
+	if hasAnchor {
+		see(anchor)
+	}
+	if hasFloor {
+		see(floor)
+	}
 	yLo, yHi := math.Max(0, math.Floor(lo)-1), math.Min(100, math.Ceil(hi)+1)
 	fmt.Fprintf(b, "```mermaid\nxychart-beta\n    title \"Score of the last %d baselines", len(pts))
 	if hasCur {
@@ -138,6 +145,13 @@ func writeTrend(b *strings.Builder, g *gate.GateReport) {
 		line := strings.Join(past, ", ")
 		fmt.Fprintf(b, "    line [%s, %s]\n    line [%s, %s]\n", line, num1(ci[0]), line, num1(ci[1]))
 	}
+	flat := func(v float64) string { return strings.TrimSuffix(strings.Repeat(num1(v)+", ", len(labels)), ", ") }
+	if hasAnchor {
+		fmt.Fprintf(b, "    line [%s]\n", flat(anchor))
+	}
+	if hasFloor {
+		fmt.Fprintf(b, "    line [%s]\n", flat(floor))
+	}
 	b.WriteString("```\n\n")
 	switch {
 	case hasCur && ci != nil:
@@ -148,6 +162,24 @@ func writeTrend(b *strings.Builder, g *gate.GateReport) {
 	default:
 		fmt.Fprintf(b, "_Trend: the last %d baselines of the branch, oldest first; this run is not comparable with them and is not shown._\n\n", len(pts))
 	}
+	switch {
+	case hasAnchor && hasFloor:
+		fmt.Fprintf(b, "_The flat lines: the branch's anchor at **%s** and, max-drift below it, **%s**: a run below that blocks (see the drift line above)._\n\n", num1(anchor), num1(floor))
+	case hasAnchor:
+		fmt.Fprintf(b, "_The flat line: the branch's anchor at **%s**._\n\n", num1(anchor))
+	}
+}
+
+// trendAnchor is the anchor's score and the floor max-drift below it, when
+// fit to show (within 0-100).
+func trendAnchor(t *gate.Trend) (anchor, floor float64, hasAnchor, hasFloor bool) {
+	if t.Anchor != nil && inScore(*t.Anchor) {
+		anchor, hasAnchor = *t.Anchor, true
+	}
+	if hasAnchor && t.Floor != nil && inScore(*t.Floor) {
+		floor, hasFloor = *t.Floor, true
+	}
+	return anchor, floor, hasAnchor, hasFloor
 }
 
 // TrendLine is the trend in one line for a terminal or a log: "trend 78.2

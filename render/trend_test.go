@@ -223,6 +223,30 @@ func TestTrendLine(t *testing.T) {
 	}
 }
 
+// The anchor is drawn as a flat line across the chart, with the floor
+// max-drift below it when the drift rule ran; values out of range (the
+// report is untrusted) are left out.
+func TestMarkdownTrendAnchor(t *testing.T) {
+	g := trendReport()
+	g.Trend.Anchor, g.Trend.Floor = f(84.5), f(84.5*0.95)
+	md := Markdown(g, MarkdownOptions{})
+	chart := mermaidBlocks(t, md)[0]
+	if !strings.Contains(chart, "line [84.5, 84.5, 84.5, 84.5, 84.5, 84.5]") || !strings.Contains(chart, "line [80.3, 80.3, 80.3, 80.3, 80.3, 80.3]") {
+		t.Errorf("no anchor and floor lines:\n%s", chart)
+	}
+	if !strings.Contains(md, "the branch's anchor at **84.5** and, max-drift below it, **80.3**") {
+		t.Errorf("no caption for the anchor:\n%s", md)
+	}
+	g.Trend.Floor = nil
+	if md := Markdown(g, MarkdownOptions{}); strings.Count(mermaidBlocks(t, md)[0], "line [") != 4 || !strings.Contains(md, "the branch's anchor at **84.5**._") {
+		t.Errorf("anchor without a floor:\n%s", md)
+	}
+	g.Trend.Anchor = f(140)
+	if md := Markdown(g, MarkdownOptions{}); strings.Contains(md, "anchor") || strings.Count(mermaidBlocks(t, md)[0], "line [") != 3 {
+		t.Errorf("an anchor out of range was drawn:\n%s", md)
+	}
+}
+
 // With a pooled baseline every figure says which baseline it is: the
 // score row the pool's mean, the criteria the last run's own, and the
 // trend's interval lines leave the pool's mean, not the last run's point.

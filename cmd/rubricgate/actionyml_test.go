@@ -78,7 +78,7 @@ func TestActionYMLMatchesFlags(t *testing.T) {
 	for _, fs := range []*flag.FlagSet{gfs, cfs} {
 		fs.VisitAll(func(f *flag.Flag) { flags[f.Name] = f.DefValue })
 	}
-	fromGate := map[string]bool{"max-drop": true, "noisy-drop": true, "hard-drop": true}
+	fromGate := map[string]bool{"max-drop": true, "noisy-drop": true, "hard-drop": true, "max-drift": true}
 	for name, def := range flags {
 		in, ok := action.Inputs[name]
 		if !ok {
@@ -89,7 +89,8 @@ func TestActionYMLMatchesFlags(t *testing.T) {
 		if name == "github-token" {
 			want = "${{ github.token }}"
 		}
-		// The drop thresholds have one source, gate.DefaultThresholds: the
+		// The drop thresholds have one source, gate.DefaultThresholds (max-drift
+		// gate.DefaultMaxDrift): the
 		// action leaves them empty, which the binary reads as its default.
 		if fromGate[name] {
 			want = ""

@@ -8,7 +8,7 @@ var (
 	inputFlags  = cliflag.Group{Title: "inputs", Names: []string{"rubric", "results", "format", "input", "out", "reviewers", "report"}}
 	outputFlags = cliflag.Group{Title: "outputs", Names: []string{"json", "markdown", "junit", "items", "title", "o"},
 		Prefixes: []string{"comment", "github-token"}}
-	decisionFlags = cliflag.Group{Title: "decision", Names: []string{"max-drop", "noisy-drop", "hard-drop", "max-unscored",
+	decisionFlags = cliflag.Group{Title: "decision", Names: []string{"max-drop", "noisy-drop", "hard-drop", "max-drift", "max-unscored",
 		"on-rubric-change", "accept", "accept-label", "accept-by"}}
 	baselineFlags = cliflag.Group{Title: "baseline", Names: []string{"write-baseline", "if-no-baseline", "on-baseline-error", "max-baseline-age",
 		"max-archive", "branch"}, Prefixes: []string{"baseline"}}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/gaterun"
 	"github.com/rubricgate/rubricgate/internal/fraction"
 	"github.com/rubricgate/rubricgate/internal/usage"
@@ -57,6 +58,7 @@ func cmdScore(args []string, e *env) (int, error) {
 		}
 		items = render.NewItemWriter(f)
 		opts.OnItem = items.Write
+		opts.WantReasoning = func(*gate.ItemResult) bool { return false } // --items does not write it
 	}
 	rep, err := native.Score(rb, inputs, opts)
 	if err != nil {

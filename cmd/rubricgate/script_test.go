@@ -136,6 +136,10 @@ func (f *scriptFake) label(had, ls []string) {
 //	ghfake labels [LABEL...] the pull request's labels are now these (the event rewritten:
 //	                         a synchronize event; a new one applied, in the pull
 //	                         request's events, by octo-reviewer or the login of ghfake by)
+//	ghfake unlabeled-since LABEL
+//	                         LABEL was removed since the event was written, in the pull
+//	                         request's events (by octo-reviewer or the login of ghfake
+//	                         by); the event is left as it was, as a re-run keeps it
 //	ghfake by LOGIN          LOGIN applies the labels added from now on (the pull
 //	                         request's author is octo-author)
 //	ghfake labeled LABEL     LABEL is added to the pull request's labels: the event is the
@@ -203,6 +207,11 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		f.labels = append(f.labels, args[1])
 		f.label(nil, args[1:])
 		writeEvent(ts, f, args[1])
+	case "unlabeled-since":
+		if len(args) != 2 {
+			ts.Fatalf("usage: ghfake unlabeled-since LABEL")
+		}
+		f.issues.AddEvent(prNum, f.by, "unlabeled", args[1])
 	case "by":
 		if len(args) != 2 {
 			ts.Fatalf("usage: ghfake by LOGIN")
@@ -252,7 +261,11 @@ func writeEvent(ts *testscript.TestScript, f *scriptFake, added string) {
 	}
 	if added != "" {
 		ev["action"], ev["label"] = "labeled", map[string]any{"name": added}
-		ev["sender"] = map[string]any{"login": f.by}
+		typ := "User"
+		if strings.HasSuffix(f.by, "[bot]") {
+			typ = "Bot"
+		}
+		ev["sender"] = map[string]any{"login": f.by, "type": typ}
 	}
 	data, err := json.Marshal(ev)
 	ts.Check(err)

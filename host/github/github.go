@@ -112,6 +112,7 @@ type Event struct {
 	// label).
 	Sender *struct {
 		Login string `json:"login"`
+		Type  string `json:"type"`
 	} `json:"sender"`
 }
 
@@ -201,6 +202,7 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 			b.LabelAdded = ev.Label.Name
 			if ev.Sender != nil {
 				b.LabelAddedBy = ev.Sender.Login
+				b.LabelAddedByBot = IsBot(ev.Sender.Type, ev.Sender.Login)
 			}
 		}
 		if pr.User != nil {
@@ -563,15 +565,22 @@ func (h *Host) Commenting(o host.CommentOptions) host.Commenting {
 	return c
 }
 
+// IsBot reports whether a GitHub user is a bot account: its type is Bot
+// (a GitHub App's bot user, the workflow token's github-actions[bot]), or
+// its login ends in "[bot]", which only apps' bot users' logins do.
+func IsBot(typ, login string) bool {
+	return strings.EqualFold(typ, "Bot") || strings.HasSuffix(strings.ToLower(login), "[bot]")
+}
+
 // maxEventPages bounds the issue events read to find who applied a label
 // (100 events a page).
 const maxEventPages = 30
 
 // LabelActor is who last applied label to the pull request, from its issue
 // events (GET /repos/{owner}/{repo}/issues/{number}/events, oldest first:
-// the actor of the last "labeled" event for that label, names compared as
-// GitHub compares labels, without case). The author comes from the
-// payload, not from here.
+// the actor of the latest "labeled" event for that label, by time then id,
+// names compared as GitHub compares labels, without case; Removed when an
+// "unlabeled" event for it is the latest). The author comes from the payload, not from here.
 func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, error) {
 	if c.PullRequest <= 0 {
 		return gate.Actor{}, errors.New("this run is not for a pull request")
@@ -587,6 +596,11 @@ func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, e
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var who gate.Actor
+	// GitHub documents no order for the events: the latest by time, then
+	// by id, wins, wherever it is listed.
+	var lastAt time.Time
+	var lastID int64
+	seen := false
 	opts := &gh.ListOptions{PerPage: 100}
 	for pages := 0; ; pages++ {
 		if pages == maxEventPages {
@@ -597,11 +611,31 @@ func (c *Commenter) LabelActor(ctx context.Context, label string) (gate.Actor, e
 			return gate.Actor{}, fmt.Errorf("the events of #%d: %w", c.PullRequest, err)
 		}
 		for _, e := range evs {
-			if e.GetEvent() == "labeled" && e.Label != nil && strings.EqualFold(e.Label.GetName(), label) {
+			if e.Label == nil || !strings.EqualFold(e.Label.GetName(), label) {
+				continue
+			}
+			if ev := e.GetEvent(); ev != "labeled" && ev != "unlabeled" {
+				continue
+			}
+			at := e.GetCreatedAt().Time
+			if seen && (at.Before(lastAt) || at.Equal(lastAt) && e.GetID() < lastID) {
+				continue
+			}
+			seen, lastAt, lastID = true, at, e.GetID()
+			switch e.GetEvent() {
+			case "labeled":
 				who.AppliedBy = e.GetActor().GetLogin()
+				who.AppliedByBot = IsBot(e.GetActor().GetType(), who.AppliedBy)
+				who.Removed = false
+			case "unlabeled":
+				who.Removed = true
 			}
 		}
 		if resp.NextPage == 0 {
+			if who.Removed {
+				// Off now: nobody applied the label it has.
+				who.AppliedBy, who.AppliedByBot = "", false
+			}
 			return who, nil
 		}
 		opts.Page = resp.NextPage

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -518,6 +520,52 @@ func TestWriteAnnotationHostile(t *testing.T) {
 		}
 		if strings.Contains(body, "##[") {
 			t.Errorf("%q: a ##[ command: %q", msg, out)
+		}
+	}
+}
+
+// GitHub documents no order for a pull request's issue events: who applied
+// the label is read by the events' times (then ids), not their place in the
+// list. Served newest first, the author's later labeled event still counts
+// over a reviewer's earlier one, and a later removal still removes.
+func TestLabelActorOrder(t *testing.T) {
+	ev := func(id int64, at, actor, event string) map[string]any {
+		return map[string]any{"id": id, "event": event, "created_at": at,
+			"actor": map[string]any{"login": actor, "type": "User"},
+			"label": map[string]any{"name": "rubricgate:accept-regression"}}
+	}
+	for _, c := range []struct {
+		name   string
+		events []map[string]any
+		want   gate.Actor
+	}{
+		{"newest first", []map[string]any{
+			ev(3, "2026-12-01T10:02:00Z", "mallory", "labeled"),
+			ev(2, "2026-12-01T10:01:00Z", "alice", "unlabeled"),
+			ev(1, "2026-12-01T10:00:00Z", "alice", "labeled"),
+		}, gate.Actor{AppliedBy: "mallory"}},
+		{"removed last, newest first", []map[string]any{
+			ev(2, "2026-12-01T10:01:00Z", "alice", "unlabeled"),
+			ev(1, "2026-12-01T10:00:00Z", "alice", "labeled"),
+		}, gate.Actor{Removed: true}},
+		{"same second, by id", []map[string]any{
+			ev(5, "2026-12-01T10:00:00Z", "mallory", "labeled"),
+			ev(4, "2026-12-01T10:00:00Z", "alice", "labeled"),
+		}, gate.Actor{AppliedBy: "mallory"}},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/repos/octo-org/evals/issues/7/events" {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(c.events)
+		}))
+		cm := &Commenter{APIURL: srv.URL, Owner: "octo-org", Repo: "evals", PullRequest: 7, Token: token, HTTPClient: srv.Client()}
+		who, err := cm.LabelActor(context.Background(), "rubricgate:accept-regression")
+		srv.Close()
+		if err != nil || who != c.want {
+			t.Errorf("%s: %+v %v, want %+v", c.name, who, err, c.want)
 		}
 	}
 }

@@ -511,13 +511,97 @@ func TestLabelActor(t *testing.T) {
 		t.Errorf("applied by %+v %v", who, err)
 	}
 	f.AddLabelEvent("alice", "rubricgate:accept-regression", "add")
-	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who.AppliedBy != "alice" {
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who.AppliedBy != "alice" || who.Removed {
 		t.Errorf("re-applied by %+v %v", who, err)
+	}
+	// Removed since (a retried job keeps the labels its pipeline started
+	// with): the label is off.
+	f.AddLabelEvent("alice", "Rubricgate:Accept-Regression", "remove")
+	f.AddLabelEvent("bob", "other", "add")
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || !who.Removed {
+		t.Errorf("removed: %+v %v", who, err)
+	}
+	f.AddLabelEvent("carol", "rubricgate:accept-regression", "add")
+	if who, err := n.LabelActor(ctx, "rubricgate:accept-regression"); err != nil || who.Removed || who.AppliedBy != "carol" {
+		t.Errorf("added again: %+v %v", who, err)
 	}
 	bad := newNotes(f)
 	bad.Token = "wrong"
 	var pe *PermissionError
 	if _, err := bad.LabelActor(ctx, "x"); !errors.As(err, &pe) || pe.StatusCode != http.StatusUnauthorized {
 		t.Errorf("bad token: %v", err)
+	}
+}
+
+// A label a bot account applied is marked so (the accept-by rule refuses
+// it): the gate's own token's user, which a merge request's pipeline holds,
+// and any project or group access token's bot; a person is not.
+func TestLabelActorBot(t *testing.T) {
+	f := glfake.New(t, "42", 7)
+	f.Tokens[token] = "rg-gate-user"
+	f.Author = "mallory"
+	ctx := context.Background()
+	const label = "rubricgate:accept-regression"
+	for _, c := range []struct {
+		user string
+		bot  bool
+	}{
+		{"alice", false},
+		{"rg-gate-user", true},
+		{"RG-Gate-User", true},
+		{"project_42_bot", true},
+		{"project_42_bot3", true},
+		{"project_42_bot_1f2e3d4c5b6a", true},
+		{"group_9_bot_0a1b2c", true},
+		{"project_bot_fan", false},
+	} {
+		f.AddLabelEvent(c.user, label, "add")
+		for _, author := range []string{"", "someone-else"} {
+			n := newNotes(f)
+			n.Author = author
+			who, err := n.LabelActor(ctx, label)
+			if err != nil || who.AppliedBy != c.user || who.AppliedByBot != c.bot {
+				t.Errorf("applied by %s (comment-author %q): %+v %v, want bot %v", c.user, author, who, err, c.bot)
+			}
+		}
+	}
+}
+
+// The label events are read by id (ids grow with time), not by their place
+// in the list: served newest first, the author's later "add" still counts
+// over a reviewer's earlier one, and a later "remove" still removes.
+func TestLabelActorOrder(t *testing.T) {
+	ev := func(id int, user, action string) string {
+		return fmt.Sprintf(`{"id":%d,"user":{"username":%q},"label":{"name":"rubricgate:accept-regression"},"action":%q}`, id, user, action)
+	}
+	for _, c := range []struct {
+		name   string
+		events string
+		want   gate.Actor
+	}{
+		{"newest first", "[" + ev(3, "mallory", "add") + "," + ev(2, "alice", "remove") + "," + ev(1, "alice", "add") + "]",
+			gate.Actor{AppliedBy: "mallory", Author: "mallory"}},
+		{"removed last, newest first", "[" + ev(2, "alice", "remove") + "," + ev(1, "alice", "add") + "]",
+			gate.Actor{Author: "mallory", Removed: true}},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			switch r.URL.Path {
+			case "/api/v4/projects/42/merge_requests/7":
+				fmt.Fprint(w, `{"iid":7,"author":{"username":"mallory"}}`)
+			case "/api/v4/projects/42/merge_requests/7/resource_label_events":
+				fmt.Fprint(w, c.events)
+			case "/api/v4/user":
+				fmt.Fprint(w, `{"username":"project_42_bot"}`)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		n := &Notes{APIURL: srv.URL + "/api/v4", Project: "42", MergeRequest: 7, Token: token, HTTPClient: srv.Client()}
+		who, err := n.LabelActor(context.Background(), "rubricgate:accept-regression")
+		srv.Close()
+		if err != nil || who != c.want {
+			t.Errorf("%s: %+v %v, want %+v", c.name, who, err, c.want)
+		}
 	}
 }

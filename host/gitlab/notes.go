@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -183,8 +184,14 @@ func (n *Notes) noteURL(id int64) string {
 //	GET /projects/:id/merge_requests/:iid/resource_label_events  (oldest first)
 //
 // the user of the last "add" event for that label (names compared without
-// case). A label whose events GitLab no longer has (added before label
-// events were kept, or by a deleted label) has no applier: "".
+// case; Removed when a "remove" event for it comes last: the label is off
+// now, though a retried job's CI_MERGE_REQUEST_LABELS still lists it). A
+// label whose events GitLab no longer has (added before label
+// events were kept, or by a deleted label) has no applier: "". The applier
+// is marked a bot (gate.Actor.AppliedByBot) when it is the token's own user
+// (GET /user: the merge request's pipeline holds that token, so its author
+// may have acted as it) or a project or group access token's bot
+// (project_<id>_bot..., group_<id>_bot...).
 func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error) {
 	if n.MergeRequest <= 0 {
 		return gate.Actor{}, errors.New("this pipeline is not for a merge request")
@@ -206,12 +213,14 @@ func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error
 		return gate.Actor{}, err
 	}
 	who.Author = m.Author.Username
+	var lastID int64 // the latest event's id: ids grow with time
 	page := "1"
 	for pages := 0; page != ""; pages++ {
 		if pages == maxPages {
 			return gate.Actor{}, fmt.Errorf("label events of !%d: more than %d pages", n.MergeRequest, maxPages)
 		}
 		var list []struct {
+			ID     int64  `json:"id"`
 			Action string `json:"action"`
 			User   *struct {
 				Username string `json:"username"`
@@ -226,8 +235,22 @@ func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error
 			return gate.Actor{}, err
 		}
 		for _, e := range list {
-			if e.Action == "add" && e.Label != nil && e.User != nil && strings.EqualFold(e.Label.Name, label) {
-				who.AppliedBy = e.User.Username
+			if e.Label == nil || !strings.EqualFold(e.Label.Name, label) || e.Action != "add" && e.Action != "remove" {
+				continue
+			}
+			if e.ID < lastID {
+				// Listed out of order: an older event than one read.
+				continue
+			}
+			lastID = e.ID
+			switch e.Action {
+			case "add":
+				who.AppliedBy, who.Removed = "", false
+				if e.User != nil {
+					who.AppliedBy = e.User.Username
+				}
+			case "remove":
+				who.Removed = true
 			}
 		}
 		next := strings.TrimSpace(hdr.Get("X-Next-Page"))
@@ -241,8 +264,24 @@ func (n *Notes) LabelActor(ctx context.Context, label string) (gate.Actor, error
 		}
 		page = next
 	}
+	if who.Removed {
+		// Off now: nobody applied the label it has.
+		who.AppliedBy = ""
+	}
+	if who.AppliedBy != "" {
+		self, err := n.tokenUser(ctx)
+		if err != nil {
+			return gate.Actor{}, err
+		}
+		who.AppliedByBot = strings.EqualFold(who.AppliedBy, self) || accessTokenBot.MatchString(who.AppliedBy)
+	}
 	return who, nil
 }
+
+// accessTokenBot matches the usernames GitLab gives the bot user of a
+// project or group access token: project_<id>_bot, with a number or
+// "_<hex>" after it in later versions.
+var accessTokenBot = regexp.MustCompile(`^(project|group)_[0-9]+_bot([0-9]*|_[0-9a-f]+)$`)
 
 // user is the username whose note is adopted: Author, or the token's own
 // user (GET /user) when Author is empty; "" for anyone ("*").
@@ -254,6 +293,11 @@ func (n *Notes) user(ctx context.Context) (string, error) {
 	default:
 		return n.Author, nil
 	}
+	return n.tokenUser(ctx)
+}
+
+// tokenUser is the token's own username (GET /user), asked once.
+func (n *Notes) tokenUser(ctx context.Context) (string, error) {
 	if n.self != "" {
 		return n.self, nil
 	}

@@ -25,7 +25,7 @@ func TestForBaseline(t *testing.T) {
 	if debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		t.Error("memory limit changed")
 	}
-	if !ForBaseline(env("", ""), 1_000_000) || debug.SetMemoryLimit(-1) != 40<<20+52_000_000 || debug.SetGCPercent(100) != 50 {
+	if !ForBaseline(env("", ""), 1_000_000) || debug.SetMemoryLimit(-1) != 40<<20+46_000_000 || debug.SetGCPercent(100) != 50 {
 		t.Error("a 1M-item baseline did not bound the heap")
 	}
 }

@@ -31,6 +31,10 @@ const (
 	colLength
 	colAnswer
 	colInputHash
+	// colUnnamed is a column with no name in the header: its cells must
+	// be empty (a value there has no meaning to read, and is refused
+	// rather than dropped).
+	colUnnamed
 )
 
 var reservedColumns = map[string]int{
@@ -88,7 +92,8 @@ type csvReader struct {
 // and the text columns are matched case-insensitively; criterion columns by
 // id or alias. A column named twice is an error, and so is a column that is
 // none of these (unless ReadOptions.IgnoreUnknown), named with the closest
-// criterion when it looks like a misspelling of one.
+// criterion when it looks like a misspelling of one. A column with no name
+// may only hold empty cells (decodeCSV refuses a value in it).
 func newCSVReader(sc *schema, in Input) (*csvReader, error) {
 	br := bufio.NewReaderSize(&lineLimit{r: in.R, max: sc.maxLine, file: in.Name, line: 1}, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
@@ -120,6 +125,9 @@ func newCSVReader(sc *schema, in Input) (*csvReader, error) {
 		h.crit[j] = -1
 		key := strings.ToLower(strings.TrimSpace(name))
 		if key == "" {
+			if !sc.opts.IgnoreUnknown {
+				h.role[j] = colUnnamed
+			}
 			continue
 		}
 		if role, ok := reservedColumns[key]; ok {
@@ -233,6 +241,10 @@ func (d *decoder) decodeCSV(h *csvHeader, row []string, line int) error {
 				if err := d.inputHash([]byte(t)); err != nil {
 					return err
 				}
+			}
+		case colUnnamed:
+			if strings.TrimSpace(cell) != "" {
+				return d.errf(line, "column %d has no name in the header, but this row has a value in it (%s): name the column or remove the value", j+1, quote(cell))
 			}
 		case colAnswer:
 			if r.answerLen < 0 {

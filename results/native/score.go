@@ -30,8 +30,12 @@ type ScoreOptions struct {
 	Workers int
 	// Read tunes the readers.
 	Read ReadOptions
-	// OnItem, when set, receives every item's result in input order.
+	// OnItem, when set, receives every item's result in input order, in
+	// an ItemResult reused from call to call (copy what you keep).
 	OnItem func(*gate.ItemResult) error
+	// WantReasoning, when set, is asked before OnItem whether it needs the
+	// item's Reasoning (see gate.Tally.Each); nil: every item's.
+	WantReasoning func(*gate.ItemResult) bool
 }
 
 // job is a chunk on its way through the pipeline; done receives its result.
@@ -90,7 +94,7 @@ func Score(rb *rubric.Rubric, inputs []Input, opts ScoreOptions) (*gate.Report, 
 	wg := startWorkers(workers, scorer, sc, pool, jobs, keep)
 
 	f := &folded{u: scorer.NewRun(), shards: map[int]*ShardHeader{}}
-	ferr := f.collect(order, opts.OnItem)
+	ferr := f.collect(order, opts.WantReasoning, opts.OnItem)
 	close(quit)
 	if ferr != nil {
 		// The reader stops at its next chunk and the workers when it has
@@ -201,19 +205,19 @@ type folded struct {
 }
 
 // collect folds each chunk's result in input order, handing kept items to
-// onItem (nil for none); it stops at the first error.
-func (f *folded) collect(order <-chan *job, onItem func(*gate.ItemResult) error) error {
+// onItem (nil for none), their reasoning where want says (see
+// gate.Tally.Each); it stops at the first error.
+func (f *folded) collect(order <-chan *job, want func(*gate.ItemResult) bool, onItem func(*gate.ItemResult) error) error {
 	for j := range order {
 		p := <-j.done
 		if p.err != nil {
 			return p.err
 		}
 		if onItem != nil {
-			kept := p.t.Kept()
-			for k := range kept {
-				if err := onItem(&kept[k]); err != nil {
-					return err
-				}
+			err := p.t.Each(want, onItem)
+			p.t.Release()
+			if err != nil {
+				return err
 			}
 		}
 		if p.shard != nil {

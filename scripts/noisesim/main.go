@@ -27,9 +27,8 @@
 // each gated under --noisy-drop block, warn and rerun (--json: the
 // decision and rerun_answers are read from the report). Under rerun, a
 // pull request whose decision is rerun gets its re-run (the answers per
-// item the gate asked for, which the binary bounds at 4·K, rerun-max-runs'
-// default, as pr-check-rerun.yml applies it), and the gate of the union of
-// both runs' answers with --final decides. The cost column is the mean extra
+// item the gate asked for, at most 4·K), and the gate of the union of both
+// runs' answers with --final decides. The cost column is the mean extra
 // answers per pull request, in runs of K answers. -pool N passes
 // --baseline-pool N on the main runs (0: the binary's default, which
 // pools the last 4 main runs that agree within noise); -main-flags are
@@ -39,27 +38,40 @@
 // biases the baseline upwards). The last column is the main-run block
 // rate and the mean runs the pull requests' baselines pool.
 //
+// Three more measurements (see CONTRIBUTING.md): -warmup gates an
+// unchanged pull request (noisy-drop block) after every main run and
+// counts its false blocks and whether its 95% interval covers 0, by the
+// runs the baseline pools (-warmup-only: nothing else); -slide N runs, after
+// the main runs, N steps each -slide-step lower than the last, each a pull
+// request (-slide-pr-flags) and its main run, until the first block, and
+// prints the share of slides blocked by each step and by which rule;
+// -unchanged-only gates only the unchanged pull request under block. The
+// second line of the pull request table counts what the drift rule
+// blocked (alone: the drop check passed it). -gate-flags are passed to
+// every gate ("--max-drift 0" switches the drift rule off).
+//
 // The binary runs in a temporary directory per worker, outside any git
 // checkout, with a minimal environment and never --branch, so it saves
 // into no local store: only the --baseline and --write-baseline files.
 // Results depend on -seed only, not on -workers (each trial's random
 // streams come from the seed, the size and the trial's number).
 //
-// -retries R runs the retry scenario instead: a pull request with a real
-// 3% drop is re-run up to R times (each attempt regenerating its answers,
-// as "Re-run jobs" or an empty commit does) until one passes, under
-// -retry-mode (default rerun, with its re-run and final gate as above);
-// with -attempts (the default) the binary keeps the attempts' state in
-// --attempts-dir, as the gate's comment keeps it on a pull request
-// (-attempts=false: each attempt decided alone, for a binary without it).
-// It prints how often the drop passes on its first attempt and within R;
-// -retry-drop 0 re-runs an unchanged pull request instead.
+// -retries R runs the retry scenario instead (retry.go): a pull request
+// with a real 3% drop (-retry-drop; 0: an unchanged one) is re-run up to R
+// times, each attempt regenerating its answers as "Re-run jobs" or an
+// empty commit does, until one passes, under -retry-mode (default rerun,
+// with its re-run and the final gate on the union of both runs as
+// judged); with -attempts (the default) the binary keeps the attempts'
+// state in --attempts-dir, as the gate's comment keeps it on a pull
+// request (-attempts=false: each attempt alone, for a binary without it).
 //
 // Usage:
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
-//	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-bin PATH] [-workers N] [-seed 1]
+//	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-gate-flags ""]
+//	    [-warmup | -warmup-only | -unchanged-only | -slide 20 [-slide-step 0.015] [-slide-pr-flags "--noisy-drop warn"]]
 //	    [-retries 0 [-retry-mode rerun] [-retry-drop 0.03] [-attempts=true]]
+//	    [-bin PATH] [-workers N] [-seed 1]
 package main
 
 import (
@@ -147,29 +159,11 @@ func judge(rng *rand.Rand, q float64) int {
 	return int(min(5, max(1, math.Round(q+judgeSD*rng.NormFloat64()))))
 }
 
-// run judges a run's answers and writes it (see judged and write).
-func run(rng *rand.Rand, ans [][][4]float64) []byte { return write(judged(rng, ans)) }
-
-// judged is the judge's levels of every answer's quality criteria, in
-// order: the scores a run's file carries.
-func judged(rng *rand.Rand, ans [][][4]float64) [][][4]int {
-	j := make([][][4]int, len(ans))
-	for i, as := range ans {
-		j[i] = make([][4]int, len(as))
-		for a, q := range as {
-			for k := range quality {
-				j[i][a][k] = judge(rng, q[k])
-			}
-		}
-	}
-	return j
-}
-
-// write writes a judged run as JSON lines: one "scores" object for an item
+// run writes a judged run as JSON lines: one "scores" object for an item
 // with one answer, an "answers" array for more.
-func write(js [][][4]int) []byte {
+func run(rng *rand.Rand, ans [][][4]float64) []byte {
 	var b bytes.Buffer
-	for i, as := range js {
+	for i, as := range ans {
 		b.WriteString(`{"id":"q`)
 		b.WriteString(strconv.Itoa(i))
 		if len(as) > 1 {
@@ -186,7 +180,7 @@ func write(js [][][4]int) []byte {
 			}
 			b.WriteString(`"scores":{`)
 			for k, c := range quality {
-				fmt.Fprintf(&b, "%q:%d,", c, a[k])
+				fmt.Fprintf(&b, "%q:%d,", c, judge(rng, a[k]))
 			}
 			b.WriteString(`"safety":1}`)
 			if len(as) > 1 {
@@ -266,12 +260,16 @@ type config struct {
 	pool     int      // --baseline-pool on the main runs; 0: not passed
 	mainArgs []string // the main runs' decision flags
 	regen    bool     // regenerate the answers on every run
+	gateArgs []string // flags passed to every gate (-gate-flags)
+	warmup   bool     // gate an unchanged pull request after every main run
+	warmOnly bool     // only that: no pull request scenarios
+	oneOnly  bool     // only the unchanged pull request, under noisy-drop block
 	seed     uint64
 	workers  int
 	calls    atomic.Int64 // binary calls
-	// The retry scenario (-retries > 0): a real 3% drop re-run up to
-	// retries times under retryMode, with the attempts' state kept
-	// (attempts) or not.
+	// The retry scenario (-retries > 0, retry.go): a real drop of
+	// retryDrop (0: an unchanged pull request) re-run up to retries times
+	// under retryMode, with the attempts' state kept (attempts) or not.
 	retries   int
 	retryMode gate.NoisyMode
 	attempts  bool
@@ -293,7 +291,32 @@ type trialResult struct {
 	reran      [scenarios]bool
 	extra      [scenarios]int // answers per item the rerun added
 	mainBlocks int            // main runs (after the first) blocked
+	mainDrift  int            // of them, by the drift rule
 	pooled     int            // runs the pull request's baseline pools
+	// drift[sc][md]: the drift rule blocked the pull request; driftOnly:
+	// nothing else did (the drop check passed it)
+	drift, driftOnly [scenarios][modes]bool
+	// warm are the unchanged pull requests gated (block mode) after each
+	// main run that left a baseline (-warmup)
+	warm []warmPR
+}
+
+// warmPR is an unchanged pull request gated in block mode against the
+// baseline of one of the main runs.
+type warmPR struct {
+	pooled  int  // runs its baseline pools
+	blocked bool // block mode blocked it
+	covered bool // its 95% interval of the relative change includes 0
+	hasCI   bool
+}
+
+// maxPool is the largest pool the warm-up table counts on its own.
+const maxPool = 8
+
+// warmCell sums the warm-up pull requests by the runs their baseline
+// pools (index 0 unused; maxPool: that many or more).
+type warmCell struct {
+	gated, blocked, withCI, covered [maxPool + 1]int
 }
 
 // cell sums the trials of one size.
@@ -303,8 +326,12 @@ type cell struct {
 	reruns     int                   // pull requests whose first gate under rerun said rerun
 	extra      int                   // answers per item added by the reruns
 	mainBlocks int
+	mainDrift  int // main runs blocked by the drift rule
 	mainGated  int // main runs gated against a baseline
 	pooled     int // runs the pull requests' baselines pool, summed
+	drift      [scenarios][modes]int
+	driftOnly  [scenarios][modes]int
+	warm       warmCell
 }
 
 func (c *cell) add(r trialResult, mainRuns int) {
@@ -321,8 +348,32 @@ func (c *cell) add(r trialResult, mainRuns int) {
 		c.extra += r.extra[sc]
 	}
 	c.mainBlocks += r.mainBlocks
+	c.mainDrift += r.mainDrift
 	c.mainGated += mainRuns - 1
 	c.pooled += r.pooled
+	for sc := range scenarios {
+		for md := range modes {
+			if r.drift[sc][md] {
+				c.drift[sc][md]++
+			}
+			if r.driftOnly[sc][md] {
+				c.driftOnly[sc][md]++
+			}
+		}
+	}
+	for _, w := range r.warm {
+		p := min(max(w.pooled, 1), maxPool)
+		c.warm.gated[p]++
+		if w.blocked {
+			c.warm.blocked[p]++
+		}
+		if w.hasCI {
+			c.warm.withCI[p]++
+			if w.covered {
+				c.warm.covered[p]++
+			}
+		}
+	}
 }
 
 // rng is the random stream of one part (0: the model and main runs, 1+sc:
@@ -345,7 +396,17 @@ type gateReport struct {
 	Baseline  *struct {
 		PooledRuns int `json:"pooled_runs"`
 	} `json:"baseline"`
+	CI95       *[2]float64 `json:"ci95"`
+	DriftCheck *struct {
+		Blocks bool `json:"blocks"`
+	} `json:"drift_check"`
 }
+
+// driftBlocks reports whether the drift rule blocked the run.
+func (g *gateReport) driftBlocks() bool { return g.DriftCheck != nil && g.DriftCheck.Blocks }
+
+// dropBlocks reports whether the drop check blocked the run.
+func (g *gateReport) dropBlocks() bool { return g.DropCheck != nil && g.DropCheck.Blocks }
 
 // errBinary is the binary failing (exit 2 or a status it never returns).
 type errBinary struct {
@@ -362,7 +423,7 @@ func (e *errBinary) Error() string {
 // worker's directory, and returns the decision from the JSON report, after
 // checking it against the exit status.
 func (w *worker) gate(args ...string) (*gateReport, error) {
-	args = append([]string{"gate", "--rubric", w.c.rubric, "--json", "report.json"}, args...)
+	args = append(append([]string{"gate", "--rubric", w.c.rubric, "--json", "report.json"}, w.c.gateArgs...), args...)
 	if err := os.Remove(filepath.Join(w.dir, "report.json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -425,73 +486,10 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 	if !c.regen {
 		m.fixed = m.answers(rng, 0, c.k)
 	}
-	last, err := w.mainRuns(m, rng, n, t, &r)
-	if err != nil {
-		return r, err
-	}
-	for sc, shift := range shifts {
-		rng := c.rng(n, t, 1+sc)
-		cur := m.answers(rng, shift, c.k)
-		curJ := judged(rng, cur)
-		if err := w.write("pr.jsonl", write(curJ)); err != nil {
-			return r, err
-		}
-		for md, mode := range modeNames {
-			g, err := w.gate("--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(mode))
-			if err == nil && sc == 0 && md == 0 {
-				r.pooled = 1
-				if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
-					r.pooled = g.Baseline.PooledRuns
-				}
-			}
-			if err != nil {
-				return r, err
-			}
-			r.blocked[sc][md] = g.Decision == gate.Block
-			if g.Decision != gate.Rerun {
-				continue
-			}
-			if mode != gate.NoisyRerun || g.DropCheck == nil {
-				return r, fmt.Errorf("pull request of trial %d (%d items): decision rerun under noisy-drop %s (drop check: %v)", t, n, mode, g.DropCheck != nil)
-			}
-			r.reran[sc] = true
-			r.extra[sc] = g.DropCheck.RerunAnswers
-			if r.extra[sc] < 1 || r.extra[sc] > 4*c.k {
-				return r, fmt.Errorf("pull request of trial %d (%d items): rerun_answers %d, outside 1 to rerun-max-runs (4) times %d answers", t, n, r.extra[sc], c.k)
-			}
-			more := m.answers(rng, shift, r.extra[sc])
-			// The union of both runs as judged: the first run's answers
-			// as its file carries them, then the re-run's.
-			moreJ := judged(rng, more)
-			union := make([][][4]int, len(curJ))
-			for i := range curJ {
-				union[i] = append(append([][4]int{}, curJ[i]...), moreJ[i]...)
-			}
-			if err := w.write("union.jsonl", write(union)); err != nil {
-				return r, err
-			}
-			g, err = w.gate("--results", "union.jsonl", "--baseline", last, "--noisy-drop", string(mode), "--final")
-			if err != nil {
-				return r, err
-			}
-			if g.Decision == gate.Rerun {
-				return r, fmt.Errorf("final gate of trial %d (%d items) asked for another rerun", t, n)
-			}
-			r.blocked[sc][md] = g.Decision == gate.Block
-		}
-	}
-	return r, nil
-}
-
-// mainRuns pushes c.mainRuns unchanged runs of m to main, each gated with
-// --write-baseline against the last baseline written, and returns the
-// last baseline (r counts the blocked main runs).
-func (w *worker) mainRuns(m *model, rng *rand.Rand, n, t int, r *trialResult) (string, error) {
-	c := w.c
 	last := ""
 	for i := 1; i <= c.mainRuns; i++ {
 		if err := w.write("main.jsonl", run(rng, m.answers(rng, 0, c.k))); err != nil {
-			return "", err
+			return r, err
 		}
 		out := fmt.Sprintf("baseline-%d.json", i)
 		args := []string{"--results", "main.jsonl", "--write-baseline", out}
@@ -504,109 +502,192 @@ func (w *worker) mainRuns(m *model, rng *rand.Rand, n, t int, r *trialResult) (s
 		args = append(args, c.mainArgs...)
 		g, err := w.gate(args...)
 		if err != nil {
-			return "", err
+			return r, err
 		}
 		wrote, err := w.exists(out)
 		if err != nil {
-			return "", err
+			return r, err
 		}
 		switch {
 		case g.Decision == gate.Pass && wrote:
 			last = out
 		case g.Decision == gate.Block && !wrote && last != "":
 			r.mainBlocks++ // the store keeps the last passing baseline
+			if g.driftBlocks() {
+				r.mainDrift++
+			}
 		default:
-			return "", fmt.Errorf("main run %d of trial %d (%d items): decision %s, baseline written: %v (the first run starts the baseline; a run writes one exactly when it passes)", i, t, n, g.Decision, wrote)
+			return r, fmt.Errorf("main run %d of trial %d (%d items): decision %s, baseline written: %v (the first run starts the baseline; a run writes one exactly when it passes)", i, t, n, g.Decision, wrote)
+		}
+		if c.warmup {
+			// An unchanged pull request against this baseline, from a
+			// stream of its own (the other streams stay as without).
+			wr := c.rng(n, t, 16+i)
+			if err := w.write("warm.jsonl", run(wr, m.answers(wr, 0, c.k))); err != nil {
+				return r, err
+			}
+			g, err := w.gate("--results", "warm.jsonl", "--baseline", last, "--noisy-drop", string(gate.NoisyBlock))
+			if err != nil {
+				return r, err
+			}
+			wp := warmPR{pooled: 1, blocked: g.Decision == gate.Block, hasCI: g.CI95 != nil}
+			if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
+				wp.pooled = g.Baseline.PooledRuns
+			}
+			if g.CI95 != nil {
+				wp.covered = g.CI95[0] <= 0 && g.CI95[1] >= 0
+			}
+			r.warm = append(r.warm, wp)
 		}
 	}
-	return last, nil
+	if c.warmOnly {
+		return r, nil
+	}
+	for sc, shift := range shifts {
+		if c.oneOnly && sc > 0 {
+			break
+		}
+		rng := c.rng(n, t, 1+sc)
+		cur := m.answers(rng, shift, c.k)
+		if err := w.write("pr.jsonl", run(rng, cur)); err != nil {
+			return r, err
+		}
+		for md, mode := range modeNames {
+			if c.oneOnly && md > 0 {
+				break
+			}
+			g, err := w.gate("--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(mode))
+			if err == nil && sc == 0 && md == 0 {
+				r.pooled = 1
+				if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
+					r.pooled = g.Baseline.PooledRuns
+				}
+			}
+			if err != nil {
+				return r, err
+			}
+			r.blocked[sc][md] = g.Decision == gate.Block
+			r.drift[sc][md] = g.driftBlocks()
+			r.driftOnly[sc][md] = g.driftBlocks() && !g.dropBlocks()
+			if g.Decision != gate.Rerun {
+				continue
+			}
+			if mode != gate.NoisyRerun || g.DropCheck == nil {
+				return r, fmt.Errorf("pull request of trial %d (%d items): decision rerun under noisy-drop %s (drop check: %v)", t, n, mode, g.DropCheck != nil)
+			}
+			r.reran[sc] = true
+			r.extra[sc] = min(max(g.DropCheck.RerunAnswers, 1), 4*c.k)
+			more := m.answers(rng, shift, r.extra[sc])
+			union := make([][][4]float64, len(cur))
+			for i := range cur {
+				union[i] = append(append([][4]float64{}, cur[i]...), more[i]...)
+			}
+			if err := w.write("union.jsonl", run(rng, union)); err != nil {
+				return r, err
+			}
+			g, err = w.gate("--results", "union.jsonl", "--baseline", last, "--noisy-drop", string(mode), "--final")
+			if err != nil {
+				return r, err
+			}
+			if g.Decision == gate.Rerun {
+				return r, fmt.Errorf("final gate of trial %d (%d items) asked for another rerun", t, n)
+			}
+			r.blocked[sc][md] = g.Decision == gate.Block
+			r.drift[sc][md] = g.driftBlocks()
+			r.driftOnly[sc][md] = g.driftBlocks() && !g.dropBlocks()
+		}
+	}
+	return r, nil
 }
 
-// retryResult is one trial of the retry scenario: at which attempt the
-// pull request with a real drop first passed (0: none within the retries).
-type retryResult struct {
-	passedAt   int
-	mainBlocks int
-	extra      int // answers per item the reruns added
+// slideResult is one slide trial: the step (1-based) at which a gate
+// first blocked, 0 when none did, whether that was the pull request's
+// gate or the main run's, and whether the drift rule blocked it.
+type slideResult struct {
+	step        int
+	main, drift bool
+	dropToo     bool // the drop check blocked it as well
 }
 
-// retryTrial is the retry scenario: a pull request with a real drop
-// (shift) is re-run up to c.retries times, each attempt regenerating its
-// answers (an empty commit, "Re-run jobs"), until one passes. Each attempt
-// is gated under c.retryMode; a rerun gets its re-run and the final gate
-// on the union. With c.attempts the binary keeps the attempts' state in
-// --attempts-dir (as the gate's comment keeps it on a pull request).
-func (w *worker) retryTrial(n, t int, shift float64) (retryResult, error) {
-	var rr retryResult
-	var r trialResult
+// slide runs one slide trial of n items: c.mainRuns unchanged main runs,
+// then one step per level of levels (the answer-quality shift of each
+// step, each lower than the last): a pull request at that level gated
+// against the last baseline (-slide-pr-flags), then, if it passed, its
+// main run at the same level gated with the main flags and writing the
+// next baseline. The slide stops at the first block.
+func (w *worker) slide(n, t int, levels []float64, prArgs []string) (slideResult, error) {
+	var r slideResult
 	c := w.c
 	if err := clearDir(w.dir); err != nil {
-		return rr, err
+		return r, err
 	}
 	rng := c.rng(n, t, 0)
 	m := newModel(n, rng)
-	if !c.regen {
-		m.fixed = m.answers(rng, 0, c.k)
-	}
-	last, err := w.mainRuns(m, rng, n, t, &r)
-	if err != nil {
-		return rr, err
-	}
-	rr.mainBlocks = r.mainBlocks
-	state := []string{}
-	if c.attempts {
-		state = []string{"--attempts-dir", filepath.Join(w.dir, "attempts")}
-	}
-	for a := 1; a <= c.retries; a++ {
-		rng := c.rng(n, t, 16+a)
-		cur := m.answers(rng, shift, c.k)
-		curJ := judged(rng, cur)
-		if err := w.write("pr.jsonl", write(curJ)); err != nil {
-			return rr, err
+	last := ""
+	mainRun := func(i int, shift float64) (*gateReport, error) {
+		if err := w.write("main.jsonl", run(rng, m.answers(rng, shift, c.k))); err != nil {
+			return nil, err
 		}
-		args := append([]string{"--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(c.retryMode)}, state...)
-		g, err := w.gate(args...)
+		out := fmt.Sprintf("baseline-%d.json", i)
+		args := []string{"--results", "main.jsonl", "--write-baseline", out}
+		if last != "" {
+			args = append(args, "--baseline", last)
+		}
+		if c.pool > 0 {
+			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
+		}
+		g, err := w.gate(append(args, c.mainArgs...)...)
 		if err != nil {
-			return rr, err
+			return nil, err
+		}
+		wrote, err := w.exists(out)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case g.Decision == gate.Pass && wrote:
+			last = out
+		case g.Decision == gate.Block && !wrote && last != "":
+		default:
+			return nil, fmt.Errorf("main run %d of slide trial %d (%d items): decision %s, baseline written: %v", i, t, n, g.Decision, wrote)
+		}
+		return g, nil
+	}
+	for i := 1; i <= c.mainRuns; i++ {
+		if _, err := mainRun(i, 0); err != nil {
+			return r, err
+		}
+	}
+	for s, shift := range levels {
+		prRng := c.rng(n, t, 64+s)
+		if err := w.write("pr.jsonl", run(prRng, m.answers(prRng, shift, c.k))); err != nil {
+			return r, err
+		}
+		g, err := w.gate(append([]string{"--results", "pr.jsonl", "--baseline", last}, prArgs...)...)
+		if err != nil {
+			return r, err
 		}
 		if g.Decision == gate.Rerun {
-			if g.DropCheck == nil {
-				return rr, fmt.Errorf("retry %d of trial %d: rerun without a drop check", a, t)
-			}
-			// As pr-check-rerun.yml: the request, which the binary
-			// bounds (an older binary did not: 4·K here).
-			extra := min(max(g.DropCheck.RerunAnswers, 1), 4*c.k)
-			rr.extra += extra
-			more := m.answers(rng, shift, extra)
-			// The union of both runs as judged: the first run's answers
-			// as its file carries them, then the re-run's.
-			moreJ := judged(rng, more)
-			union := make([][][4]int, len(curJ))
-			for i := range curJ {
-				union[i] = append(append([][4]int{}, curJ[i]...), moreJ[i]...)
-			}
-			if err := w.write("union.jsonl", write(union)); err != nil {
-				return rr, err
-			}
-			final := append([]string{"--results", "union.jsonl", "--baseline", last, "--noisy-drop", string(c.retryMode), "--final"}, state...)
-			if g, err = w.gate(final...); err != nil {
-				return rr, err
-			}
-			if g.Decision == gate.Rerun {
-				return rr, fmt.Errorf("final gate of retry %d of trial %d asked for another rerun", a, t)
-			}
+			return r, fmt.Errorf("slide trial %d (%d items), step %d: decision rerun (the slide's pull requests are gated under -slide-pr-flags, which must not be noisy-drop rerun)", t, n, s+1)
 		}
-		if g.Decision == gate.Pass {
-			rr.passedAt = a
-			return rr, nil
+		if g.Decision != gate.Block {
+			if g, err = mainRun(c.mainRuns+s+1, shift); err != nil {
+				return r, err
+			}
+			r.main = true
 		}
+		if g.Decision == gate.Block {
+			r.step, r.drift, r.dropToo = s+1, g.driftBlocks(), g.dropBlocks()
+			return r, nil
+		}
+		r.main = false
 	}
-	return rr, nil
+	return r, nil
 }
 
-// retryCell runs the retry scenario's trials of n items.
-func (c *config) retryCell(n, trials int, shift float64) ([]retryResult, error) {
-	results := make([]retryResult, trials)
+// slideCell runs slide trials of n items on c.workers workers.
+func (c *config) slideCell(n, trials int, levels []float64, prArgs []string) ([]slideResult, error) {
+	results := make([]slideResult, trials)
 	errs := make([]error, trials)
 	var next atomic.Int64
 	var failed atomic.Bool
@@ -627,8 +708,7 @@ func (c *config) retryCell(n, trials int, shift float64) ([]retryResult, error) 
 				if t >= trials {
 					return
 				}
-				results[t], errs[t] = w.retryTrial(n, t, shift)
-				if errs[t] != nil {
+				if results[t], errs[t] = w.slide(n, t, levels, prArgs); errs[t] != nil {
 					failed.Store(true)
 					return
 				}
@@ -642,6 +722,42 @@ func (c *config) retryCell(n, trials int, shift float64) ([]retryResult, error) 
 		}
 	}
 	return results, nil
+}
+
+// slideLevels are the answer-quality shifts of a slide of steps steps,
+// each drop lower than the last (compounded): interpolated on a grid of
+// shifts measured as dropShift does.
+func slideLevels(rb *rubric.Rubric, steps int, drop float64) ([]float64, error) {
+	base, err := meanScore(rb, 0, 99)
+	if err != nil {
+		return nil, err
+	}
+	const grid = 0.05
+	type pt struct{ shift, drop float64 }
+	pts := []pt{{0, 0}}
+	want := 1 - math.Pow(1-drop, float64(steps))
+	for sh := -grid; pts[len(pts)-1].drop < want; sh -= grid {
+		if sh < -4 {
+			return nil, fmt.Errorf("a slide of %d steps of %.1f%%: no shift of up to 4 levels drops the score by %.1f%%", steps, 100*drop, 100*want)
+		}
+		sc, err := meanScore(rb, sh, 99)
+		if err != nil {
+			return nil, err
+		}
+		pts = append(pts, pt{sh, (base - sc) / base})
+	}
+	levels := make([]float64, steps)
+	for s := range steps {
+		d := 1 - math.Pow(1-drop, float64(s+1))
+		for j := 1; j < len(pts); j++ {
+			if pts[j].drop >= d {
+				a, b := pts[j-1], pts[j]
+				levels[s] = a.shift + (b.shift-a.shift)*(d-a.drop)/(b.drop-a.drop)
+				break
+			}
+		}
+	}
+	return levels, nil
 }
 
 // clearDir empties dir, so no file of an earlier trial is read by mistake.
@@ -749,96 +865,176 @@ func main() {
 	pool := flag.Int("pool", 0, "pass --baseline-pool N on the main runs (0: don't pass it, the binary's default)")
 	mainFlags := flag.String("main-flags", "--noisy-drop warn --hard-drop 100%", "the main runs' decision flags, as examples/workflows/baseline.yml sets them (\"\": the binary's defaults)")
 	workers := flag.Int("workers", runtime.NumCPU(), "trials run in parallel")
-	retries := flag.Int("retries", 0, "the retry scenario instead: a pull request with a real 3% drop re-run up to N times until it passes (0: off)")
+	gateFlags := flag.String("gate-flags", "", "flags passed to every gate, main runs and pull requests (\"--max-drift 0\" switches the drift rule off)")
+	warmup := flag.Bool("warmup", false, "after every main run, gate an unchanged pull request (noisy-drop block) against its baseline: false blocks and interval coverage by the runs the baseline pools")
+	oneOnly := flag.Bool("unchanged-only", false, "gate only the unchanged pull request, under noisy-drop block (the other columns read 0)")
+	warmOnly := flag.Bool("warmup-only", false, "-warmup without the pull request scenarios (only the warm-up line is printed)")
+	slide := flag.Int("slide", 0, "instead of the pull request table: a slide of N steps after the main runs, each step a pull request and its main run -slide-step lower than the last; prints the step that was first blocked")
+	slideStep := flag.Float64("slide-step", 0.015, "the relative drop of each slide step")
+	slidePR := flag.String("slide-pr-flags", "--noisy-drop warn", "the decision flags of the slide's pull requests")
+	retries := flag.Int("retries", 0, "the retry scenario instead: a pull request with a real drop re-run up to N times until it passes (0: off)")
 	retryMode := flag.String("retry-mode", "rerun", "the retry scenario's --noisy-drop")
 	retryDrop := flag.Float64("retry-drop", 0.03, "the retry scenario's real drop (0: an unchanged pull request, re-run until it passes)")
 	attempts := flag.Bool("attempts", true, "the retry scenario keeps the attempts' state (--attempts-dir); false: each attempt alone, as before it was kept")
 	flag.Parse()
-	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
-		retries: *retries, retryMode: gate.NoisyMode(*retryMode), attempts: *attempts, retryDrop: *retryDrop}
+	c := &config{retries: *retries, retryMode: gate.NoisyMode(*retryMode), attempts: *attempts, retryDrop: *retryDrop,
+		k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
+		gateArgs: strings.Fields(*gateFlags), warmup: *warmup || *warmOnly, warmOnly: *warmOnly, oneOnly: *oneOnly}
+	if *slide > 0 {
+		if err := c.slideMain(*trials, *sizes, *rubricPath, *bin, *slide, *slideStep, strings.Fields(*slidePR)); err != nil {
+			fmt.Fprintln(os.Stderr, "noisesim:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if err := c.main(*trials, *sizes, *rubricPath, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "noisesim:", err)
 		os.Exit(2)
 	}
 }
 
-// retryTable prints the retry scenario: how often a real 3% drop passes
-// on its first attempt, and within c.retries attempts.
-func (c *config) retryTable(trials int, ns []int, shift float64) error {
-	fmt.Printf("retry scenario: a real %.0f%% drop re-run up to %d times until it passes, --noisy-drop %s, attempts' state kept: %v\n", 100*c.retryDrop, c.retries, c.retryMode, c.attempts)
-	fmt.Printf("%6s | %14s | %18s | %14s | %s\n", "items", "pass, 1st try", "pass within tries", "mean attempts", "rerun extra runs per PR")
-	for _, n := range ns {
-		rs, err := c.retryCell(n, trials, shift)
-		if err != nil {
-			return err
-		}
-		first, within, tries, extra := 0, 0, 0, 0
-		for _, r := range rs {
-			if r.passedAt == 1 {
-				first++
-			}
-			if r.passedAt > 0 {
-				within++
-				tries += r.passedAt
-			} else {
-				tries += c.retries
-			}
-			extra += r.extra
-		}
-		pct := func(x int) string { return fmt.Sprintf("%.1f%%", 100*float64(x)/float64(len(rs))) }
-		fmt.Printf("%6d | %14s | %18s | %14.2f | %.2f\n", n, pct(first), pct(within), float64(tries)/float64(len(rs)), float64(extra)/float64(c.k)/float64(len(rs)))
-	}
-	fmt.Fprintf(os.Stderr, "noisesim: %d binary calls (%d workers)\n", c.calls.Load(), c.workers)
-	return nil
-}
-
-func (c *config) main(trials int, sizes, rubricPath, bin string) error {
+// setup checks the settings, reads the rubric and builds (or finds) the
+// binary; cleanup removes what it built.
+func (c *config) setup(trials int, sizes, rubricPath, bin string) (ns []int, rb *rubric.Rubric, cleanup func(), err error) {
+	cleanup = func() {}
 	switch {
 	case c.k < 1:
-		return errors.New("-answers must be at least 1")
+		return nil, nil, cleanup, errors.New("-answers must be at least 1")
 	case c.mainRuns < 1:
-		return errors.New("-main-runs must be at least 1")
+		return nil, nil, cleanup, errors.New("-main-runs must be at least 1")
 	case c.pool < 0:
-		return errors.New("-pool must be 0 (the binary's default) or more")
+		return nil, nil, cleanup, errors.New("-pool must be 0 (the binary's default) or more")
 	case c.workers < 1:
-		return errors.New("-workers must be at least 1")
+		return nil, nil, cleanup, errors.New("-workers must be at least 1")
 	case trials < 1:
-		return errors.New("-trials must be at least 1")
+		return nil, nil, cleanup, errors.New("-trials must be at least 1")
 	}
-	var ns []int
 	for f := range strings.SplitSeq(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 2 {
-			return fmt.Errorf("-sizes: %q is not a size of at least 2", f)
+			return nil, nil, cleanup, fmt.Errorf("-sizes: %q is not a size of at least 2", f)
 		}
 		ns = append(ns, n)
 	}
-	var err error
 	if c.rubric, err = filepath.Abs(rubricPath); err != nil {
-		return err
+		return nil, nil, cleanup, err
 	}
 	data, err := os.ReadFile(c.rubric)
 	if err != nil {
-		return err
+		return nil, nil, cleanup, err
 	}
-	rb, _, err := rubric.Load(rubricPath, data)
+	if rb, _, err = rubric.Load(rubricPath, data); err != nil {
+		return nil, nil, cleanup, err
+	}
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "noisesim-bin-")
+		if err != nil {
+			return nil, nil, cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		fmt.Fprintf(os.Stderr, "noisesim: building ./cmd/rubricgate into %s (-bin to use another binary)\n", dir)
+		if bin, err = buildBinary(dir); err != nil {
+			return nil, nil, cleanup, err
+		}
+	}
+	if c.bin, err = filepath.Abs(bin); err != nil {
+		return nil, nil, cleanup, err
+	}
+	return ns, rb, cleanup, nil
+}
+
+// slideMain runs the slide: for each size, the share of slides first
+// blocked by each step.
+func (c *config) slideMain(trials int, sizes, rubricPath, bin string, steps int, step float64, prArgs []string) error {
+	if steps < 1 || !(step > 0 && step < 0.5) {
+		return errors.New("-slide must be at least 1 and -slide-step between 0 and 0.5")
+	}
+	ns, rb, cleanup, err := c.setup(trials, sizes, rubricPath, bin)
+	defer cleanup()
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	if bin == "" {
-		dir, err := os.MkdirTemp("", "noisesim-bin-")
+	levels, err := slideLevels(rb, steps, step)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("slide: %d steps of %.1f%% (compounded: %.1f%% in all), each a pull request (%s) then its main run (%s); %d answer(s) per item; %d main run(s) first; %d trials per size; every gate: %q\n",
+		steps, 100*step, 100*(1-math.Pow(1-step, float64(steps))), strings.Join(prArgs, " "), strings.Join(c.mainArgs, " "), c.k, c.mainRuns, trials, strings.Join(c.gateArgs, " "))
+	fmt.Printf("%6s | %-47s | %9s | %-27s\n", "", "blocked by step (cumulative share of slides)", "never", "first block: PR; by drift")
+	fmt.Printf("%6s | %5s %5s %5s %5s %5s %5s %5s %5s | %9s | %8s %8s %9s\n", "items", "1", "2", "3", "4", "5", "6", "10", "20", "", "PR", "drift", "drop too")
+	for _, n := range ns {
+		res, err := c.slideCell(n, trials, levels, prArgs)
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
-		fmt.Fprintf(os.Stderr, "noisesim: building ./cmd/rubricgate into %s (-bin to use another binary)\n", dir)
-		if bin, err = buildBinary(dir); err != nil {
-			return err
+		by := make([]int, steps+1)
+		never, pr, drift, dropToo, blocked := 0, 0, 0, 0, 0
+		for _, r := range res {
+			if r.step == 0 {
+				never++
+				continue
+			}
+			blocked++
+			by[r.step]++
+			if !r.main {
+				pr++
+			}
+			if r.drift {
+				drift++
+			}
+			if r.dropToo {
+				dropToo++
+			}
 		}
+		pct := func(c, of int) string {
+			if of == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f%%", 100*float64(c)/float64(of))
+		}
+		cum := func(s int) string {
+			if s > steps {
+				return "-"
+			}
+			t := 0
+			for i := 1; i <= s; i++ {
+				t += by[i]
+			}
+			return pct(t, len(res))
+		}
+		fmt.Printf("%6d | %5s %5s %5s %5s %5s %5s %5s %5s | %9s | %8s %8s %9s\n", n, cum(1), cum(2), cum(3), cum(4), cum(5), cum(6), cum(10), cum(20),
+			pct(never, len(res)), pct(pr, blocked), pct(drift, blocked), pct(dropToo, blocked))
 	}
-	if c.bin, err = filepath.Abs(bin); err != nil {
+	fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
+	return nil
+}
+
+func (c *config) main(trials int, sizes, rubricPath, bin string) error {
+	ns, rb, cleanup, err := c.setup(trials, sizes, rubricPath, bin)
+	defer cleanup()
+	if err != nil {
 		return err
+	}
+	start := time.Now()
+	if c.warmOnly {
+		fmt.Printf("warm-up: %d answer(s) per item; %d main run(s), each followed by an unchanged pull request; %d trials per size; main: %q; every gate: %q\n",
+			c.k, c.mainRuns, trials, strings.Join(c.mainArgs, " "), strings.Join(c.gateArgs, " "))
+		for _, n := range ns {
+			s, err := c.cell(n, trials, [scenarios]float64{})
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%6d |", n)
+			c.printWarm(&s.warm, func(c, of int) string {
+				if of == 0 {
+					return "-"
+				}
+				return fmt.Sprintf("%.1f%%", 100*float64(c)/float64(of))
+			})
+		}
+		fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
+		return nil
 	}
 	var shift [2]float64
 	var serr [2]error
@@ -856,15 +1052,15 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 	if err := errors.Join(serr[:]...); err != nil {
 		return err
 	}
+	if c.retries > 0 {
+		return c.retryTable(trials, ns, shift[0])
+	}
 	pool := "the binary's default"
 	if c.pool > 0 {
 		pool = strconv.Itoa(c.pool)
 	}
 	fmt.Printf("model: judge repeats its score on the same answer %.0f%% of the time; answers regenerated every run: %v; %d answer(s) per item; a real 3%%/5%% drop = answer quality %.3f/%.3f levels lower; %d trials per cell; %d main run(s) before each PR, baseline pool %s\n",
 		100*sameRate(rand.New(rand.NewPCG(c.seed, 2))), c.regen, c.k, shift[0], shift[1], trials, c.mainRuns, pool)
-	if c.retries > 0 {
-		return c.retryTable(trials, ns, shift[0])
-	}
 	fmt.Printf("%6s | %-22s | %-22s | %-22s | %-18s | %s\n", "", "false block (no change)", "miss (real 3% drop)", "miss (real 5% drop)", "rerun: reruns, cost", "main runs")
 	fmt.Printf("%6s | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9s | %s\n", "items", "block", "warn", "rerun", "block", "warn", "rerun", "block", "warn", "rerun", "rate", "extra runs", "blocked; baseline runs")
 	for _, n := range ns {
@@ -882,7 +1078,39 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 		fmt.Printf("%6d | %6s %6s %8s | %6s %6s %8s | %6s %6s %8s | %8s %9.2f | %s; %.2f\n", n,
 			w(0, 0), w(0, 1), w(0, 2), w(1, 0), w(1, 1), w(1, 2), w(2, 0), w(2, 1), w(2, 2),
 			pct(s.reruns, scenarios*s.trials), float64(s.extra)/float64(c.k)/float64(scenarios*s.trials), fmt.Sprintf("%d of %d (%s)", s.mainBlocks, s.mainGated, pct(s.mainBlocks, s.mainGated)), float64(s.pooled)/float64(s.trials))
+		d := func(sc, md int) string {
+			return pct(s.drift[sc][md], s.trials) + " (" + pct(s.driftOnly[sc][md], s.trials) + ")"
+		}
+		fmt.Printf("%6s   drift rule blocked (alone) block/warn/rerun: unchanged %s / %s / %s; 3%% drop %s / %s / %s; 5%% drop %s / %s / %s; main runs blocked by it: %d of %d (%s)\n", "",
+			d(0, 0), d(0, 1), d(0, 2), d(1, 0), d(1, 1), d(1, 2), d(2, 0), d(2, 1), d(2, 2), s.mainDrift, s.mainGated, pct(s.mainDrift, s.mainGated))
+		if c.warmup {
+			fmt.Printf("%6s  ", "")
+			c.printWarm(&s.warm, pct)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
 	return nil
+}
+
+// printWarm prints the warm-up line: per number of runs the baseline
+// pools, the unchanged pull requests gated, the share blocked and the
+// share whose 95% interval covers 0.
+func (c *config) printWarm(wc *warmCell, pct func(c, of int) string) {
+	fmt.Print(" warm-up, an unchanged PR after each main run (block); runs pooled: PRs, false blocks, 95% interval covers 0:")
+	var gated, blocked, withCI, covered int
+	for p := 1; p <= maxPool; p++ {
+		if wc.gated[p] == 0 {
+			continue
+		}
+		label := strconv.Itoa(p)
+		if p == maxPool {
+			label += "+"
+		}
+		fmt.Printf(" %s: %d, %s, %s;", label, wc.gated[p], pct(wc.blocked[p], wc.gated[p]), pct(wc.covered[p], wc.withCI[p]))
+		gated += wc.gated[p]
+		blocked += wc.blocked[p]
+		withCI += wc.withCI[p]
+		covered += wc.covered[p]
+	}
+	fmt.Printf(" all: %d, %s, %s\n", gated, pct(blocked, gated), pct(covered, withCI))
 }

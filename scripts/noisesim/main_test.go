@@ -62,6 +62,61 @@ func TestSimulationDrivesBinary(t *testing.T) {
 	}
 }
 
+// The warm-up counts one unchanged pull request per main run, by the runs
+// its baseline pools; a slide of large steps is blocked at its first or
+// second step, and without the drift rule nothing says it was the drift
+// rule.
+func TestWarmupAndSlide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs it about 30 times")
+	}
+	bin, err := buildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := filepath.Abs("../../rubrics/production.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &config{bin: bin, rubric: rb, k: 1, mainRuns: 3, regen: true, seed: 3, workers: 2, warmup: true, warmOnly: true,
+		mainArgs: []string{"--noisy-drop", "warn", "--hard-drop", "100%"}}
+	s, err := c.cell(30, 2, [scenarios]float64{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated := 0
+	for p, n := range s.warm.gated {
+		gated += n
+		if s.warm.blocked[p] > n || s.warm.covered[p] > s.warm.withCI[p] || s.warm.withCI[p] > n {
+			t.Errorf("pool %d: %d gated, %d blocked, %d of %d covered", p, n, s.warm.blocked[p], s.warm.covered[p], s.warm.withCI[p])
+		}
+	}
+	if gated != 2*3 || s.warm.gated[1] < 2 {
+		t.Errorf("%d warm-up pull requests (%d on one-run baselines), want 6 (at least 2)", gated, s.warm.gated[1])
+	}
+	// Steps of two levels (about 30% each): the first step is blocked.
+	levels := []float64{-2, -4, -6}
+	for _, flags := range [][]string{nil, {"--max-drift", "0"}} {
+		c := &config{bin: bin, rubric: rb, k: 1, mainRuns: 2, regen: true, seed: 3, workers: 1, gateArgs: flags,
+			mainArgs: []string{"--noisy-drop", "warn", "--hard-drop", "100%"}}
+		res, err := c.slideCell(30, 2, levels, []string{"--noisy-drop", "warn"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res {
+			if r.step != 1 || r.main {
+				t.Errorf("flags %v, slide %d: first blocked at step %d (main %v), want the first pull request", flags, i, r.step, r.main)
+			}
+			if flags != nil && r.drift {
+				t.Errorf("flags %v, slide %d: the drift rule blocked with max-drift 0", flags, i)
+			}
+			if flags == nil && !r.drift {
+				t.Errorf("slide %d: a 30%% drop below the anchor not blocked by the drift rule", i)
+			}
+		}
+	}
+}
+
 // The retry scenario through the real binary: a huge drop re-run 3 times
 // never passes, with the attempts' state kept in --attempts-dir (the
 // binary writes it there) or not, and the results do not depend on the
