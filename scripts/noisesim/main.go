@@ -56,11 +56,21 @@
 // Results depend on -seed only, not on -workers (each trial's random
 // streams come from the seed, the size and the trial's number).
 //
+// -retries R runs the retry scenario instead (retry.go): a pull request
+// with a real 3% drop (-retry-drop; 0: an unchanged one) is re-run up to R
+// times, each attempt regenerating its answers as "Re-run jobs" or an
+// empty commit does, until one passes, under -retry-mode (default rerun,
+// with its re-run and the final gate on the union of both runs as
+// judged); with -attempts (the default) the binary keeps the attempts'
+// state in --attempts-dir, as the gate's comment keeps it on a pull
+// request (-attempts=false: each attempt alone, for a binary without it).
+//
 // Usage:
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
 //	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-gate-flags ""]
 //	    [-warmup | -warmup-only | -unchanged-only | -slide 20 [-slide-step 0.015] [-slide-pr-flags "--noisy-drop warn"]]
+//	    [-retries 0 [-retry-mode rerun] [-retry-drop 0.03] [-attempts=true]]
 //	    [-bin PATH] [-workers N] [-seed 1]
 package main
 
@@ -257,6 +267,13 @@ type config struct {
 	seed     uint64
 	workers  int
 	calls    atomic.Int64 // binary calls
+	// The retry scenario (-retries > 0, retry.go): a real drop of
+	// retryDrop (0: an unchanged pull request) re-run up to retries times
+	// under retryMode, with the attempts' state kept (attempts) or not.
+	retries   int
+	retryMode gate.NoisyMode
+	attempts  bool
+	retryDrop float64
 }
 
 // The scenarios of a trial's pull request, and the modes each is gated in.
@@ -855,8 +872,13 @@ func main() {
 	slide := flag.Int("slide", 0, "instead of the pull request table: a slide of N steps after the main runs, each step a pull request and its main run -slide-step lower than the last; prints the step that was first blocked")
 	slideStep := flag.Float64("slide-step", 0.015, "the relative drop of each slide step")
 	slidePR := flag.String("slide-pr-flags", "--noisy-drop warn", "the decision flags of the slide's pull requests")
+	retries := flag.Int("retries", 0, "the retry scenario instead: a pull request with a real drop re-run up to N times until it passes (0: off)")
+	retryMode := flag.String("retry-mode", "rerun", "the retry scenario's --noisy-drop")
+	retryDrop := flag.Float64("retry-drop", 0.03, "the retry scenario's real drop (0: an unchanged pull request, re-run until it passes)")
+	attempts := flag.Bool("attempts", true, "the retry scenario keeps the attempts' state (--attempts-dir); false: each attempt alone, as before it was kept")
 	flag.Parse()
-	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
+	c := &config{retries: *retries, retryMode: gate.NoisyMode(*retryMode), attempts: *attempts, retryDrop: *retryDrop,
+		k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
 		gateArgs: strings.Fields(*gateFlags), warmup: *warmup || *warmOnly, warmOnly: *warmOnly, oneOnly: *oneOnly}
 	if *slide > 0 {
 		if err := c.slideMain(*trials, *sizes, *rubricPath, *bin, *slide, *slideStep, strings.Fields(*slidePR)); err != nil {
@@ -1018,11 +1040,20 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 	var serr [2]error
 	var wg sync.WaitGroup
 	for i, d := range []float64{0.03, 0.05} {
+		if i == 0 && c.retries > 0 {
+			d = c.retryDrop
+		}
+		if d == 0 {
+			continue // no drop: no shift
+		}
 		wg.Go(func() { shift[i], serr[i] = dropShift(rb, d) })
 	}
 	wg.Wait()
 	if err := errors.Join(serr[:]...); err != nil {
 		return err
+	}
+	if c.retries > 0 {
+		return c.retryTable(trials, ns, shift[0])
 	}
 	pool := "the binary's default"
 	if c.pool > 0 {
