@@ -82,6 +82,7 @@ type Params struct {
 	AgeParams
 	ItemSetParams
 	AcceptParams
+	AttemptParams
 	// Detail is free text: a note, an error, a rubric warning. Untrusted.
 	Detail string `json:"detail,omitempty"`
 	// PolicyFail is true when a policy input set to fail made this block.
@@ -114,6 +115,20 @@ type DropParams struct {
 	// WithinMaxDrop).
 	FullBaseline float64 `json:"full_baseline,omitempty"`
 	FullCurrent  float64 `json:"full_current,omitempty"`
+}
+
+// AttemptParams are the values of the attempts of one change request at
+// the same inputs: AttemptsPooled.
+type AttemptParams struct {
+	// Attempts is how many times the code was gated (this run included).
+	Attempts int `json:"attempts,omitempty"`
+	// PooledLow and PooledHigh bound the pooled change's 95% interval.
+	PooledLow  float64 `json:"pooled_low,omitempty"`
+	PooledHigh float64 `json:"pooled_high,omitempty"`
+	// Held: an earlier attempt blocked and the pooled interval does not
+	// lie within max-drop; Cleared: it does.
+	Held    bool `json:"held,omitempty"`
+	Cleared bool `json:"cleared,omitempty"`
 }
 
 // RubricParams are the values of a rubric change: RubricRescored, RubricChange, PromptChanged (and the rubric an accept label was applied under).

@@ -24,6 +24,26 @@ const (
 	// Count more answers per item and gated on both runs. Change, MaxDrop,
 	// Count.
 	RerunNeeded Kind = "rerun-needed"
+	// AttemptsPooled: this change request's code was gated Attempts
+	// times at the same evaluated inputs and rubric; Change is the pooled
+	// relative change, PooledLow and PooledHigh its 95% interval, MaxDrop
+	// the threshold; Held is set when an earlier attempt blocked and the
+	// pooled interval does not lie within max-drop (the attempt is held),
+	// Cleared when it does.
+	AttemptsPooled Kind = "attempts-pooled"
+	// FinalNoRequest: a final gate (--final) whose state shows no re-run
+	// asked at these inputs: it is not the gate of a re-run's union.
+	FinalNoRequest Kind = "final-no-request"
+	// FinalAnswersMissing: the final gate's union does not hold the first
+	// run's answers (the first Count answers of every item, in order).
+	FinalAnswersMissing Kind = "final-answers-missing"
+	// FinalTooFewAnswers: the final gate's union has Count answers for an
+	// item where the first run's and the re-run's make Total.
+	FinalTooFewAnswers Kind = "final-too-few-answers"
+	// FinalUnbound: the final gate cannot read back the first run's
+	// request (no state: no comment read back, no local store), so it
+	// cannot check that its union holds the first run's answers.
+	FinalUnbound Kind = "final-unbound"
 	// NoCommonItems: the run shares no item with the baseline, so the
 	// relative check compares the full sets.
 	NoCommonItems Kind = "no-common-items"
@@ -36,10 +56,23 @@ const (
 
 // dropKinds are the renderers of these kinds (see renderers).
 var dropKinds = map[Kind]renderer{
-	AggregateDrop:     renderAggregateDrop,
-	WithinMaxDrop:     renderWithinMaxDrop,
-	DropWithinNoise:   renderDropWithinNoise,
-	RerunNeeded:       renderRerunNeeded,
+	AggregateDrop:   renderAggregateDrop,
+	WithinMaxDrop:   renderWithinMaxDrop,
+	DropWithinNoise: renderDropWithinNoise,
+	RerunNeeded:     renderRerunNeeded,
+	AttemptsPooled:  renderAttemptsPooled,
+	FinalNoRequest: func(Finding, escaper) string {
+		return "final gate: no re-run was asked at these items, inputs and rubric (the gate's state holds no request), so this is not the gate of a re-run's union; gate the first run without --final"
+	},
+	FinalAnswersMissing: func(f Finding, e escaper) string {
+		return fmt.Sprintf("final gate: the union does not hold the first run's answers (the first %d answer(s) of every item, in order, as the first run's gate saw them): gate the union of the first run and its re-run", f.Count)
+	},
+	FinalTooFewAnswers: func(f Finding, e escaper) string {
+		return fmt.Sprintf("final gate: an item has %d answer(s) where the first run's and the re-run asked for make %d", f.Count, f.Total)
+	},
+	FinalUnbound: func(Finding, escaper) string {
+		return "final gate: the first run's request cannot be read back (no comment of the gate's own, no local store), so the gate cannot check that the union holds the first run's answers"
+	},
 	NoCommonItems:     renderNoCommonItems,
 	NoBlockingFailed:  renderNoBlockingFailed,
 	BaselineScoreZero: renderBaselineScoreZero,
@@ -68,6 +101,17 @@ func renderDropWithinNoise(f Finding, e escaper) string {
 
 func renderRerunNeeded(f Finding, e escaper) string {
 	return fmt.Sprintf("RERUN: the drop of %s%% is within noise (its 95%% interval includes 0) and noisy-drop is rerun: re-run the eval with %d more answer(s) per item and gate on both runs with --final; this run neither passes nor blocks", DropPct(-f.Change, f.MaxDrop), f.Count)
+}
+
+func renderAttemptsPooled(f Finding, e escaper) string {
+	s := fmt.Sprintf("this code was gated %d times at the same items, inputs and rubric; pooled change %s (95%% CI %+.2f%% … %+.2f%%)", f.Attempts, ChangePct(f.Change, f.MaxDrop), 100*f.PooledLow, 100*f.PooledHigh)
+	switch {
+	case f.Held:
+		return s + fmt.Sprintf("; an earlier attempt was blocked, and a re-run passes only when the pooled interval lies within max-drop %s", Pct(f.MaxDrop))
+	case f.Cleared:
+		return s + fmt.Sprintf("; an earlier attempt was blocked, and the pooled interval now lies within max-drop %s", Pct(f.MaxDrop))
+	}
+	return s + ": the decision is on the pooled change"
 }
 
 func renderNoCommonItems(f Finding, e escaper) string {

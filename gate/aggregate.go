@@ -93,6 +93,9 @@ type Judged struct {
 	// variance of the answers' weighted scores (points², n - 1).
 	Answers   int
 	AnswerVar float64
+	// AnswerScores are the answers' own weighted scores (0-100), in input
+	// order, when there are two or more (may alias the reader's buffers).
+	AnswerScores []float64
 }
 
 // Weighted applies the weighted-mean arithmetic to one item's values:

@@ -30,6 +30,9 @@ type Thresholds struct {
 	// requests far less often than block mode and misses no more real
 	// drops: see docs/gate.md.)
 	Final bool
+	// RerunMaxRuns bounds what a noisy-drop rerun asks for: at most this
+	// many times this run's answers per item (0: DefaultRerunMaxRuns).
+	RerunMaxRuns int
 	// MaxDrift is the cumulative drop below the branch's anchor that
 	// blocks when beyond noise (driftRule; 0: the rule is off).
 	MaxDrift float64
@@ -44,6 +47,7 @@ var DefaultThresholds = Thresholds{
 	WorstItems:     10,
 	NoisyDrop:      NoisyBlock,
 	HardDrop:       0.05,
+	RerunMaxRuns:   DefaultRerunMaxRuns,
 	MaxDrift:       DefaultMaxDrift,
 }
 
@@ -95,6 +99,9 @@ type DecideInput struct {
 	// Acceptance is what is known of the accept label's record, used when
 	// Policy.Accepted says the label is on.
 	Acceptance Acceptance
+	// Attempts are the earlier attempts at these inputs (see
+	// AttemptsInput; zero: each run is decided alone).
+	Attempts AttemptsInput
 	Thresholds
 	Policy
 }
@@ -139,6 +146,9 @@ func Decide(in DecideInput) *GateReport {
 	// A renamed rubric (rule_rubric.go): waivable.
 	v.apply(renamedRule(in.Renamed))
 
+	// A final gate is bound to its first run (rule_attempts.go): never waived.
+	v.apply(finalBindingRule(in.Attempts, in.Final))
+
 	b := in.Baseline
 	if b == nil {
 		// No baseline (rule_baseline.go).
@@ -159,6 +169,8 @@ func Decide(in DecideInput) *GateReport {
 			// The relative drop (rule_drop.go), and what noisy-drop does
 			// with a drop within noise (rule_noise.go).
 			drop := dropRule(dropInput{Baseline: b.Score, Current: score, Paired: in.Paired, Thresholds: in.Thresholds})
+			// Decided on every attempt at these inputs (rule_attempts.go).
+			drop, g.Attempts = attemptsRule(attemptsInput{AttemptsInput: in.Attempts, Drop: drop, Baseline: b.Score, Accepted: in.Accepted, Thresholds: in.Thresholds})
 			v.apply(drop.ruling)
 			g.DropCheck = drop.Check
 			// The cumulative drop below the branch's anchor (rule_drift.go).

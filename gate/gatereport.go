@@ -88,6 +88,9 @@ type GateReport struct {
 	MaxDrop float64 `json:"max_drop"`
 	// DropCheck is the relative check's outcome, null when it did not run.
 	DropCheck *DropCheck `json:"drop_check"`
+	// Attempts are this change request's attempts at the same inputs,
+	// whose pooled change decided the drop; omitted when no state is kept.
+	Attempts *AttemptsReport `json:"attempts,omitempty"`
 	// DriftCheck is the drift rule's outcome: the branch's anchor, this
 	// run's cumulative change since it and the margin left; null when it
 	// did not run (no anchor, max-drift 0, nothing compared).

@@ -16,6 +16,8 @@ type kept struct {
 	ids, text []byte
 	crits     []int32
 	hashes    []InputHash
+	// scores holds the answers' own scores of the items with two or more.
+	scores []float64
 }
 
 // keptFree is a scorer's list of released buffers. Unlike a sync.Pool it
@@ -52,6 +54,7 @@ type keptItem struct {
 	length           int
 	idEnd, whyEnd    int // in ids, text
 	critEnd          int
+	scoresEnd        int // in scores
 	answers          int32
 	pass, unscored   bool
 	hashed           bool
@@ -70,7 +73,9 @@ func (p *Tally) keep(r *Judged, score float64, pass bool, why []byte) {
 		idEnd: len(k.ids), whyEnd: len(k.text), critEnd: len(k.crits)}
 	if r.Answers > 1 && !r.Unscored {
 		it.answers, it.answerVar = int32(r.Answers), r.AnswerVar
+		k.scores = append(k.scores, r.AnswerScores...)
 	}
+	it.scoresEnd = len(k.scores)
 	if !r.InputHash.IsZero() {
 		it.hashed = true
 		k.hashes = append(k.hashes, r.InputHash)
@@ -104,7 +109,7 @@ func (p *Tally) Each(want func(*ItemResult) bool, fn func(*ItemResult) error) er
 	}
 	var res ItemResult
 	ids := string(k.ids)
-	id, why, crit, hash := 0, 0, 0, 0
+	id, why, crit, hash, sc := 0, 0, 0, 0, 0
 	for n := range k.items {
 		it := &k.items[n]
 		res = ItemResult{ID: ids[id:it.idEnd], Score: it.score, Pass: it.pass, Unscored: it.unscored,
@@ -114,6 +119,10 @@ func (p *Tally) Each(want func(*ItemResult) bool, fn func(*ItemResult) error) er
 			res.InputHash = k.hashes[hash]
 			hash++
 		}
+		if it.scoresEnd > sc {
+			res.AnswerScores = k.scores[sc:it.scoresEnd:it.scoresEnd]
+		}
+		sc = it.scoresEnd
 		if it.whyEnd > why && (want == nil || want(&res)) {
 			res.Reasoning = string(k.text[why:it.whyEnd])
 		}
@@ -158,6 +167,6 @@ func (p *Tally) Release() {
 		return
 	}
 	p.kept = nil
-	k.items, k.ids, k.text, k.crits, k.hashes = k.items[:0], k.ids[:0], k.text[:0], k.crits[:0], k.hashes[:0]
+	k.items, k.ids, k.text, k.crits, k.hashes, k.scores = k.items[:0], k.ids[:0], k.text[:0], k.crits[:0], k.hashes[:0], k.scores[:0]
 	p.sc.free.put(k)
 }

@@ -139,6 +139,10 @@ type ItemResult struct {
 	// AnswerVar is the variance of the answers' scores (points², n - 1 in
 	// the denominator); omitted for one answer.
 	AnswerVar float64 `json:"answer_var,omitempty"`
+	// AnswerScores are the answers' own weighted scores (0-100), in input
+	// order, when there are two or more answers (not written by --items):
+	// what binds a final gate's union to the first run's answers.
+	AnswerScores []float64 `json:"-"`
 	// Reasoning is the judge reasoning or review note (not written by --items).
 	Reasoning string `json:"-"`
 	// JudgeModel is the item's judge_model field, if any (not written by --items).

@@ -65,6 +65,14 @@ type Resolution struct {
 	// no number can (the baseline's own noise is too large), this run's
 	// answers per item (one more run like it).
 	RerunAnswers int `json:"rerun_answers"`
+	// rerunResolves is false when no number of answers in a re-run
+	// resolves max-drop (RerunAnswers is then one more run like this one).
+	rerunResolves bool
+	// ownShare is the share of the per-item change's variance that is this
+	// run's own answer noise: what a re-run of the same code draws anew
+	// (the baseline's noise and the items' own changes are the same for
+	// every attempt).
+	ownShare float64
 }
 
 // NewResolution computes the resolution of the paired interval of p
@@ -102,6 +110,7 @@ func NewResolution(p *Paired, base, half float64, th Thresholds) *Resolution {
 	tau := max(vd-wc-wb, 0)
 	if vd > 0 {
 		r.AnswerNoise = min((wc+wb)/vd, 1)
+		r.ownShare = min(wc/vd, 1)
 	}
 	r.Resolves = r.SE <= target
 	vt := n * target * target // the per-item variance that resolves max-drop
@@ -114,6 +123,7 @@ func NewResolution(p *Paired, base, half float64, th Thresholds) *Resolution {
 	r.RerunAnswers = int(math.Ceil(r.Answers))
 	if room := vt - tau - wb; room > 0 && sc > 0 {
 		r.RerunAnswers = max(int(math.Ceil(sc/room-r.Answers)), 1)
+		r.rerunResolves = true
 	}
 	return r
 }

@@ -84,7 +84,7 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 		return dc
 	}
 	dc.BeyondHard = dropBlocks(base, cur, th.HardDrop)
-	classifyDrop(dc, th.Final)
+	classifyDrop(dc, th.Final, th.RerunMaxRuns)
 	return dc
 }
 
@@ -149,6 +149,11 @@ type DropCheck struct {
 	// per item the re-run should bring (Resolution.RerunAnswers).
 	Rerun        bool `json:"rerun"`
 	RerunAnswers int  `json:"rerun_answers,omitempty"`
+	// RerunBound is the most answers per item a re-run may be asked for
+	// (rerun-max-runs times this run's); RerunPlan what the answers asked
+	// for can do (resolve max-drop, or not within the bound).
+	RerunBound int       `json:"rerun_bound,omitempty"`
+	RerunPlan  RerunPlan `json:"rerun_plan,omitempty"`
 	// Reason is the reason text of a drop at or above max-drop ("" otherwise).
 	Reason string `json:"reason"`
 	// Basis says which items were compared: "all" (the full sets: they are

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,7 @@ func ParseNoisyMode(s string) (NoisyMode, error) {
 // noise, which blocks under noisy-drop block (and on the final gate of
 // noisy-drop rerun), asks for a re-run under noisy-drop rerun, and passes
 // under noisy-drop warn.
-func classifyDrop(dc *DropCheck, final bool) {
+func classifyDrop(dc *DropCheck, final bool, maxRuns int) {
 	switch {
 	case dc.CI95 == nil || dc.CI95[1] < 0:
 		// No paired interval: the plain rule. Below zero: a real drop.
@@ -47,13 +48,60 @@ func classifyDrop(dc *DropCheck, final bool) {
 		dc.Case = DropNoise
 		dc.Blocks = dc.NoisyDrop == NoisyBlock || dc.NoisyDrop == NoisyRerun && final
 		if dc.NoisyDrop == NoisyRerun && !final {
-			dc.Rerun = true
-			dc.RerunAnswers = 1
-			if dc.Resolution != nil {
-				dc.RerunAnswers = dc.Resolution.RerunAnswers
-			}
+			askRerun(dc, maxRuns)
 		}
 	}
+}
+
+// RerunPlan says what the answers a re-run is asked for can do.
+type RerunPlan string
+
+// The re-run plans.
+const (
+	// RerunResolves: the answers asked for are expected to resolve a drop
+	// of max-drop (tell it from zero with 80% power).
+	RerunResolves RerunPlan = "resolves"
+	// RerunCapped: resolving it takes more answers per item than
+	// rerun-max-runs allows; the re-run brings the bound, and the final
+	// gate decides on what it has (a drop at or above max-drop blocks).
+	RerunCapped RerunPlan = "capped"
+	// RerunUnresolvable: no number of answers resolves it (the baseline's
+	// own noise, or the items' own changes, are too large): the re-run
+	// brings one more run like this one, within the bound, and the final
+	// gate decides as for RerunCapped.
+	RerunUnresolvable RerunPlan = "unresolvable"
+)
+
+// DefaultRerunMaxRuns is the default bound of a re-run: at most 4 times
+// this run's answers per item.
+const DefaultRerunMaxRuns = 4
+
+// MaxRerunMaxRuns is the largest rerun-max-runs accepted.
+const MaxRerunMaxRuns = 16
+
+// askRerun sets the re-run dc asks for: the answers per item that resolve
+// max-drop (Resolution.RerunAnswers), at most maxRuns (0: the default)
+// times this run's answers per item, and what they can do.
+func askRerun(dc *DropCheck, maxRuns int) {
+	if maxRuns <= 0 {
+		maxRuns = DefaultRerunMaxRuns
+	}
+	dc.Rerun = true
+	want, k, plan := 1, 1.0, RerunResolves
+	if r := dc.Resolution; r != nil {
+		want, k = r.RerunAnswers, max(r.Answers, 1)
+		if !r.rerunResolves {
+			plan = RerunUnresolvable
+		}
+	}
+	dc.RerunBound = int(math.Ceil(float64(maxRuns) * k))
+	if want > dc.RerunBound {
+		want = dc.RerunBound
+		if plan == RerunResolves {
+			plan = RerunCapped
+		}
+	}
+	dc.RerunAnswers, dc.RerunPlan = max(want, 1), plan
 }
 
 // noisyDropRule is what a drop at or above max-drop that does not block

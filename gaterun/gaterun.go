@@ -22,6 +22,7 @@ import (
 	"github.com/rubricgate/rubricgate/finding"
 	"github.com/rubricgate/rubricgate/gate"
 	"github.com/rubricgate/rubricgate/host"
+	"github.com/rubricgate/rubricgate/internal/stage"
 	"github.com/rubricgate/rubricgate/internal/usage"
 	"github.com/rubricgate/rubricgate/publish"
 	"github.com/rubricgate/rubricgate/render"
@@ -98,6 +99,9 @@ type Options struct {
 	// Accept reads back the gate's previous sticky comment to find when a
 	// regression was accepted; nil when it cannot be read.
 	Accept func(ctx context.Context, key string) (body string, ok bool, err error)
+	// AttemptsDir is the local store of the attempts' state (outside CI,
+	// where there is no comment to keep it in); "" for none.
+	AttemptsDir string
 	// LabelActor asks the host who applied the accept label and who wrote
 	// the change request (host.Commenting.LabelActor); nil when it cannot
 	// be asked. AcceptBy is the accept-by policy.
@@ -120,6 +124,9 @@ type Outcome struct {
 	// SaveTo (written last, with the other outputs).
 	NewBaseline *baseline.File
 	SaveTo      string
+	// attempts is the local attempts store's state file to write (none
+	// on a CI host, whose comment carries the state).
+	attempts []stage.Output
 }
 
 // Gate runs the gate. An error is exit 2: bad input, a baseline store that
@@ -139,6 +146,7 @@ func Gate(ctx context.Context, o Options) (*Outcome, error) {
 		{"score", r.score},              // score under the current rubric, paired with the baseline
 		{"rescore", r.rescore},          // a changed rubric: re-score under the baseline's
 		{"acceptance", r.acceptance},    // the accept label's record, or --accept
+		{"attempts", r.readAttempts},    // the earlier attempts at these inputs
 		{"decide", r.decide},            // gate.Decide, then the judge-bias, tier and branch checks
 		{"markdown", r.markdown},        // the comment and summary body
 		{"new baseline", r.newBaseline}, // what a passing run may save
@@ -178,8 +186,14 @@ type gateRun struct {
 	rescoreErr error
 	baseGates  *gate.GateCheck
 
-	commentKey        string
-	acc               gate.Acceptance
+	commentKey string
+	previous   func(ctx context.Context, key string) (string, bool, error)
+	acc        gate.Acceptance
+	// attempts is where the attempts' state is kept (zero: nowhere),
+	// digest this run's answers, attIn what the decision reads of them.
+	attempts          attemptsStore
+	digest            *gate.AnswerDigest
+	attIn             gate.AttemptsInput
 	accField, accNote string // the accept record's hidden line and note
 
 	out *Outcome
@@ -195,6 +209,24 @@ func newGateRun(o Options) *gateRun {
 		r.tier = &tier.State{}
 	}
 	r.tier.ForRubric(o.Rubric)
+	if o.Accept != nil {
+		// The gate's own comment, read once for the accept record and the
+		// attempts' state.
+		type read struct {
+			body string
+			ok   bool
+			err  error
+		}
+		cache := map[string]read{}
+		r.previous = func(ctx context.Context, key string) (string, bool, error) {
+			c, hit := cache[key]
+			if !hit {
+				c.body, c.ok, c.err = o.Accept(ctx, key)
+				cache[key] = c
+			}
+			return c.body, c.ok, c.err
+		}
+	}
 	return r
 }
 
@@ -210,6 +242,19 @@ func (r *gateRun) branch(context.Context) error {
 	// Relaxing the rubric-change and removed-items blocks needs more than a
 	// local checkout's HEAD: a CI run on the branch, or a branch given.
 	r.policy.BaselineBranchRun = r.onBase && (b != nil || o.Save.Branch != "" || host.CIBranchKnown(o.Save.Getenv))
+	// The attempts of a change request are kept in the gate's own
+	// comment; outside CI in the local attempts store. The baseline
+	// branch's own runs are not attempts: they are pooled as baselines.
+	switch {
+	case r.onBase:
+	case b != nil && b.ChangeRequest > 0 && r.previous != nil:
+		r.attempts.previous = r.previous
+	case (b == nil || b.ChangeRequest == 0) && o.AttemptsDir != "":
+		r.attempts.dir = o.AttemptsDir
+	}
+	if r.attempts.previous != nil || r.attempts.dir != "" {
+		r.digest = &gate.AnswerDigest{}
+	}
 	return nil
 }
 
@@ -292,6 +337,9 @@ func (r *gateRun) score(context.Context) error {
 			r.pairer.Add(it)
 		}
 		r.tier.Observe(it)
+		if r.digest != nil {
+			r.digest.Add(it)
+		}
 		return nil
 	}})
 	if err != nil {
@@ -359,7 +407,7 @@ func (r *gateRun) acceptance(ctx context.Context) error {
 		}
 	case r.policy.Accepted:
 		// The label is on a change request (no build, no label).
-		r.acc = readAcceptance(ctx, b, o.Accept, r.policy.AcceptLabel, r.commentKey, r.warn)
+		r.acc = readAcceptance(ctx, b, r.previous, r.policy.AcceptLabel, r.commentKey, r.warn)
 		r.acc.By = o.AcceptBy
 		r.acc.Actor, r.acc.ActorWhy = labelActor(ctx, b, o.LabelActor, r.policy.AcceptLabel)
 	}
@@ -370,6 +418,23 @@ func (r *gateRun) acceptance(ctx context.Context) error {
 		// The next step says whose label would accept, the label off too.
 		r.acc.By = o.AcceptBy
 	}
+	return nil
+}
+
+// readAttempts reads the state of the earlier attempts at this run's
+// inputs. A state that cannot be read is warned, and the run decided
+// alone (a final gate then says it cannot check its first run).
+func (r *gateRun) readAttempts(ctx context.Context) error {
+	if r.digest == nil {
+		return nil
+	}
+	key := r.digest.Key(r.o.Rubric.Hash())
+	prior, err := r.attempts.read(ctx, r.commentKey, key)
+	if err != nil {
+		r.warn("attempts: " + err.Error() + "; this run is decided alone")
+		return nil
+	}
+	r.attIn = gate.AttemptsInput{Kept: true, Key: key, Prior: prior, Digest: r.digest}
 	return nil
 }
 
@@ -386,6 +451,7 @@ func (r *gateRun) decide(context.Context) error {
 		Current: r.cur, Rubric: rb, Baseline: r.base, NoBaselineNote: r.noBaseNote,
 		Compared: r.compared, RescoreErr: r.rescoreErr, BaselineGates: r.baseGates, Paired: paired,
 		Now: o.Now, Thresholds: o.Thresholds, Policy: r.policy, Renamed: r.renamed, Acceptance: r.acc,
+		Attempts: r.attIn,
 	})
 	// The acceptance's note reads the decision's own findings, before the
 	// checks below add theirs.
@@ -394,6 +460,13 @@ func (r *gateRun) decide(context.Context) error {
 		// What the comment shows, which a label applied later accepts
 		// and nothing beyond.
 		r.accField = joinLines(r.accField, ShownField(*g.Waivable, b.HasLabel(r.policy.AcceptLabel)))
+	}
+	var attOut []stage.Output
+	if a := g.Attempts; a != nil && a.Next != nil {
+		if r.attempts.previous != nil {
+			r.accField = joinLines(r.accField, AttemptsField(*a.Next))
+		}
+		attOut = r.attempts.output(a.Next)
 	}
 	if err := r.tier.Apply(g, rb); err != nil {
 		return err
@@ -404,7 +477,7 @@ func (r *gateRun) decide(context.Context) error {
 	if r.fellBack != "" {
 		g.Warn(fallbackFinding(o.Query.Branch, r.fellBack))
 	}
-	r.out = &Outcome{Result: publish.Result{Report: g, CommentKey: r.commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}}
+	r.out = &Outcome{Result: publish.Result{Report: g, CommentKey: r.commentKey, RubricWarnings: min(len(o.RubricWarnings), len(g.Warnings))}, attempts: attOut}
 	if b != nil {
 		g.Context = b.RunContext(r.commentKey)
 	}

@@ -99,7 +99,7 @@ func OnHost(ctx context.Context, h host.Host, o HostOptions) (*Outcome, error) {
 		OnBaselineError: s.OnBaselineError, SaveDir: saveDir, WriteBaseline: o.WriteBaseline, PoolRuns: s.BaselinePool,
 		Save: save, BaselineRef: ref, BaselineLoaded: func(n int) { gctune.ForBaseline(o.Getenv, n) },
 		Build: b, CommentKey: s.CommentKey, Title: s.Title, Tier: o.Tier, Now: o.Now,
-		Accept: cm.Previous, LabelActor: cm.LabelActor, AcceptBy: s.AcceptBy, Warn: o.Warn,
+		Accept: cm.Previous, LabelActor: cm.LabelActor, AcceptBy: s.AcceptBy, AttemptsDir: s.AttemptsDir, Warn: o.Warn,
 	})
 }
 
@@ -121,6 +121,14 @@ func (o *Outcome) Stage(set *stage.Set, writeBaseline string, outs ...stage.Outp
 	}
 	if err := set.Add(outs...); err != nil {
 		return "", note, err
+	}
+	for _, a := range o.attempts {
+		if err := set.Mkdirs(filepath.Dir(a.Path)); err != nil {
+			return "", note, fmt.Errorf("attempts: %w", err)
+		}
+		if err := set.Add(a); err != nil {
+			return "", note, fmt.Errorf("attempts: %w", err)
+		}
 	}
 	if o.SaveTo != "" {
 		if err := set.Mkdirs(filepath.Dir(o.SaveTo)); err != nil {

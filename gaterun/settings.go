@@ -37,6 +37,12 @@ type Settings struct {
 	// Final marks the last gate of a noisy-drop rerun: a drop still within
 	// noise is decided, never sent to another rerun.
 	Final bool
+	// RerunMaxRuns bounds a noisy-drop rerun's request: at most this many
+	// times the run's answers per item.
+	RerunMaxRuns int
+	// AttemptsDir is the local store of the attempts at the same inputs
+	// (outside CI; on a change request the gate's comment keeps them).
+	AttemptsDir string
 	// IfNoBaseline, OnBaselineError, OnRubricChange and AcceptLabel are
 	// the policy.
 	IfNoBaseline    gate.NoBaselinePolicy
@@ -73,6 +79,8 @@ func (s *Settings) Flags(fs *flag.FlagSet) {
 	cliflag.Var(fs, &s.HardDrop, "hard-drop", fraction.Percent(th.HardDrop), parseAs("hard-drop", gate.ParseDrop), "with noisy-drop warn, the relative drop that blocks whatever the interval: 5% or 0.05")
 	cliflag.Var(fs, &s.MaxDrift, "max-drift", fraction.Percent(gate.DefaultMaxDrift), parseAs("max-drift", gate.ParseDrop), "cumulative drop below the branch's anchor (its level, moved only by an accepted regression or an improvement) that blocks, when beyond noise: 5% or 0.05; 0 switches the rule off")
 	fs.BoolVar(&s.Final, "final", false, "true on the gate of a re-run (the union of both runs' answers): with noisy-drop rerun, a drop at or above max-drop blocks as under noisy-drop block (interval or not), never another rerun")
+	cliflag.Var(fs, &s.RerunMaxRuns, "rerun-max-runs", strconv.Itoa(gate.DefaultRerunMaxRuns), parseAs("rerun-max-runs", ParseRerunMaxRuns), fmt.Sprintf("with noisy-drop rerun, a re-run asks for at most N times this run's answers per item (1 to %d); when that cannot resolve the drop, the final gate decides on what it has", gate.MaxRerunMaxRuns))
+	fs.StringVar(&s.AttemptsDir, "attempts-dir", "", "outside CI: keep the state of the attempts at the same items, inputs and rubric in this directory, so re-runs are decided on all of them (on a pull request the gate's own comment keeps it)")
 	cliflag.Var(fs, &s.BaselinePool, "baseline-pool", strconv.Itoa(baseline.DefaultPoolRuns), parseAs("baseline-pool", ParsePoolRuns), fmt.Sprintf("a new baseline pools the last N runs of its branch while they agree within noise (same rubric, items and tasks; 1: this run alone; at most %d)", baseline.MaxPoolRuns))
 	cliflag.Var(fs, &s.MaxUnscored, "max-unscored", "0", parseAs("max-unscored", fraction.Parse), "share of unscored (judge error) items tolerated")
 	cliflag.Var(fs, &s.MaxBaselineAge, "max-baseline-age", "30d", parseAs("max-baseline-age", cliflag.ParseAge), "warn when the baseline is older than this (e.g. 30d, 72h; 0 never)")
@@ -107,6 +115,16 @@ func ParsePoolRuns(name, s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 || n > baseline.MaxPoolRuns {
 		return 0, usage.Errorf("%s %q: expected a whole number of runs from 1 to %d", name, s, baseline.MaxPoolRuns)
+	}
+	return n, nil
+}
+
+// ParseRerunMaxRuns reads the rerun-max-runs setting: a whole number from
+// 1 to gate.MaxRerunMaxRuns.
+func ParseRerunMaxRuns(name, s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > gate.MaxRerunMaxRuns {
+		return 0, usage.Errorf("%s %q: expected a whole number of runs from 1 to %d", name, s, gate.MaxRerunMaxRuns)
 	}
 	return n, nil
 }
@@ -153,7 +171,7 @@ func (s *Settings) Parse() (*Checked, error) {
 	if _, err := gate.ParseNoisyMode(string(s.NoisyDrop)); err != nil {
 		return nil, usage.Wrap(err)
 	}
-	th.Final = s.Final
+	th.Final, th.RerunMaxRuns = s.Final, s.RerunMaxRuns
 	p.IfNoBaseline, p.OnRubricChange, p.AcceptLabel = s.IfNoBaseline, s.OnRubricChange, s.AcceptLabel
 	if p.AcceptReason = strings.TrimSpace(s.Accept); s.Accept != "" && p.AcceptReason == "" {
 		return nil, usage.Errorf("accept: give the reason the regression is accepted")

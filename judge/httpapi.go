@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/rubricgate/rubricgate/internal/origin"
 	"github.com/rubricgate/rubricgate/internal/version"
 )
 
@@ -70,11 +70,11 @@ func newAPIClient(cfg ProviderConfig, def string, header, auth http.Header) *api
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	origin := originOf(u)
-	hc.Transport = &keyTransport{base: base, origin: origin, auth: auth}
+	home := origin.Of(u)
+	hc.Transport = &keyTransport{base: base, origin: home, auth: auth}
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if o := originOf(req.URL); o != origin {
-			return fmt.Errorf("%w: the API at %s redirected to %s; the key is sent to %s only (set --base-url to the address the API answers at)", errOffOrigin, origin, o, origin)
+		if o := origin.Of(req.URL); o != home {
+			return fmt.Errorf("%w: the API at %s redirected to %s; the key is sent to %s only (set --base-url to the address the API answers at)", errOffOrigin, home, o, home)
 		}
 		if len(via) >= 10 {
 			return errors.New("stopped after 10 redirects")
@@ -92,22 +92,6 @@ func newAPIClient(cfg ProviderConfig, def string, header, auth http.Header) *api
 	return &apiClient{base: u, header: h, http: &hc}
 }
 
-// originOf is "scheme://host:port" with the scheme and host lower-cased
-// and the default port made explicit.
-func originOf(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if port == "" {
-		switch scheme {
-		case "https":
-			port = "443"
-		case "http":
-			port = "80"
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(host, port)
-}
-
 // keyTransport adds the credential headers to requests for the API's
 // origin and removes them from requests anywhere else (net/http copies
 // headers such as x-api-key and api-key to every redirect).
@@ -120,7 +104,7 @@ type keyTransport struct {
 // RoundTrip sends req, with the key only when it goes to the API's origin.
 func (t *keyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
-	same := originOf(req.URL) == t.origin
+	same := origin.Of(req.URL) == t.origin
 	for k, v := range t.auth {
 		if same {
 			r.Header[k] = v

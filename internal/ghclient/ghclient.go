@@ -10,12 +10,13 @@ package ghclient
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/rubricgate/rubricgate/internal/origin"
 )
 
 // DefaultAPIURL is the API of github.com.
@@ -51,7 +52,7 @@ func New(apiURL, token string, hc *http.Client) (*github.Client, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	client.Transport = &tokenTransport{base: base, origin: Origin(u), auth: "Bearer " + token}
+	client.Transport = &tokenTransport{base: base, origin: origin.Of(u), auth: "Bearer " + token}
 	c := github.NewClient(&client)
 	c.BaseURL = u
 	up := *u
@@ -62,22 +63,6 @@ func New(apiURL, token string, hc *http.Client) (*github.Client, error) {
 		c.UploadURL = &up
 	}
 	return c, nil
-}
-
-// Origin is "scheme://host:port" with the scheme and host lower-cased and
-// the default port made explicit, for comparing where requests go.
-func Origin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if port == "" {
-		switch scheme {
-		case "https":
-			port = "443"
-		case "http":
-			port = "80"
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
 // tokenTransport adds the token to requests for the API origin and removes
@@ -91,7 +76,7 @@ type tokenTransport struct {
 // RoundTrip sends req, with the token only when it goes to the API origin.
 func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
-	if Origin(req.URL) == t.origin {
+	if origin.Of(req.URL) == t.origin {
 		r.Header.Set("Authorization", t.auth)
 	} else {
 		r.Header.Del("Authorization")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"sync"
 	"testing"
 )
@@ -75,30 +74,6 @@ func TestTokenStaysOnAPIOrigin(t *testing.T) {
 	for _, p := range []string{"/api/away", "/api/moved", "/api/here"} {
 		if auth, _ := api.get(p); auth != "Bearer ghs_secret" {
 			t.Errorf("API %s: Authorization %q, want the token", p, auth)
-		}
-	}
-}
-
-func TestOrigin(t *testing.T) {
-	for _, tt := range []struct{ a, b string }{
-		{"https://api.github.com/", "HTTPS://API.GITHUB.COM:443/x"},
-		{"http://127.0.0.1:80/", "http://127.0.0.1/"},
-	} {
-		a, _ := url.Parse(tt.a)
-		b, _ := url.Parse(tt.b)
-		if Origin(a) != Origin(b) {
-			t.Errorf("%s and %s: %s != %s", tt.a, tt.b, Origin(a), Origin(b))
-		}
-	}
-	for _, tt := range []struct{ a, b string }{
-		{"https://api.github.com/", "http://api.github.com/"},
-		{"https://api.github.com/", "https://api.github.com:8443/"},
-		{"https://api.github.com/", "https://api.github.com.evil.example/"},
-	} {
-		a, _ := url.Parse(tt.a)
-		b, _ := url.Parse(tt.b)
-		if Origin(a) == Origin(b) {
-			t.Errorf("%s and %s share an origin", tt.a, tt.b)
 		}
 	}
 }

@@ -235,7 +235,7 @@ func (d *decoder) finishSamples() error {
 		return d.errf(line, "item has no weighted criterion with a score (every weighted criterion is na or missing), so it has no score")
 	}
 	if r.answers && k > 1 {
-		r.answerVar = d.answerVariance(samples)
+		r.answerVar, r.answerScores = d.answerVariance(samples, r.answerScores[:0])
 	}
 	return nil
 }
@@ -330,8 +330,9 @@ func (d *decoder) reduceSamples(i int, samples []sampleRaw, needNote bool) (gate
 // answerVariance is the variance (n - 1) of the answers' own weighted
 // scores (0-100, each over the criteria it scores, as an item's score),
 // the between-answer noise the gate's interval and resolution count.
-// Answers with no weighted score are left out.
-func (d *decoder) answerVariance(answers []sampleRaw) float64 {
+// Answers with no weighted score are left out. The answers' scores are
+// appended to xs, in input order, and returned.
+func (d *decoder) answerVariance(answers []sampleRaw, xs []float64) (float64, []float64) {
 	sc := d.sc
 	var n int
 	var mean, m2 float64
@@ -352,15 +353,16 @@ func (d *decoder) answerVariance(answers []sampleRaw) float64 {
 			continue
 		}
 		x := 100 * num / den
+		xs = append(xs, x)
 		n++
 		dx := x - mean
 		mean += dx / float64(n)
 		m2 += dx * (x - mean)
 	}
 	if n < 2 {
-		return 0
+		return 0, xs
 	}
-	return m2 / float64(n-1)
+	return m2 / float64(n-1), xs
 }
 
 // itemLine is the line to show for the item: 0 for a record without one.
@@ -371,7 +373,7 @@ func (d *decoder) judged(keep bool) *gate.Judged {
 	*j = gate.Judged{ID: r.id, Line: r.line, ItemLine: r.itemLine(), Values: r.vals, Unscored: r.unscored(), Error: r.errMsg,
 		Reasoning: r.reasoning, Notes: r.notes, Why: r.why, Length: r.length, Pass: r.pass, RetrievalMiss: r.retrievalMiss, Samples: r.nSamples, InputHash: r.inputHash}
 	if r.answers {
-		j.Samples, j.Answers, j.AnswerVar = 1, r.nSamples, r.answerVar
+		j.Samples, j.Answers, j.AnswerVar, j.AnswerScores = 1, r.nSamples, r.answerVar, r.answerScores
 	}
 	if keep {
 		j.JudgeModel = d.intern(r.judgeModel)

@@ -65,6 +65,9 @@ type rawItem struct {
 	// answers' weighted scores, set by finishSamples.
 	answers, arrSeen bool
 	answerVar        float64
+	// answerScores are the answers' own weighted scores, in input order
+	// (set with answerVar; reused between items).
+	answerScores []float64
 	// why holds, per criterion, the reasoning of the first sample below its
 	// critical minimum (nil: use the item's reasoning).
 	why [][]byte
@@ -104,6 +107,7 @@ func (r *rawItem) reset(n, line int) {
 	r.hasScores, r.noLine = false, false
 	r.nSamples = -1
 	r.answers, r.arrSeen, r.answerVar = false, false, 0
+	r.answerScores = r.answerScores[:0]
 	if r.why != nil {
 		clear(r.why)
 	}

@@ -56,11 +56,21 @@
 // Results depend on -seed only, not on -workers (each trial's random
 // streams come from the seed, the size and the trial's number).
 //
+// -retries R runs the retry scenario instead (retry.go): a pull request
+// with a real 3% drop (-retry-drop; 0: an unchanged one) is re-run up to R
+// times, each attempt regenerating its answers as "Re-run jobs" or an
+// empty commit does, until one passes, under -retry-mode (default rerun,
+// with its re-run and the final gate on the union of both runs as
+// judged); with -attempts (the default) the binary keeps the attempts'
+// state in --attempts-dir, as the gate's comment keeps it on a pull
+// request (-attempts=false: each attempt alone, for a binary without it).
+//
 // Usage:
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
 //	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-gate-flags ""]
 //	    [-warmup | -warmup-only | -unchanged-only | -slide 20 [-slide-step 0.015] [-slide-pr-flags "--noisy-drop warn"]]
+//	    [-retries 0 [-retry-mode rerun] [-retry-drop 0.03] [-attempts=true]]
 //	    [-bin PATH] [-workers N] [-seed 1]
 package main
 
@@ -70,7 +80,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -83,7 +92,6 @@ import (
 	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
-	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
 )
 
@@ -102,144 +110,6 @@ var quality = []string{"faithfulness", "relevance", "completeness", "format_tone
 // item is one eval item's latent state: its difficulty per criterion.
 type item struct{ crit [4]float64 }
 
-// model is one eval set: its items and, with -regen=false, the one set of
-// answers every run re-judges.
-type model struct {
-	items []item
-	fixed [][][4]float64
-}
-
-func newModel(n int, rng *rand.Rand) *model {
-	m := &model{items: make([]item, n)}
-	for i := range m.items {
-		q := itemSD * rng.NormFloat64()
-		for k := range 4 {
-			m.items[i].crit[k] = levelMean + q + critSD*rng.NormFloat64()
-		}
-	}
-	return m
-}
-
-// answers draws one run's answer quality per item and criterion, shifted
-// by shift levels: k answers per item. With fixed answers (-regen=false)
-// it takes them instead, answer j being fixed answer j mod their count.
-func (m *model) answers(rng *rand.Rand, shift float64, k int) [][][4]float64 {
-	a := make([][][4]float64, len(m.items))
-	for i, it := range m.items {
-		a[i] = make([][4]float64, k)
-		for j := range k {
-			if m.fixed != nil {
-				f := m.fixed[i][j%len(m.fixed[i])]
-				for c := range 4 {
-					a[i][j][c] = f[c] + shift
-				}
-				continue
-			}
-			e := answerSD * rng.NormFloat64()
-			for c := range 4 {
-				a[i][j][c] = it.crit[c] + e + shift
-			}
-		}
-	}
-	return a
-}
-
-// judge scores an answer: its quality plus judge noise, rounded to a level.
-func judge(rng *rand.Rand, q float64) int {
-	return int(min(5, max(1, math.Round(q+judgeSD*rng.NormFloat64()))))
-}
-
-// run writes a judged run as JSON lines: one "scores" object for an item
-// with one answer, an "answers" array for more.
-func run(rng *rand.Rand, ans [][][4]float64) []byte {
-	var b bytes.Buffer
-	for i, as := range ans {
-		b.WriteString(`{"id":"q`)
-		b.WriteString(strconv.Itoa(i))
-		if len(as) > 1 {
-			b.WriteString(`","answers":[`)
-		} else {
-			b.WriteString(`",`)
-		}
-		for j, a := range as {
-			if j > 0 {
-				b.WriteString(",")
-			}
-			if len(as) > 1 {
-				b.WriteString("{")
-			}
-			b.WriteString(`"scores":{`)
-			for k, c := range quality {
-				fmt.Fprintf(&b, "%q:%d,", c, judge(rng, a[k]))
-			}
-			b.WriteString(`"safety":1}`)
-			if len(as) > 1 {
-				b.WriteString("}")
-			}
-		}
-		if len(as) > 1 {
-			b.WriteString("]")
-		}
-		b.WriteString("}\n")
-	}
-	return b.Bytes()
-}
-
-// meanScore is the expected item score of answers shifted by shift, by
-// Monte Carlo over many items (through native.Score, in-process: it only
-// calibrates the drop's size).
-func meanScore(rb *rubric.Rubric, shift float64, seed uint64) (float64, error) {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	m := newModel(calibItems, rng)
-	data := run(rng, m.answers(rng, shift, 1))
-	rep, err := native.Score(rb, []native.Input{{Name: "calibration.jsonl", R: bytes.NewReader(data)}}, native.ScoreOptions{Workers: 1})
-	if err != nil {
-		return 0, fmt.Errorf("calibrating the drop: %w", err)
-	}
-	return *rep.Score, nil
-}
-
-// dropShift finds the shift of answer quality that lowers the expected
-// aggregate score by realDrop (bisection, same seed on both sides).
-func dropShift(rb *rubric.Rubric, realDrop float64) (float64, error) {
-	base, err := meanScore(rb, 0, 99)
-	if err != nil {
-		return 0, err
-	}
-	lo, hi := -1.0, 0.0
-	for range 20 {
-		mid := (lo + hi) / 2
-		s, err := meanScore(rb, mid, 99)
-		if err != nil {
-			return 0, err
-		}
-		if (base-s)/base > realDrop {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2, nil
-}
-
-// sameRate is the share of (answer, criterion) scores the judge repeats
-// exactly when asked twice.
-func sameRate(rng *rand.Rand) float64 {
-	m := newModel(50_000, rng)
-	same, all := 0, 0
-	for _, as := range m.answers(rng, 0, 1) {
-		a := as[0]
-		for k := range 4 {
-			first, second := judge(rng, a[k]), judge(rng, a[k]) // two calls: two draws of the judge's noise
-			if first == second {
-				same++
-			}
-			all++
-		}
-	}
-	return float64(same) / float64(all)
-}
-
 // config is what every trial shares: the binary, the rubric and the
 // shape of the runs.
 type config struct {
@@ -257,6 +127,13 @@ type config struct {
 	seed     uint64
 	workers  int
 	calls    atomic.Int64 // binary calls
+	// The retry scenario (-retries > 0, retry.go): a real drop of
+	// retryDrop (0: an unchanged pull request) re-run up to retries times
+	// under retryMode, with the attempts' state kept (attempts) or not.
+	retries   int
+	retryMode gate.NoisyMode
+	attempts  bool
+	retryDrop float64
 }
 
 // The scenarios of a trial's pull request, and the modes each is gated in.
@@ -471,56 +348,14 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 	}
 	last := ""
 	for i := 1; i <= c.mainRuns; i++ {
-		if err := w.write("main.jsonl", run(rng, m.answers(rng, 0, c.k))); err != nil {
+		var err error
+		if last, err = w.mainRun(&r, m, rng, n, t, i, last); err != nil {
 			return r, err
-		}
-		out := fmt.Sprintf("baseline-%d.json", i)
-		args := []string{"--results", "main.jsonl", "--write-baseline", out}
-		if last != "" {
-			args = append(args, "--baseline", last)
-		}
-		if c.pool > 0 {
-			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
-		}
-		args = append(args, c.mainArgs...)
-		g, err := w.gate(args...)
-		if err != nil {
-			return r, err
-		}
-		wrote, err := w.exists(out)
-		if err != nil {
-			return r, err
-		}
-		switch {
-		case g.Decision == gate.Pass && wrote:
-			last = out
-		case g.Decision == gate.Block && !wrote && last != "":
-			r.mainBlocks++ // the store keeps the last passing baseline
-			if g.driftBlocks() {
-				r.mainDrift++
-			}
-		default:
-			return r, fmt.Errorf("main run %d of trial %d (%d items): decision %s, baseline written: %v (the first run starts the baseline; a run writes one exactly when it passes)", i, t, n, g.Decision, wrote)
 		}
 		if c.warmup {
-			// An unchanged pull request against this baseline, from a
-			// stream of its own (the other streams stay as without).
-			wr := c.rng(n, t, 16+i)
-			if err := w.write("warm.jsonl", run(wr, m.answers(wr, 0, c.k))); err != nil {
+			if err := w.warmPR(&r, m, n, t, i, last); err != nil {
 				return r, err
 			}
-			g, err := w.gate("--results", "warm.jsonl", "--baseline", last, "--noisy-drop", string(gate.NoisyBlock))
-			if err != nil {
-				return r, err
-			}
-			wp := warmPR{pooled: 1, blocked: g.Decision == gate.Block, hasCI: g.CI95 != nil}
-			if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
-				wp.pooled = g.Baseline.PooledRuns
-			}
-			if g.CI95 != nil {
-				wp.covered = g.CI95[0] <= 0 && g.CI95[1] >= 0
-			}
-			r.warm = append(r.warm, wp)
 		}
 	}
 	if c.warmOnly {
@@ -530,217 +365,132 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 		if c.oneOnly && sc > 0 {
 			break
 		}
-		rng := c.rng(n, t, 1+sc)
-		cur := m.answers(rng, shift, c.k)
-		if err := w.write("pr.jsonl", run(rng, cur)); err != nil {
+		if err := w.pullRequest(&r, m, n, t, sc, shift, last); err != nil {
 			return r, err
-		}
-		for md, mode := range modeNames {
-			if c.oneOnly && md > 0 {
-				break
-			}
-			g, err := w.gate("--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(mode))
-			if err == nil && sc == 0 && md == 0 {
-				r.pooled = 1
-				if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
-					r.pooled = g.Baseline.PooledRuns
-				}
-			}
-			if err != nil {
-				return r, err
-			}
-			r.blocked[sc][md] = g.Decision == gate.Block
-			r.drift[sc][md] = g.driftBlocks()
-			r.driftOnly[sc][md] = g.driftBlocks() && !g.dropBlocks()
-			if g.Decision != gate.Rerun {
-				continue
-			}
-			if mode != gate.NoisyRerun || g.DropCheck == nil {
-				return r, fmt.Errorf("pull request of trial %d (%d items): decision rerun under noisy-drop %s (drop check: %v)", t, n, mode, g.DropCheck != nil)
-			}
-			r.reran[sc] = true
-			r.extra[sc] = min(max(g.DropCheck.RerunAnswers, 1), 4*c.k)
-			more := m.answers(rng, shift, r.extra[sc])
-			union := make([][][4]float64, len(cur))
-			for i := range cur {
-				union[i] = append(append([][4]float64{}, cur[i]...), more[i]...)
-			}
-			if err := w.write("union.jsonl", run(rng, union)); err != nil {
-				return r, err
-			}
-			g, err = w.gate("--results", "union.jsonl", "--baseline", last, "--noisy-drop", string(mode), "--final")
-			if err != nil {
-				return r, err
-			}
-			if g.Decision == gate.Rerun {
-				return r, fmt.Errorf("final gate of trial %d (%d items) asked for another rerun", t, n)
-			}
-			r.blocked[sc][md] = g.Decision == gate.Block
-			r.drift[sc][md] = g.driftBlocks()
-			r.driftOnly[sc][md] = g.driftBlocks() && !g.dropBlocks()
 		}
 	}
 	return r, nil
 }
 
-// slideResult is one slide trial: the step (1-based) at which a gate
-// first blocked, 0 when none did, whether that was the pull request's
-// gate or the main run's, and whether the drift rule blocked it.
-type slideResult struct {
-	step        int
-	main, drift bool
-	dropToo     bool // the drop check blocked it as well
+// mainRun gates main run i of trial t, writing the next baseline when it
+// passes, and returns the last passing baseline (last, when it blocked).
+func (w *worker) mainRun(r *trialResult, m *model, rng *rand.Rand, n, t, i int, last string) (string, error) {
+	c := w.c
+	if err := w.write("main.jsonl", run(rng, m.answers(rng, 0, c.k))); err != nil {
+		return last, err
+	}
+	out := fmt.Sprintf("baseline-%d.json", i)
+	args := []string{"--results", "main.jsonl", "--write-baseline", out}
+	if last != "" {
+		args = append(args, "--baseline", last)
+	}
+	if c.pool > 0 {
+		args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
+	}
+	args = append(args, c.mainArgs...)
+	g, err := w.gate(args...)
+	if err != nil {
+		return last, err
+	}
+	wrote, err := w.exists(out)
+	if err != nil {
+		return last, err
+	}
+	switch {
+	case g.Decision == gate.Pass && wrote:
+		return out, nil
+	case g.Decision == gate.Block && !wrote && last != "":
+		r.mainBlocks++ // the store keeps the last passing baseline
+		if g.driftBlocks() {
+			r.mainDrift++
+		}
+		return last, nil
+	}
+	return last, fmt.Errorf("main run %d of trial %d (%d items): decision %s, baseline written: %v (the first run starts the baseline; a run writes one exactly when it passes)", i, t, n, g.Decision, wrote)
 }
 
-// slide runs one slide trial of n items: c.mainRuns unchanged main runs,
-// then one step per level of levels (the answer-quality shift of each
-// step, each lower than the last): a pull request at that level gated
-// against the last baseline (-slide-pr-flags), then, if it passed, its
-// main run at the same level gated with the main flags and writing the
-// next baseline. The slide stops at the first block.
-func (w *worker) slide(n, t int, levels []float64, prArgs []string) (slideResult, error) {
-	var r slideResult
+// warmPR gates an unchanged pull request against the baseline after main
+// run i, from a stream of its own (the other streams stay as without).
+func (w *worker) warmPR(r *trialResult, m *model, n, t, i int, last string) error {
+	wr := w.c.rng(n, t, 16+i)
+	if err := w.write("warm.jsonl", run(wr, m.answers(wr, 0, w.c.k))); err != nil {
+		return err
+	}
+	g, err := w.gate("--results", "warm.jsonl", "--baseline", last, "--noisy-drop", string(gate.NoisyBlock))
+	if err != nil {
+		return err
+	}
+	wp := warmPR{pooled: 1, blocked: g.Decision == gate.Block, hasCI: g.CI95 != nil}
+	if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
+		wp.pooled = g.Baseline.PooledRuns
+	}
+	if g.CI95 != nil {
+		wp.covered = g.CI95[0] <= 0 && g.CI95[1] >= 0
+	}
+	r.warm = append(r.warm, wp)
+	return nil
+}
+
+// pullRequest gates scenario sc's pull request (its answers shifted by
+// shift) against the last baseline under each mode; under rerun, a
+// re-run's answers are added and the union gated with --final.
+func (w *worker) pullRequest(r *trialResult, m *model, n, t, sc int, shift float64, last string) error {
 	c := w.c
-	if err := clearDir(w.dir); err != nil {
-		return r, err
+	rng := c.rng(n, t, 1+sc)
+	cur := m.answers(rng, shift, c.k)
+	if err := w.write("pr.jsonl", run(rng, cur)); err != nil {
+		return err
 	}
-	rng := c.rng(n, t, 0)
-	m := newModel(n, rng)
-	last := ""
-	mainRun := func(i int, shift float64) (*gateReport, error) {
-		if err := w.write("main.jsonl", run(rng, m.answers(rng, shift, c.k))); err != nil {
-			return nil, err
+	for md, mode := range modeNames {
+		if c.oneOnly && md > 0 {
+			break
 		}
-		out := fmt.Sprintf("baseline-%d.json", i)
-		args := []string{"--results", "main.jsonl", "--write-baseline", out}
-		if last != "" {
-			args = append(args, "--baseline", last)
-		}
-		if c.pool > 0 {
-			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
-		}
-		g, err := w.gate(append(args, c.mainArgs...)...)
+		g, err := w.gate("--results", "pr.jsonl", "--baseline", last, "--noisy-drop", string(mode))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		wrote, err := w.exists(out)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case g.Decision == gate.Pass && wrote:
-			last = out
-		case g.Decision == gate.Block && !wrote && last != "":
-		default:
-			return nil, fmt.Errorf("main run %d of slide trial %d (%d items): decision %s, baseline written: %v", i, t, n, g.Decision, wrote)
-		}
-		return g, nil
-	}
-	for i := 1; i <= c.mainRuns; i++ {
-		if _, err := mainRun(i, 0); err != nil {
-			return r, err
-		}
-	}
-	for s, shift := range levels {
-		prRng := c.rng(n, t, 64+s)
-		if err := w.write("pr.jsonl", run(prRng, m.answers(prRng, shift, c.k))); err != nil {
-			return r, err
-		}
-		g, err := w.gate(append([]string{"--results", "pr.jsonl", "--baseline", last}, prArgs...)...)
-		if err != nil {
-			return r, err
+		if sc == 0 && md == 0 {
+			r.pooled = 1
+			if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
+				r.pooled = g.Baseline.PooledRuns
+			}
 		}
 		if g.Decision == gate.Rerun {
-			return r, fmt.Errorf("slide trial %d (%d items), step %d: decision rerun (the slide's pull requests are gated under -slide-pr-flags, which must not be noisy-drop rerun)", t, n, s+1)
-		}
-		if g.Decision != gate.Block {
-			if g, err = mainRun(c.mainRuns+s+1, shift); err != nil {
-				return r, err
+			if mode != gate.NoisyRerun || g.DropCheck == nil {
+				return fmt.Errorf("pull request of trial %d (%d items): decision rerun under noisy-drop %s (drop check: %v)", t, n, mode, g.DropCheck != nil)
 			}
-			r.main = true
+			if g, err = w.rerunFinal(r, m, rng, cur, n, t, sc, shift, last, mode, g); err != nil {
+				return err
+			}
 		}
-		if g.Decision == gate.Block {
-			r.step, r.drift, r.dropToo = s+1, g.driftBlocks(), g.dropBlocks()
-			return r, nil
-		}
-		r.main = false
+		r.blocked[sc][md] = g.Decision == gate.Block
+		r.drift[sc][md] = g.driftBlocks()
+		r.driftOnly[sc][md] = g.driftBlocks() && !g.dropBlocks()
 	}
-	return r, nil
+	return nil
 }
 
-// slideCell runs slide trials of n items on c.workers workers.
-func (c *config) slideCell(n, trials int, levels []float64, prArgs []string) ([]slideResult, error) {
-	results := make([]slideResult, trials)
-	errs := make([]error, trials)
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for range max(1, min(c.workers, trials)) {
-		dir, err := os.MkdirTemp("", "noisesim-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		if err := outsideGit(dir); err != nil {
-			return nil, err
-		}
-		w := &worker{c: c, dir: dir}
-		wg.Go(func() {
-			for !failed.Load() {
-				t := int(next.Add(1)) - 1
-				if t >= trials {
-					return
-				}
-				if results[t], errs[t] = w.slide(n, t, levels, prArgs); errs[t] != nil {
-					failed.Store(true)
-					return
-				}
-			}
-		})
+// rerunFinal brings the answers the gate g asked for, and gates the union
+// of cur and them with --final: the final decision.
+func (w *worker) rerunFinal(r *trialResult, m *model, rng *rand.Rand, cur [][][4]float64, n, t, sc int, shift float64, last string, mode gate.NoisyMode, g *gateReport) (*gateReport, error) {
+	r.reran[sc] = true
+	r.extra[sc] = min(max(g.DropCheck.RerunAnswers, 1), 4*w.c.k)
+	more := m.answers(rng, shift, r.extra[sc])
+	union := make([][][4]float64, len(cur))
+	for i := range cur {
+		union[i] = append(append([][4]float64{}, cur[i]...), more[i]...)
 	}
-	wg.Wait()
-	for t := range trials {
-		if errs[t] != nil {
-			return nil, errs[t]
-		}
+	if err := w.write("union.jsonl", run(rng, union)); err != nil {
+		return nil, err
 	}
-	return results, nil
-}
-
-// slideLevels are the answer-quality shifts of a slide of steps steps,
-// each drop lower than the last (compounded): interpolated on a grid of
-// shifts measured as dropShift does.
-func slideLevels(rb *rubric.Rubric, steps int, drop float64) ([]float64, error) {
-	base, err := meanScore(rb, 0, 99)
+	g, err := w.gate("--results", "union.jsonl", "--baseline", last, "--noisy-drop", string(mode), "--final")
 	if err != nil {
 		return nil, err
 	}
-	const grid = 0.05
-	type pt struct{ shift, drop float64 }
-	pts := []pt{{0, 0}}
-	want := 1 - math.Pow(1-drop, float64(steps))
-	for sh := -grid; pts[len(pts)-1].drop < want; sh -= grid {
-		if sh < -4 {
-			return nil, fmt.Errorf("a slide of %d steps of %.1f%%: no shift of up to 4 levels drops the score by %.1f%%", steps, 100*drop, 100*want)
-		}
-		sc, err := meanScore(rb, sh, 99)
-		if err != nil {
-			return nil, err
-		}
-		pts = append(pts, pt{sh, (base - sc) / base})
+	if g.Decision == gate.Rerun {
+		return nil, fmt.Errorf("final gate of trial %d (%d items) asked for another rerun", t, n)
 	}
-	levels := make([]float64, steps)
-	for s := range steps {
-		d := 1 - math.Pow(1-drop, float64(s+1))
-		for j := 1; j < len(pts); j++ {
-			if pts[j].drop >= d {
-				a, b := pts[j-1], pts[j]
-				levels[s] = a.shift + (b.shift-a.shift)*(d-a.drop)/(b.drop-a.drop)
-				break
-			}
-		}
-	}
-	return levels, nil
+	return g, nil
 }
 
 // clearDir empties dir, so no file of an earlier trial is read by mistake.
@@ -855,8 +605,13 @@ func main() {
 	slide := flag.Int("slide", 0, "instead of the pull request table: a slide of N steps after the main runs, each step a pull request and its main run -slide-step lower than the last; prints the step that was first blocked")
 	slideStep := flag.Float64("slide-step", 0.015, "the relative drop of each slide step")
 	slidePR := flag.String("slide-pr-flags", "--noisy-drop warn", "the decision flags of the slide's pull requests")
+	retries := flag.Int("retries", 0, "the retry scenario instead: a pull request with a real drop re-run up to N times until it passes (0: off)")
+	retryMode := flag.String("retry-mode", "rerun", "the retry scenario's --noisy-drop")
+	retryDrop := flag.Float64("retry-drop", 0.03, "the retry scenario's real drop (0: an unchanged pull request, re-run until it passes)")
+	attempts := flag.Bool("attempts", true, "the retry scenario keeps the attempts' state (--attempts-dir); false: each attempt alone, as before it was kept")
 	flag.Parse()
-	c := &config{k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
+	c := &config{retries: *retries, retryMode: gate.NoisyMode(*retryMode), attempts: *attempts, retryDrop: *retryDrop,
+		k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
 		gateArgs: strings.Fields(*gateFlags), warmup: *warmup || *warmOnly, warmOnly: *warmOnly, oneOnly: *oneOnly}
 	if *slide > 0 {
 		if err := c.slideMain(*trials, *sizes, *rubricPath, *bin, *slide, *slideStep, strings.Fields(*slidePR)); err != nil {
@@ -921,73 +676,6 @@ func (c *config) setup(trials int, sizes, rubricPath, bin string) (ns []int, rb 
 	return ns, rb, cleanup, nil
 }
 
-// slideMain runs the slide: for each size, the share of slides first
-// blocked by each step.
-func (c *config) slideMain(trials int, sizes, rubricPath, bin string, steps int, step float64, prArgs []string) error {
-	if steps < 1 || !(step > 0 && step < 0.5) {
-		return errors.New("-slide must be at least 1 and -slide-step between 0 and 0.5")
-	}
-	ns, rb, cleanup, err := c.setup(trials, sizes, rubricPath, bin)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	levels, err := slideLevels(rb, steps, step)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("slide: %d steps of %.1f%% (compounded: %.1f%% in all), each a pull request (%s) then its main run (%s); %d answer(s) per item; %d main run(s) first; %d trials per size; every gate: %q\n",
-		steps, 100*step, 100*(1-math.Pow(1-step, float64(steps))), strings.Join(prArgs, " "), strings.Join(c.mainArgs, " "), c.k, c.mainRuns, trials, strings.Join(c.gateArgs, " "))
-	fmt.Printf("%6s | %-47s | %9s | %-27s\n", "", "blocked by step (cumulative share of slides)", "never", "first block: PR; by drift")
-	fmt.Printf("%6s | %5s %5s %5s %5s %5s %5s %5s %5s | %9s | %8s %8s %9s\n", "items", "1", "2", "3", "4", "5", "6", "10", "20", "", "PR", "drift", "drop too")
-	for _, n := range ns {
-		res, err := c.slideCell(n, trials, levels, prArgs)
-		if err != nil {
-			return err
-		}
-		by := make([]int, steps+1)
-		never, pr, drift, dropToo, blocked := 0, 0, 0, 0, 0
-		for _, r := range res {
-			if r.step == 0 {
-				never++
-				continue
-			}
-			blocked++
-			by[r.step]++
-			if !r.main {
-				pr++
-			}
-			if r.drift {
-				drift++
-			}
-			if r.dropToo {
-				dropToo++
-			}
-		}
-		pct := func(c, of int) string {
-			if of == 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.1f%%", 100*float64(c)/float64(of))
-		}
-		cum := func(s int) string {
-			if s > steps {
-				return "-"
-			}
-			t := 0
-			for i := 1; i <= s; i++ {
-				t += by[i]
-			}
-			return pct(t, len(res))
-		}
-		fmt.Printf("%6d | %5s %5s %5s %5s %5s %5s %5s %5s | %9s | %8s %8s %9s\n", n, cum(1), cum(2), cum(3), cum(4), cum(5), cum(6), cum(10), cum(20),
-			pct(never, len(res)), pct(pr, blocked), pct(drift, blocked), pct(dropToo, blocked))
-	}
-	fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
-	return nil
-}
-
 func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 	ns, rb, cleanup, err := c.setup(trials, sizes, rubricPath, bin)
 	defer cleanup()
@@ -1018,11 +706,20 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 	var serr [2]error
 	var wg sync.WaitGroup
 	for i, d := range []float64{0.03, 0.05} {
+		if i == 0 && c.retries > 0 {
+			d = c.retryDrop
+		}
+		if d == 0 {
+			continue // no drop: no shift
+		}
 		wg.Go(func() { shift[i], serr[i] = dropShift(rb, d) })
 	}
 	wg.Wait()
 	if err := errors.Join(serr[:]...); err != nil {
 		return err
+	}
+	if c.retries > 0 {
+		return c.retryTable(trials, ns, shift[0])
 	}
 	pool := "the binary's default"
 	if c.pool > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -113,5 +114,45 @@ func TestWarmupAndSlide(t *testing.T) {
 				t.Errorf("slide %d: a 30%% drop below the anchor not blocked by the drift rule", i)
 			}
 		}
+	}
+}
+
+// The retry scenario through the real binary: a huge drop re-run 3 times
+// never passes, with the attempts' state kept in --attempts-dir (the
+// binary writes it there) or not, and the results do not depend on the
+// number of workers.
+func TestRetryScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs it about 30 times")
+	}
+	bin, err := buildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := filepath.Abs("../../rubrics/production.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs [][]retryResult
+	for _, workers := range []int{1, 2} {
+		c := &config{bin: bin, rubric: rb, k: 2, mainRuns: 2, regen: true, seed: 7, workers: workers,
+			retries: 3, retryMode: "rerun", attempts: true}
+		rs, err := c.retryCell(20, 2, -2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rs {
+			if r.passedAt != 0 {
+				t.Errorf("trial %d: a huge drop passed at attempt %d", i, r.passedAt)
+			}
+		}
+		// 2 main runs and 3 attempts, none rerun (a huge drop is real).
+		if got := c.calls.Load(); got != 2*(2+3) {
+			t.Errorf("%d binary calls, want %d", got, 2*(2+3))
+		}
+		runs = append(runs, rs)
+	}
+	if fmt.Sprint(runs[0]) != fmt.Sprint(runs[1]) {
+		t.Errorf("1 worker: %v\n2 workers: %v", runs[0], runs[1])
 	}
 }
