@@ -204,3 +204,31 @@ func TestAnchorNoiseMeasuredByFirstComparison(t *testing.T) {
 		t.Errorf("anchor %+v; want 80 with the SE the comparison measured for its run, 0.8", a)
 	}
 }
+
+// The warm-up cannot tell a slide from noise (docs/baselines.md states
+// the figures): three runs each 1.5% below the last, pooled after an
+// accepted run at 80, leave the anchor at their pool's mean, 78.2; once
+// the pool is full, the slide no longer moves it.
+func TestAnchorWarmUpFollowsASlide(t *testing.T) {
+	prev := anchored(t, items3(80, 70, 90), "1111111111111111111111111111111111111111", gate.Anchor{Score: 80, SE: 1, Runs: 1, Cause: gate.AnchorAccepted})
+	s := 80.0
+	for step := 1; step <= 6; step++ {
+		s *= 0.985
+		f := fileOf(t, items3(s, s-10, s+10), "2222222222222222222222222222222222222222")
+		f.Continue(prev)
+		why, err := f.Pool(prev, PoolCheck{Paired: &gate.Paired{Common: 3, Method: gate.MethodPaired, CI95: &[2]float64{-0.04, 0.01}}, MaxDrop: 0.02}, 4)
+		if err != nil || why != "" {
+			t.Fatalf("step %d: Pool = %q, %v", step, why, err)
+		}
+		c := s/prev.Score - 1
+		f.SetAnchor(prev, AnchorUpdate{Pooled: true, Change: &c, RunSE: 1})
+		prev = f
+	}
+	want := (80 + 80*0.985 + 80*0.985*0.985 + 80*math.Pow(0.985, 3)) / 4
+	if a := prev.Anchor; math.Abs(a.Score-want) > 1e-9 || a.Runs != 4 || a.Cause != gate.AnchorAccepted {
+		t.Errorf("anchor %+v; want the warm-up pool's mean %.4f", a, want)
+	}
+	if got := want * 0.95 / 80; math.Abs(got-0.9289) > 5e-4 {
+		t.Errorf("the rule blocks at %.4f of the accepted run; docs/baselines.md says 7.1%% below", got)
+	}
+}
