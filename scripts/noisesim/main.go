@@ -523,7 +523,32 @@ func outsideGit(dir string) error {
 // cell runs trials of n items on c.workers workers, each in its own
 // temporary directory, and sums them in trial order.
 func (c *config) cell(n, trials int, shifts [scenarios]float64) (cell, error) {
-	results := make([]trialResult, trials)
+	results, err := runTrials(c, trials, func(w *worker, t int) (trialResult, error) {
+		r, err := w.trial(n, t, shifts)
+		if err != nil {
+			return r, err
+		}
+		// The binary saves nowhere but the files it is given.
+		if ok, err := w.exists(".rubricgate"); ok || err != nil {
+			return r, fmt.Errorf("the binary wrote a local store in %s (%v)", w.dir, err)
+		}
+		return r, nil
+	})
+	var sum cell
+	if err != nil {
+		return sum, err
+	}
+	for _, r := range results {
+		sum.add(r, c.mainRuns)
+	}
+	return sum, nil
+}
+
+// runTrials runs trials trial(w, t) on c.workers workers, each with a
+// scratch directory of its own outside any git checkout: results[t] is
+// trial t's. The first error stops the workers and is returned.
+func runTrials[T any](c *config, trials int, trial func(w *worker, t int) (T, error)) ([]T, error) {
+	results := make([]T, trials)
 	errs := make([]error, trials)
 	var next atomic.Int64
 	var failed atomic.Bool
@@ -532,30 +557,22 @@ func (c *config) cell(n, trials int, shifts [scenarios]float64) (cell, error) {
 	for range max(1, min(c.workers, trials)) {
 		dir, err := os.MkdirTemp("", "noisesim-")
 		if err != nil {
-			return cell{}, err
+			return nil, err
 		}
 		defer os.RemoveAll(dir)
 		if err := outsideGit(dir); err != nil {
-			return cell{}, err
+			return nil, err
 		}
 		ws = append(ws, &worker{c: c, dir: dir})
 	}
 	for _, w := range ws {
-		dir := w.dir
 		wg.Go(func() {
 			for !failed.Load() {
 				t := int(next.Add(1)) - 1
 				if t >= trials {
 					return
 				}
-				results[t], errs[t] = w.trial(n, t, shifts)
-				if errs[t] != nil {
-					failed.Store(true)
-					return
-				}
-				// The binary saves nowhere but the files it is given.
-				if ok, err := w.exists(".rubricgate"); ok || err != nil {
-					errs[t] = fmt.Errorf("the binary wrote a local store in %s (%v)", dir, err)
+				if results[t], errs[t] = trial(w, t); errs[t] != nil {
 					failed.Store(true)
 					return
 				}
@@ -563,14 +580,12 @@ func (c *config) cell(n, trials int, shifts [scenarios]float64) (cell, error) {
 		})
 	}
 	wg.Wait()
-	var sum cell
 	for t := range trials {
 		if errs[t] != nil {
-			return sum, errs[t]
+			return nil, errs[t]
 		}
-		sum.add(results[t], c.mainRuns)
 	}
-	return sum, nil
+	return results, nil
 }
 
 // buildBinary builds ./cmd/rubricgate into dir, once.

@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/rubricgate/rubricgate/gate"
 )
@@ -138,42 +136,7 @@ func (w *worker) retryTrial(n, t int, shift float64) (retryResult, error) {
 
 // retryCell runs the retry scenario's trials of n items.
 func (c *config) retryCell(n, trials int, shift float64) ([]retryResult, error) {
-	results := make([]retryResult, trials)
-	errs := make([]error, trials)
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for range max(1, min(c.workers, trials)) {
-		dir, err := os.MkdirTemp("", "noisesim-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		if err := outsideGit(dir); err != nil {
-			return nil, err
-		}
-		w := &worker{c: c, dir: dir}
-		wg.Go(func() {
-			for !failed.Load() {
-				t := int(next.Add(1)) - 1
-				if t >= trials {
-					return
-				}
-				results[t], errs[t] = w.retryTrial(n, t, shift)
-				if errs[t] != nil {
-					failed.Store(true)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for t := range trials {
-		if errs[t] != nil {
-			return nil, errs[t]
-		}
-	}
-	return results, nil
+	return runTrials(c, trials, func(w *worker, t int) (retryResult, error) { return w.retryTrial(n, t, shift) })
 }
 
 // retryTable prints the retry scenario: how often a real 3% drop passes

@@ -7,8 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rubricgate/rubricgate/gate"
@@ -102,41 +100,7 @@ func (w *worker) slide(n, t int, levels []float64, prArgs []string) (slideResult
 
 // slideCell runs slide trials of n items on c.workers workers.
 func (c *config) slideCell(n, trials int, levels []float64, prArgs []string) ([]slideResult, error) {
-	results := make([]slideResult, trials)
-	errs := make([]error, trials)
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for range max(1, min(c.workers, trials)) {
-		dir, err := os.MkdirTemp("", "noisesim-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		if err := outsideGit(dir); err != nil {
-			return nil, err
-		}
-		w := &worker{c: c, dir: dir}
-		wg.Go(func() {
-			for !failed.Load() {
-				t := int(next.Add(1)) - 1
-				if t >= trials {
-					return
-				}
-				if results[t], errs[t] = w.slide(n, t, levels, prArgs); errs[t] != nil {
-					failed.Store(true)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for t := range trials {
-		if errs[t] != nil {
-			return nil, errs[t]
-		}
-	}
-	return results, nil
+	return runTrials(c, trials, func(w *worker, t int) (slideResult, error) { return w.slide(n, t, levels, prArgs) })
 }
 
 // slideLevels are the answer-quality shifts of a slide of steps steps,
