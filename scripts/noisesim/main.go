@@ -372,13 +372,9 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 	return r, nil
 }
 
-// mainRun gates main run i of trial t, writing the next baseline when it
-// passes, and returns the last passing baseline (last, when it blocked).
-func (w *worker) mainRun(r *trialResult, m *model, rng *rand.Rand, n, t, i int, last string) (string, error) {
-	c := w.c
-	if err := w.write("main.jsonl", run(rng, m.answers(rng, 0, c.k))); err != nil {
-		return last, err
-	}
+// mainGate is where main run i writes its baseline, and the arguments of
+// its gate (main.jsonl against last, "" for none, with the main flags).
+func (c *config) mainGate(i int, last string) (string, []string) {
 	out := fmt.Sprintf("baseline-%d.json", i)
 	args := []string{"--results", "main.jsonl", "--write-baseline", out}
 	if last != "" {
@@ -387,7 +383,17 @@ func (w *worker) mainRun(r *trialResult, m *model, rng *rand.Rand, n, t, i int, 
 	if c.pool > 0 {
 		args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
 	}
-	args = append(args, c.mainArgs...)
+	return out, append(args, c.mainArgs...)
+}
+
+// mainRun gates main run i of trial t, writing the next baseline when it
+// passes, and returns the last passing baseline (last, when it blocked).
+func (w *worker) mainRun(r *trialResult, m *model, rng *rand.Rand, n, t, i int, last string) (string, error) {
+	c := w.c
+	if err := w.write("main.jsonl", run(rng, m.answers(rng, 0, c.k))); err != nil {
+		return last, err
+	}
+	out, args := c.mainGate(i, last)
 	g, err := w.gate(args...)
 	if err != nil {
 		return last, err

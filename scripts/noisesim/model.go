@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/rubricgate/rubricgate/results/native"
 	"github.com/rubricgate/rubricgate/rubric"
@@ -58,40 +57,9 @@ func judge(rng *rand.Rand, q float64) int {
 	return int(min(5, max(1, math.Round(q+judgeSD*rng.NormFloat64()))))
 }
 
-// run writes a judged run as JSON lines: one "scores" object for an item
-// with one answer, an "answers" array for more.
+// run judges the answers and writes the run as writeJudged does.
 func run(rng *rand.Rand, ans [][][4]float64) []byte {
-	var b bytes.Buffer
-	for i, as := range ans {
-		b.WriteString(`{"id":"q`)
-		b.WriteString(strconv.Itoa(i))
-		if len(as) > 1 {
-			b.WriteString(`","answers":[`)
-		} else {
-			b.WriteString(`",`)
-		}
-		for j, a := range as {
-			if j > 0 {
-				b.WriteString(",")
-			}
-			if len(as) > 1 {
-				b.WriteString("{")
-			}
-			b.WriteString(`"scores":{`)
-			for k, c := range quality {
-				fmt.Fprintf(&b, "%q:%d,", c, judge(rng, a[k]))
-			}
-			b.WriteString(`"safety":1}`)
-			if len(as) > 1 {
-				b.WriteString("}")
-			}
-		}
-		if len(as) > 1 {
-			b.WriteString("]")
-		}
-		b.WriteString("}\n")
-	}
-	return b.Bytes()
+	return writeJudged(judged(rng, ans))
 }
 
 // meanScore is the expected item score of answers shifted by shift, by

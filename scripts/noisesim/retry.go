@@ -23,15 +23,7 @@ func (w *worker) retryMainRuns(m *model, rng *rand.Rand, n, t int, r *trialResul
 		if err := w.write("main.jsonl", run(rng, m.answers(rng, 0, c.k))); err != nil {
 			return "", err
 		}
-		out := fmt.Sprintf("baseline-%d.json", i)
-		args := []string{"--results", "main.jsonl", "--write-baseline", out}
-		if last != "" {
-			args = append(args, "--baseline", last)
-		}
-		if c.pool > 0 {
-			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
-		}
-		args = append(args, c.mainArgs...)
+		out, args := c.mainGate(i, last)
 		g, err := w.gate(args...)
 		if err != nil {
 			return "", err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,15 +40,8 @@ func (w *worker) slide(n, t int, levels []float64, prArgs []string) (slideResult
 		if err := w.write("main.jsonl", run(rng, m.answers(rng, shift, c.k))); err != nil {
 			return nil, err
 		}
-		out := fmt.Sprintf("baseline-%d.json", i)
-		args := []string{"--results", "main.jsonl", "--write-baseline", out}
-		if last != "" {
-			args = append(args, "--baseline", last)
-		}
-		if c.pool > 0 {
-			args = append(args, "--baseline-pool", strconv.Itoa(c.pool))
-		}
-		g, err := w.gate(append(args, c.mainArgs...)...)
+		out, args := c.mainGate(i, last)
+		g, err := w.gate(args...)
 		if err != nil {
 			return nil, err
 		}
