@@ -172,9 +172,10 @@ type AnchorUpdate struct {
 //   - otherwise it stays where it was, carried over onto f's items and
 //     rubric (when they differ from prev's, the cumulative change the run
 //     showed is kept: the anchor never moves by drift);
-//   - while the pool that set it is filling (an anchor set by a start or
-//     an acceptance, pooling every run since), it is that pool's mean: its
-//     measurement's noise falls with each run;
+//   - it stays at the run that set it (a start or an acceptance) while
+//     that run's pool fills: the pool's mean would follow a slide within
+//     noise; an anchor set by a run of one answer per item takes its noise
+//     from the first comparison that measures it;
 //   - a baseline resolved above it raises it to the lower one-sided 95%
 //     bound of the gain (f's score less 1.645 standard errors of the
 //     difference), so a gain cannot be given back unseen and a lucky run
@@ -214,10 +215,9 @@ func (f *File) SetAnchor(prev *File, u AnchorUpdate) {
 		// measured then: this comparison measured it.
 		a.SE = u.BaseSE * ratio
 	}
-	if u.Pooled && warm && f.PooledRuns > pa.Runs {
-		// The warm-up: the anchor is the mean of its pool.
-		a.Score, a.SE, a.Runs = f.Score, se, f.PooledRuns
-	} else if low := f.Score - z95*math.Sqrt(a.SE*a.SE+se*se); low > a.Score {
+	// The anchor stays at the run that set it while its pool fills: a
+	// pool's mean would follow a slide within noise.
+	if low := f.Score - z95*math.Sqrt(a.SE*a.SE+se*se); low > a.Score {
 		a = gate.Anchor{Score: low, SE: se, SHA: commitOrEmpty(f.SHA), Date: f.CreatedAt.UTC(), Runs: max(f.PooledRuns, 1), Cause: gate.AnchorImprovement}
 	}
 	a.Score = clamp100(a.Score)
