@@ -9,7 +9,7 @@ import (
 	"github.com/rubricgate/rubricgate/internal/safe"
 )
 
-// nextStep words g.Next, what the reader of a blocked report can do, with
+// nextStep words g.Next (without its "Next step:" lead), what the reader of a blocked report can do, with
 // quote quoting a label, a flag or an item id (a code span in markdown, as
 // it is in a log); listed says where the report lists the blocking
 // failures ("" for a log, which lists them as reasons). It is "" unless
@@ -24,11 +24,11 @@ func nextStep(g *gate.GateReport, quote func(s string, max int) string, listed s
 		if n.AcceptBy == gate.AcceptByAnyone {
 			who = "a reviewer"
 		}
-		return fmt.Sprintf("Next step: if the change is intended, %s adds the label %s to the pull or merge request, and the gate runs again; outside a change request, re-run with %s. Otherwise fix the regression and push again.",
+		return fmt.Sprintf("if the change is intended, %s adds the label %s to the pull or merge request, and the gate runs again; outside a change request, re-run with %s. Otherwise fix the regression and push again.",
 			who, quote(n.AcceptLabel, 80), quote(`--accept "reason"`, 40))
 	}
 	if len(n.Fix) == 0 {
-		return "Next step: no label accepts this block; fix what the reasons above name and push again."
+		return "no label accepts this block; fix what the reasons above name and push again."
 	}
 	ids := make([]string, len(n.Fix))
 	for i, id := range n.Fix {
@@ -38,12 +38,16 @@ func nextStep(g *gate.GateReport, quote func(s string, max int) string, listed s
 	if n.FixMore > 0 {
 		more = fmt.Sprintf(" and %d more", n.FixMore)
 	}
-	return fmt.Sprintf("Next step: no label accepts a blocking-criterion failure; fix the answers of %s%s%s and push again.", strings.Join(ids, ", "), more, listed)
+	return fmt.Sprintf("no label accepts a blocking-criterion failure; fix the answers of %s%s%s and push again.", strings.Join(ids, ", "), more, listed)
 }
 
 // NextStepLine is the next step as a log line (see [gate.NextStep]).
 func NextStepLine(g *gate.GateReport) string {
-	return nextStep(g, func(s string, _ int) string { return safe.LogLine(s) }, "")
+	s := nextStep(g, func(s string, _ int) string { return safe.LogLine(s) }, "")
+	if s == "" {
+		return ""
+	}
+	return "Next step: " + s
 }
 
 // nextStepMarkdown is the next step for the markdown report, in bold.
@@ -52,7 +56,7 @@ func nextStepMarkdown(g *gate.GateReport) string {
 	if s == "" {
 		return ""
 	}
-	return "**" + strings.Replace(s, ":", ":**", 1)
+	return "**Next step:** " + s
 }
 
 // dropLead leads a headline whose first reason is the aggregate drop with
