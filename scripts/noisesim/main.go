@@ -41,7 +41,12 @@
 // Three more measurements (see CONTRIBUTING.md): -warmup gates an
 // unchanged pull request (noisy-drop block) after every main run and
 // counts its false blocks and whether its 95% interval covers 0, by the
-// runs the baseline pools (-warmup-only: nothing else); -slide N runs, after
+// runs the baseline pools (-warmup-only: nothing else), with a second line
+// for those after no blocked main run of their trial (a blocked main run
+// is an unlucky run left out of the baseline), and with -known-baseline M
+// a third: each of those pull requests gated also against a baseline of
+// one run of M answers per item (the items' expected scores known almost
+// exactly: the floor no baseline can go under); -slide N runs, after
 // the main runs, N steps each -slide-step lower than the last, each a pull
 // request (-slide-pr-flags) and its main run, until the first block, and
 // prints the share of slides blocked by each step and by which rule;
@@ -69,7 +74,7 @@
 //
 //	go run ./scripts/noisesim [-trials 1000] [-sizes 50,200,1000] [-answers 1] [-regen=true]
 //	    [-main-runs 4] [-pool 0] [-main-flags "--noisy-drop warn --hard-drop 100%"] [-gate-flags ""]
-//	    [-warmup | -warmup-only | -unchanged-only | -slide 20 [-slide-step 0.015] [-slide-pr-flags "--noisy-drop warn"]]
+//	    [-warmup | -warmup-only [-known-baseline 0] | -unchanged-only | -slide 20 [-slide-step 0.015] [-slide-pr-flags "--noisy-drop warn"]]
 //	    [-retries 0 [-retry-mode rerun] [-retry-drop 0.03] [-attempts=true]]
 //	    [-bin PATH] [-workers N] [-seed 1]
 package main
@@ -123,6 +128,7 @@ type config struct {
 	gateArgs []string // flags passed to every gate (-gate-flags)
 	warmup   bool     // gate an unchanged pull request after every main run
 	warmOnly bool     // only that: no pull request scenarios
+	known    int      // -known-baseline: answers per item of the known baseline (0: none)
 	oneOnly  bool     // only the unchanged pull request, under noisy-drop block
 	seed     uint64
 	workers  int
@@ -159,24 +165,6 @@ type trialResult struct {
 	// warm are the unchanged pull requests gated (block mode) after each
 	// main run that left a baseline (-warmup)
 	warm []warmPR
-}
-
-// warmPR is an unchanged pull request gated in block mode against the
-// baseline of one of the main runs.
-type warmPR struct {
-	pooled  int  // runs its baseline pools
-	blocked bool // block mode blocked it
-	covered bool // its 95% interval of the relative change includes 0
-	hasCI   bool
-}
-
-// maxPool is the largest pool the warm-up table counts on its own.
-const maxPool = 8
-
-// warmCell sums the warm-up pull requests by the runs their baseline
-// pools (index 0 unused; maxPool: that many or more).
-type warmCell struct {
-	gated, blocked, withCI, covered [maxPool + 1]int
 }
 
 // cell sums the trials of one size.
@@ -222,17 +210,7 @@ func (c *cell) add(r trialResult, mainRuns int) {
 		}
 	}
 	for _, w := range r.warm {
-		p := min(max(w.pooled, 1), maxPool)
-		c.warm.gated[p]++
-		if w.blocked {
-			c.warm.blocked[p]++
-		}
-		if w.hasCI {
-			c.warm.withCI[p]++
-			if w.covered {
-				c.warm.covered[p]++
-			}
-		}
+		c.warm.add(w)
 	}
 }
 
@@ -346,6 +324,11 @@ func (w *worker) trial(n, t int, shifts [scenarios]float64) (trialResult, error)
 	if !c.regen {
 		m.fixed = m.answers(rng, 0, c.k)
 	}
+	if c.warmup && c.known > 0 {
+		if err := w.knownBaseline(m, n, t); err != nil {
+			return r, err
+		}
+	}
 	last := ""
 	for i := 1; i <= c.mainRuns; i++ {
 		var err error
@@ -413,28 +396,6 @@ func (w *worker) mainRun(r *trialResult, m *model, rng *rand.Rand, n, t, i int, 
 		return last, nil
 	}
 	return last, fmt.Errorf("main run %d of trial %d (%d items): decision %s, baseline written: %v (the first run starts the baseline; a run writes one exactly when it passes)", i, t, n, g.Decision, wrote)
-}
-
-// warmPR gates an unchanged pull request against the baseline after main
-// run i, from a stream of its own (the other streams stay as without).
-func (w *worker) warmPR(r *trialResult, m *model, n, t, i int, last string) error {
-	wr := w.c.rng(n, t, 16+i)
-	if err := w.write("warm.jsonl", run(wr, m.answers(wr, 0, w.c.k))); err != nil {
-		return err
-	}
-	g, err := w.gate("--results", "warm.jsonl", "--baseline", last, "--noisy-drop", string(gate.NoisyBlock))
-	if err != nil {
-		return err
-	}
-	wp := warmPR{pooled: 1, blocked: g.Decision == gate.Block, hasCI: g.CI95 != nil}
-	if g.Baseline != nil && g.Baseline.PooledRuns > 1 {
-		wp.pooled = g.Baseline.PooledRuns
-	}
-	if g.CI95 != nil {
-		wp.covered = g.CI95[0] <= 0 && g.CI95[1] >= 0
-	}
-	r.warm = append(r.warm, wp)
-	return nil
 }
 
 // pullRequest gates scenario sc's pull request (its answers shifted by
@@ -579,6 +540,7 @@ func main() {
 	warmup := flag.Bool("warmup", false, "after every main run, gate an unchanged pull request (noisy-drop block) against its baseline: false blocks and interval coverage by the runs the baseline pools")
 	oneOnly := flag.Bool("unchanged-only", false, "gate only the unchanged pull request, under noisy-drop block (the other columns read 0)")
 	warmOnly := flag.Bool("warmup-only", false, "-warmup without the pull request scenarios (only the warm-up line is printed)")
+	known := flag.Int("known-baseline", 0, "with -warmup: gate each warm-up pull request also against a baseline of one run of N answers per item, the items' expected scores known almost exactly (0: off)")
 	slide := flag.Int("slide", 0, "instead of the pull request table: a slide of N steps after the main runs, each step a pull request and its main run -slide-step lower than the last; prints the step that was first blocked")
 	slideStep := flag.Float64("slide-step", 0.015, "the relative drop of each slide step")
 	slidePR := flag.String("slide-pr-flags", "--noisy-drop warn", "the decision flags of the slide's pull requests")
@@ -589,7 +551,7 @@ func main() {
 	flag.Parse()
 	c := &config{retries: *retries, retryMode: gate.NoisyMode(*retryMode), attempts: *attempts, retryDrop: *retryDrop,
 		k: *answers, mainRuns: *mainRuns, pool: *pool, mainArgs: strings.Fields(*mainFlags), regen: *regen, seed: *seed, workers: *workers,
-		gateArgs: strings.Fields(*gateFlags), warmup: *warmup || *warmOnly, warmOnly: *warmOnly, oneOnly: *oneOnly}
+		gateArgs: strings.Fields(*gateFlags), warmup: *warmup || *warmOnly, warmOnly: *warmOnly, oneOnly: *oneOnly, known: *known}
 	if *slide > 0 {
 		if err := c.slideMain(*trials, *sizes, *rubricPath, *bin, *slide, *slideStep, strings.Fields(*slidePR)); err != nil {
 			fmt.Fprintln(os.Stderr, "noisesim:", err)
@@ -669,12 +631,7 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 				return err
 			}
 			fmt.Printf("%6d |", n)
-			c.printWarm(&s.warm, func(c, of int) string {
-				if of == 0 {
-					return "-"
-				}
-				return fmt.Sprintf("%.1f%%", 100*float64(c)/float64(of))
-			})
+			c.printWarm(&s.warm)
 		}
 		fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
 		return nil
@@ -728,32 +685,9 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 			d(0, 0), d(0, 1), d(0, 2), d(1, 0), d(1, 1), d(1, 2), d(2, 0), d(2, 1), d(2, 2), s.mainDrift, s.mainGated, pct(s.mainDrift, s.mainGated))
 		if c.warmup {
 			fmt.Printf("%6s  ", "")
-			c.printWarm(&s.warm, pct)
+			c.printWarm(&s.warm)
 		}
 	}
 	fmt.Fprintf(os.Stderr, "noisesim: %d binary calls, %.1f s wall (%d workers)\n", c.calls.Load(), time.Since(start).Seconds(), c.workers)
 	return nil
-}
-
-// printWarm prints the warm-up line: per number of runs the baseline
-// pools, the unchanged pull requests gated, the share blocked and the
-// share whose 95% interval covers 0.
-func (c *config) printWarm(wc *warmCell, pct func(c, of int) string) {
-	fmt.Print(" warm-up, an unchanged PR after each main run (block); runs pooled: PRs, false blocks, 95% interval covers 0:")
-	var gated, blocked, withCI, covered int
-	for p := 1; p <= maxPool; p++ {
-		if wc.gated[p] == 0 {
-			continue
-		}
-		label := strconv.Itoa(p)
-		if p == maxPool {
-			label += "+"
-		}
-		fmt.Printf(" %s: %d, %s, %s;", label, wc.gated[p], pct(wc.blocked[p], wc.gated[p]), pct(wc.covered[p], wc.withCI[p]))
-		gated += wc.gated[p]
-		blocked += wc.blocked[p]
-		withCI += wc.withCI[p]
-		covered += wc.covered[p]
-	}
-	fmt.Printf(" all: %d, %s, %s\n", gated, pct(blocked, gated), pct(covered, withCI))
 }

@@ -78,21 +78,30 @@ func TestWarmupAndSlide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &config{bin: bin, rubric: rb, k: 1, mainRuns: 3, regen: true, seed: 3, workers: 2, warmup: true, warmOnly: true,
+	c := &config{bin: bin, rubric: rb, k: 1, mainRuns: 3, regen: true, seed: 3, workers: 2, warmup: true, warmOnly: true, known: 8,
 		mainArgs: []string{"--noisy-drop", "warn", "--hard-drop", "100%"}}
 	s, err := c.cell(30, 2, [scenarios]float64{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	gated := 0
-	for p, n := range s.warm.gated {
+	for p, wt := range s.warm.pool {
+		n := wt.gated
 		gated += n
-		if s.warm.blocked[p] > n || s.warm.covered[p] > s.warm.withCI[p] || s.warm.withCI[p] > n {
-			t.Errorf("pool %d: %d gated, %d blocked, %d of %d covered", p, n, s.warm.blocked[p], s.warm.covered[p], s.warm.withCI[p])
+		if wt.blocked > n || wt.covered > wt.withCI || wt.withCI > n {
+			t.Errorf("pool %d: %d gated, %d blocked, %d of %d covered", p, n, wt.blocked, wt.covered, wt.withCI)
 		}
 	}
-	if gated != 2*3 || s.warm.gated[1] < 2 {
-		t.Errorf("%d warm-up pull requests (%d on one-run baselines), want 6 (at least 2)", gated, s.warm.gated[1])
+	if gated != 2*3 || s.warm.pool[1].gated < 2 {
+		t.Errorf("%d warm-up pull requests (%d on one-run baselines), want 6 (at least 2)", gated, s.warm.pool[1].gated)
+	}
+	// Each is gated against the known baseline too, which is written once
+	// per trial: 2 × (1 + 3 main runs + 3 × 2 pull request gates).
+	if k := s.warm.known; k.gated != 2*3 || k.withCI != k.gated || k.covered > k.withCI || k.blocked > k.gated {
+		t.Errorf("against the known baseline: %+v, want 6 gated, each with an interval", k)
+	}
+	if got := c.calls.Load(); got != 2*(1+3+3*2) {
+		t.Errorf("%d binary calls, want %d", got, 2*(1+3+3*2))
 	}
 	// Steps of two levels (about 30% each): the first step is blocked.
 	levels := []float64{-2, -4, -6}
