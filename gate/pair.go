@@ -37,8 +37,9 @@ type Paired struct {
 	// says "paired" (over common items) or "unpaired" (each run on its own).
 	CI95   *[2]float64 `json:"ci95"`
 	Method PairMethod  `json:"method"`
-	// Interval says how CI95 was computed: "bootstrap" (percentile bootstrap
-	// with Resamples resamples and a fixed seed) below NormalIntervalItems
+	// Interval says how CI95 was computed: "bootstrap" (with Resamples
+	// resamples and a fixed seed; for a paired interval the expanded
+	// percentile bootstrap, see [ExpandedTail]) below NormalIntervalItems
 	// items, "normal" (the delta method's normal interval, one pass, no
 	// resampling) from there on.
 	Interval  IntervalMethod `json:"interval"`
@@ -318,7 +319,7 @@ func (pr *Pairer) Result() *Paired {
 			p.Interval = IntervalBootstrap
 			p.Resamples = resamples(p.Common)
 			pb, pc := pr.idOrder()
-			p.CI95 = bootstrapPaired(rng, pb, pc, p.Resamples)
+			p.CI95 = percentiles(bootstrapPaired(rng, pb, pc, p.Resamples), ExpandedTail(p.Common))
 		}
 	case pr.cur.n >= 2 && pr.items.Len() >= 2:
 		p.Method = MethodUnpaired
@@ -333,7 +334,7 @@ func (pr *Pairer) Result() *Paired {
 			b, c := slices.Clone(pr.items.scores), slices.Clone(pr.curAll)
 			slices.Sort(b)
 			slices.Sort(c)
-			p.CI95 = bootstrapUnpaired(rng, b, c, p.Resamples)
+			p.CI95 = percentiles(bootstrapUnpaired(rng, b, c, p.Resamples), tail95)
 		}
 	}
 	return &p
@@ -438,7 +439,9 @@ func resamples(n int) int {
 	return r
 }
 
-func bootstrapPaired(rng *rand.Rand, b, c []float64, reps int) *[2]float64 {
+// bootstrapPaired returns the relative change of reps paired resamples of
+// (b, c), for [percentiles].
+func bootstrapPaired(rng *rand.Rand, b, c []float64, reps int) []float64 {
 	n := len(b)
 	stats := make([]float64, 0, reps)
 	for range reps {
@@ -452,10 +455,12 @@ func bootstrapPaired(rng *rand.Rand, b, c []float64, reps int) *[2]float64 {
 			stats = append(stats, (sc-sb)/sb)
 		}
 	}
-	return percentiles(stats)
+	return stats
 }
 
-func bootstrapUnpaired(rng *rand.Rand, b, c []float64, reps int) *[2]float64 {
+// bootstrapUnpaired returns the relative change of reps resamples of b and
+// c drawn independently, for [percentiles].
+func bootstrapUnpaired(rng *rand.Rand, b, c []float64, reps int) []float64 {
 	stats := make([]float64, 0, reps)
 	for range reps {
 		mb := resampleMean(rng, b)
@@ -464,7 +469,7 @@ func bootstrapUnpaired(rng *rand.Rand, b, c []float64, reps int) *[2]float64 {
 			stats = append(stats, (mc-mb)/mb)
 		}
 	}
-	return percentiles(stats)
+	return stats
 }
 
 func resampleMean(rng *rand.Rand, x []float64) float64 {
@@ -475,9 +480,12 @@ func resampleMean(rng *rand.Rand, x []float64) float64 {
 	return s / float64(len(x))
 }
 
-// percentiles returns the 2.5th and 97.5th percentiles (nearest rank), or nil
-// when there is nothing to take them from.
-func percentiles(stats []float64) *[2]float64 {
+// tail95 is the tail of a plain 95% percentile interval.
+const tail95 = 0.025
+
+// percentiles returns the tail-th and (1-tail)-th percentiles of stats
+// (nearest rank), or nil when there is nothing to take them from.
+func percentiles(stats []float64, tail float64) *[2]float64 {
 	if len(stats) == 0 {
 		return nil
 	}
@@ -486,7 +494,7 @@ func percentiles(stats []float64) *[2]float64 {
 		i := int(q*float64(len(stats)) + 0.5)
 		return stats[min(max(i-1, 0), len(stats)-1)]
 	}
-	return &[2]float64{at(0.025), at(0.975)}
+	return &[2]float64{at(tail), at(1 - tail)}
 }
 
 // worse orders deltas: bigger drop first, then id.
