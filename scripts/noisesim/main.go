@@ -158,6 +158,7 @@ type trialResult struct {
 	extra      [scenarios]int // answers per item the rerun added
 	mainBlocks int            // main runs (after the first) blocked
 	mainDrift  int            // of them, by the drift rule
+	driftAlone int            // of those, by the drift rule alone (the drop check passed them)
 	pooled     int            // runs the pull request's baseline pools
 	// drift[sc][md]: the drift rule blocked the pull request; driftOnly:
 	// nothing else did (the drop check passed it)
@@ -175,6 +176,7 @@ type cell struct {
 	extra      int                   // answers per item added by the reruns
 	mainBlocks int
 	mainDrift  int // main runs blocked by the drift rule
+	driftAlone int // of them, by the drift rule alone
 	mainGated  int // main runs gated against a baseline
 	pooled     int // runs the pull requests' baselines pool, summed
 	drift      [scenarios][modes]int
@@ -197,6 +199,7 @@ func (c *cell) add(r trialResult, mainRuns int) {
 	}
 	c.mainBlocks += r.mainBlocks
 	c.mainDrift += r.mainDrift
+	c.driftAlone += r.driftAlone
 	c.mainGated += mainRuns - 1
 	c.pooled += r.pooled
 	for sc := range scenarios {
@@ -392,6 +395,9 @@ func (w *worker) mainRun(r *trialResult, m *model, rng *rand.Rand, n, t, i int, 
 		r.mainBlocks++ // the store keeps the last passing baseline
 		if g.driftBlocks() {
 			r.mainDrift++
+			if !g.dropBlocks() {
+				r.driftAlone++
+			}
 		}
 		return last, nil
 	}
@@ -681,8 +687,9 @@ func (c *config) main(trials int, sizes, rubricPath, bin string) error {
 		d := func(sc, md int) string {
 			return pct(s.drift[sc][md], s.trials) + " (" + pct(s.driftOnly[sc][md], s.trials) + ")"
 		}
-		fmt.Printf("%6s   drift rule blocked (alone) block/warn/rerun: unchanged %s / %s / %s; 3%% drop %s / %s / %s; 5%% drop %s / %s / %s; main runs blocked by it: %d of %d (%s)\n", "",
-			d(0, 0), d(0, 1), d(0, 2), d(1, 0), d(1, 1), d(1, 2), d(2, 0), d(2, 1), d(2, 2), s.mainDrift, s.mainGated, pct(s.mainDrift, s.mainGated))
+		fmt.Printf("%6s   drift rule blocked (alone) block/warn/rerun: unchanged %s / %s / %s; 3%% drop %s / %s / %s; 5%% drop %s / %s / %s; main runs blocked by it: %d of %d (%s; alone %d, %s; with a drop %d)\n", "",
+			d(0, 0), d(0, 1), d(0, 2), d(1, 0), d(1, 1), d(1, 2), d(2, 0), d(2, 1), d(2, 2), s.mainDrift, s.mainGated, pct(s.mainDrift, s.mainGated),
+			s.driftAlone, rateSE(s.driftAlone, s.mainGated), s.mainDrift-s.driftAlone)
 		if c.warmup {
 			fmt.Printf("%6s  ", "")
 			c.printWarm(&s.warm)

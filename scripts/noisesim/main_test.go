@@ -44,8 +44,8 @@ func TestSimulationDrivesBinary(t *testing.T) {
 	if cells[1] != s {
 		t.Errorf("1 worker: %+v\n2 workers: %+v", s, cells[1])
 	}
-	if s.trials != trials || s.mainGated != trials || s.mainBlocks > s.mainGated {
-		t.Errorf("trials %d, main runs gated %d, blocked %d", s.trials, s.mainGated, s.mainBlocks)
+	if s.trials != trials || s.mainGated != trials || s.mainBlocks > s.mainGated || s.mainDrift > s.mainBlocks || s.driftAlone > s.mainDrift {
+		t.Errorf("trials %d, main runs gated %d, blocked %d (by the drift rule %d, alone %d)", s.trials, s.mainGated, s.mainBlocks, s.mainDrift, s.driftAlone)
 	}
 	for md, mode := range modeNames {
 		if s.wrong[1][md] != 0 {
