@@ -230,7 +230,9 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 		a.State, a.Why = gate.AcceptUnreadable, whyNoHead
 		return a
 	}
-	applied := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label)
+	// A re-run replays the labeled event: the label was applied once, for
+	// what the comment showed then, not for what it shows now.
+	applied := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) && b.RunAttempt <= 1
 	if previous == nil {
 		if applied {
 			a.State, a.Applied, a.Unbound = gate.AcceptFresh, true, true
