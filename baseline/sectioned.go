@@ -1,0 +1,341 @@
+package baseline
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rubricgate/rubricgate/gate"
+)
+
+// A large baseline file on disk is read in sections instead of whole: its
+// item columns are parsed from the file through small buffers, so the
+// file's bytes are never held in memory at once. Reading a million-item
+// file whole puts 27 MB of fresh memory under the parse, and on a virtual
+// machine touching fresh memory costs more than parsing it (about 0.1 s of
+// page faults for those 27 MB, the parse itself about as much).
+//
+// Only a file laid out exactly as Write writes it is read this way (an
+// indented header, then the items member last, its count, ids and scores
+// columns each on one line, no answer or input-hash columns), and only when
+// every id is plain text (no escapes, no control characters). Anything
+// else, every error included, is read whole as before, so errors are the
+// same, name the same line and column, and a file is read the same either
+// way (FuzzReadSectioned checks that the two agree).
+
+// sectionedMin is the size from which a file is read in sections (a
+// variable for tests).
+var sectionedMin int64 = 1 << 20
+
+// sectionBuf is the size of the buffers the sections are read through.
+const sectionBuf = 1 << 16
+
+// The lines of the items member as Write writes them.
+const (
+	itemsLine    = "  \"items\": {\n"
+	countPrefix  = "    \"count\": "
+	idsPrefix    = "    \"ids\": "
+	scoresPrefix = "    \"scores\": "
+	itemsClose   = "  }\n}\n"
+)
+
+// fileAt is a file Read can read in sections: at offsets, with its size,
+// and at offset 0 (what Read would otherwise read from).
+type fileAt interface {
+	io.ReaderAt
+	io.Seeker
+	Stat() (os.FileInfo, error)
+}
+
+// readSectioned reads r in sections when it is a regular file of at least
+// sectionedMin bytes, at most limit, laid out as Write writes it; ok is
+// false, with nothing read from r's offset, otherwise.
+func readSectioned(r io.Reader, limit int64) (w *wire, ok bool) {
+	f, isFile := r.(fileAt)
+	if !isFile {
+		return nil, false
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < sectionedMin || st.Size() > limit {
+		return nil, false
+	}
+	if off, err := f.Seek(0, io.SeekCurrent); err != nil || off != 0 {
+		return nil, false
+	}
+	size := st.Size()
+	lay, ok := layoutOf(io.NewSectionReader(f, 0, size), size)
+	if !ok {
+		return nil, false
+	}
+	w = &wire{}
+	if err := json.Unmarshal(lay.head, w); err != nil || w.Items != nil {
+		return nil, false
+	}
+	items, ok := lay.columns(f)
+	if !ok {
+		return nil, false
+	}
+	w.Items = items
+	return w, true
+}
+
+// layout is where a file's parts are: the header with the items member cut
+// out (what readFast hands to encoding/json), the count, and the ids and
+// scores columns' offsets and lengths ('[' to ']').
+type layout struct {
+	head                []byte
+	count               int
+	idsAt, idsLen       int64
+	scoresAt, scoresLen int64
+}
+
+// layoutOf finds the parts of a file of size bytes laid out as Write
+// writes it, reading it once through a small buffer (the columns are
+// skipped, not kept).
+func layoutOf(r io.Reader, size int64) (layout, bool) {
+	var lay layout
+	br := bufio.NewReaderSize(r, sectionBuf)
+	var head []byte
+	for {
+		start := len(head)
+		for {
+			chunk, err := br.ReadSlice('\n')
+			head = append(head, chunk...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				return lay, false
+			}
+			break
+		}
+		if string(head[start:]) == itemsLine {
+			head = head[:start]
+			break
+		}
+		if !headerLine(head[start:]) {
+			return lay, false
+		}
+	}
+	off := int64(len(head) + len(itemsLine))
+	// The items member is the last: cut out with the comma before it, the
+	// header is closed as the file closes it (what readFast hands on).
+	head, ok := bytes.CutSuffix(head, []byte(",\n"))
+	if !ok {
+		return lay, false
+	}
+	lay.head = append(head, "\n}\n"...)
+
+	line, err := br.ReadSlice('\n')
+	if err != nil || !bytes.HasPrefix(line, []byte(countPrefix)) || !bytes.HasSuffix(line, []byte(",\n")) {
+		return lay, false
+	}
+	num := line[len(countPrefix) : len(line)-2]
+	if string(num) == "null" || json.Unmarshal(num, &lay.count) != nil || lay.count < 0 || int64(lay.count) > size/2 {
+		return lay, false
+	}
+	off += int64(len(line))
+
+	var last byte
+	if lay.idsAt, lay.idsLen, last, ok = columnLine(br, idsPrefix, off); !ok || last != ',' {
+		return lay, false
+	}
+	off = lay.idsAt + lay.idsLen + 2
+	if lay.scoresAt, lay.scoresLen, last, ok = columnLine(br, scoresPrefix, off); !ok || last != '\n' {
+		return lay, false
+	}
+	off = lay.scoresAt + lay.scoresLen + 1
+	rest := make([]byte, len(itemsClose)+1)
+	n, _ := io.ReadFull(br, rest)
+	return lay, string(rest[:n]) == itemsClose && off+int64(n) == size
+}
+
+// headerLine reports whether a line of the header may be read with the
+// items cut out: a member of the top-level object (two spaces of indent)
+// whose key has no escape and is not "items" in any case, which readFast
+// leaves to encoding/json.
+func headerLine(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte(`  "`))
+	if !ok {
+		return true // not a top-level member
+	}
+	k := bytes.IndexByte(rest, '"')
+	if k < 0 {
+		return false
+	}
+	key := rest[:k]
+	return bytes.IndexByte(key, '\\') < 0 && !strings.EqualFold(string(key), "items")
+}
+
+// columnLine reads the line of a column, prefix then the column then, for
+// every column but the last, a comma; at is the line's offset in the file.
+// It returns the column's offset and length ('[' to ']') and the byte after
+// it (',' or '\n').
+func columnLine(br *bufio.Reader, prefix string, at int64) (colAt, colLen int64, after byte, ok bool) {
+	first := true
+	var n int64
+	var tail [3]byte // the line's last bytes
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if first {
+			if !bytes.HasPrefix(chunk, []byte(prefix)) || len(chunk) < len(prefix)+1 || chunk[len(prefix)] != '[' {
+				return 0, 0, 0, false
+			}
+			first = false
+		}
+		n += int64(len(chunk))
+		for _, b := range chunk[max(len(chunk)-3, 0):] {
+			tail[0], tail[1], tail[2] = tail[1], tail[2], b
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return 0, 0, 0, false
+		}
+		break
+	}
+	colAt = at + int64(len(prefix))
+	switch {
+	case tail[1] == ']' && tail[2] == '\n':
+		return colAt, n - int64(len(prefix)) - 1, '\n', true
+	case tail[0] == ']' && tail[1] == ',' && tail[2] == '\n':
+		return colAt, n - int64(len(prefix)) - 2, ',', true
+	}
+	return 0, 0, 0, false
+}
+
+// columns parses the ids and scores columns from f, the scores on a
+// second core from parallelItems items, while the ids are parsed and
+// indexed.
+func (lay *layout) columns(f io.ReaderAt) (*wireItems, bool) {
+	n := min(lay.count, maxPresize)
+	var scores []float64
+	scoresOK := false
+	done := make(chan struct{})
+	parseScores := func() {
+		defer close(done)
+		scores, scoresOK = scoresSection(io.NewSectionReader(f, lay.scoresAt, lay.scoresLen), n)
+	}
+	parallel := n >= parallelItems
+	if parallel {
+		go parseScores()
+	}
+	cols, idsOK := idsSection(io.NewSectionReader(f, lay.idsAt, lay.idsLen), n, int(max(lay.idsLen-3*int64(n), 1)))
+	if idsOK && parallel {
+		cols.HasDuplicate() // index the ids while the scores are parsed
+	}
+	if !parallel {
+		parseScores()
+	}
+	<-done // never leave it reading the file
+	if !idsOK || !scoresOK {
+		return nil, false
+	}
+	count := lay.count
+	return &wireItems{Count: &count, IDs: &idColumn{cols: cols}, Scores: &scoreColumn{scores: scores}}, true
+}
+
+// idsSection parses an ids column of plain ids, read from r through a small
+// buffer, with room for n ids of idBytes bytes, as idColumn.parse parses
+// them. ok is false for anything else (an escape, a control character, an
+// id longer than the buffer, a grammar error): the file is then read whole.
+func idsSection(r io.Reader, n, idBytes int) (*gate.ItemColumns, bool) {
+	br := bufio.NewReaderSize(r, sectionBuf)
+	if b, err := br.ReadByte(); err != nil || b != '[' {
+		return nil, false
+	}
+	cols := gate.NewIDColumns(n, idBytes)
+	if b, err := br.Peek(1); err == nil && b[0] == ']' {
+		br.ReadByte()
+		return cols, atEOF(br)
+	}
+	var quoted []byte
+	for {
+		if b, err := br.ReadByte(); err != nil || b != '"' {
+			return nil, false
+		}
+		s, err := br.ReadSlice('"')
+		if err != nil {
+			return nil, false
+		}
+		id, plain := s[:len(s)-1], true
+		for _, ch := range id {
+			switch {
+			case ch == '\\' || ch < 0x20:
+				return nil, false
+			case ch >= utf8.RuneSelf:
+				plain = false
+			}
+		}
+		if plain {
+			cols.AppendID(id)
+		} else {
+			// As idColumn.parse: encoding/json decodes it (an invalid
+			// UTF-8 byte becomes U+FFFD).
+			quoted = append(append(append(quoted[:0], '"'), id...), '"')
+			var dec string
+			if json.Unmarshal(quoted, &dec) != nil {
+				return nil, false
+			}
+			cols.AppendID([]byte(dec))
+		}
+		switch b, err := br.ReadByte(); {
+		case err == nil && b == ',':
+		case err == nil && b == ']':
+			return cols, atEOF(br)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// scoresSection parses a scores column read from r through a small buffer,
+// with room for n scores, as scoreColumn.parse parses it; ok is false for
+// anything else.
+func scoresSection(r io.Reader, n int) ([]float64, bool) {
+	br := bufio.NewReaderSize(r, sectionBuf)
+	if b, err := br.ReadByte(); err != nil || b != '[' {
+		return nil, false
+	}
+	scores := make([]float64, 0, n)
+	if b, err := br.Peek(1); err == nil && b[0] == ']' {
+		br.ReadByte()
+		return scores, atEOF(br)
+	}
+	nc := new(numCache)
+	for {
+		s, err := br.ReadSlice(',')
+		last := err == io.EOF && len(s) > 0 && s[len(s)-1] == ']'
+		if err != nil && !last {
+			return nil, false
+		}
+		num := s[:len(s)-1]
+		if len(num) == 0 {
+			return nil, false
+		}
+		for _, ch := range num {
+			if !numberChar(ch) {
+				return nil, false
+			}
+		}
+		v, bad := nc.number(num)
+		if bad != "" {
+			return nil, false
+		}
+		scores = append(scores, v)
+		if last {
+			return scores, true
+		}
+	}
+}
+
+// atEOF reports whether br has nothing left.
+func atEOF(br *bufio.Reader) bool {
+	_, err := br.ReadByte()
+	return err == io.EOF
+}
