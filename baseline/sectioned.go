@@ -3,6 +3,7 @@ package baseline
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"os"
@@ -20,9 +21,9 @@ import (
 // page faults for those 27 MB, the parse itself about as much).
 //
 // Only a file laid out exactly as Write writes it is read this way (an
-// indented header, then the items member last, its count, ids and scores
-// columns each on one line, no answer or input-hash columns), and only when
-// every id is plain text (no escapes, no control characters). Anything
+// indented header, then the items member last: its count, then its columns
+// each on one line, in Write's order), and only when every id is plain
+// text (no escapes, no control characters). Anything
 // else, every error included, is read whole as before, so errors are the
 // same, name the same line and column, and a file is read the same either
 // way (FuzzReadSectioned checks that the two agree).
@@ -36,11 +37,9 @@ const sectionBuf = 1 << 16
 
 // The lines of the items member as Write writes them.
 const (
-	itemsLine    = "  \"items\": {\n"
-	countPrefix  = "    \"count\": "
-	idsPrefix    = "    \"ids\": "
-	scoresPrefix = "    \"scores\": "
-	itemsClose   = "  }\n}\n"
+	itemsLine   = "  \"items\": {\n"
+	countPrefix = "    \"count\": "
+	itemsClose  = "  }\n}\n"
 )
 
 // fileAt is a file Read can read in sections: at offsets, with its size,
@@ -84,13 +83,34 @@ func readSectioned(r io.Reader, limit int64) (w *wire, ok bool) {
 }
 
 // layout is where a file's parts are: the header with the items member cut
-// out (what readFast hands to encoding/json), the count, and the ids and
-// scores columns' offsets and lengths ('[' to ']').
+// out (what readFast hands to encoding/json), the count, and the columns.
 type layout struct {
-	head                []byte
-	count               int
-	idsAt, idsLen       int64
-	scoresAt, scoresLen int64
+	head                               []byte
+	count                              int
+	ids, scores, answers, vars, hashes section
+}
+
+// section is where a column is in the file, from its first byte ('[' or
+// '"') to its last; n is 0 for a column the file does not have.
+type section struct{ at, n int64 }
+
+// reader reads the section of f through a small buffer.
+func (s section) reader(f io.ReaderAt) *bufio.Reader {
+	return bufio.NewReaderSize(io.NewSectionReader(f, s.at, s.n), sectionBuf)
+}
+
+// columnOrder is the columns of the items member in Write's order after
+// the ids, the optional ones where Write leaves them out.
+func (lay *layout) columnOrder() []struct {
+	key      string
+	sec      *section
+	optional bool
+} {
+	return []struct {
+		key      string
+		sec      *section
+		optional bool
+	}{{"scores", &lay.scores, false}, {"answers", &lay.answers, true}, {"answer_vars", &lay.vars, true}, {"input_hashes", &lay.hashes, true}}
 }
 
 // layoutOf finds the parts of a file of size bytes laid out as Write
@@ -140,19 +160,37 @@ func layoutOf(r io.Reader, size int64) (layout, bool) {
 	}
 	off += int64(len(line))
 
-	var last byte
-	if lay.idsAt, lay.idsLen, last, ok = columnLine(br, idsPrefix, off); !ok || last != ',' {
+	last := byte(',')
+	if lay.ids, last, ok = columnLine(br, "ids", off); !ok || last != ',' {
 		return lay, false
 	}
-	off = lay.idsAt + lay.idsLen + 2
-	if lay.scoresAt, lay.scoresLen, last, ok = columnLine(br, scoresPrefix, off); !ok || last != '\n' {
+	off = lay.ids.at + lay.ids.n + 2
+	for _, c := range lay.columnOrder() {
+		if last != ',' {
+			break
+		}
+		if p, _ := br.Peek(len(columnPrefix(c.key))); c.optional && string(p) != columnPrefix(c.key) {
+			continue
+		}
+		if *c.sec, last, ok = columnLine(br, c.key, off); !ok {
+			return lay, false
+		}
+		off = c.sec.at + c.sec.n + 1
+		if last == ',' {
+			off++
+		}
+	}
+	// The answer columns come together; then the file closes.
+	if last != '\n' || (lay.answers.n == 0) != (lay.vars.n == 0) {
 		return lay, false
 	}
-	off = lay.scoresAt + lay.scoresLen + 1
 	rest := make([]byte, len(itemsClose)+1)
 	n, _ := io.ReadFull(br, rest)
 	return lay, string(rest[:n]) == itemsClose && off+int64(n) == size
 }
+
+// columnPrefix is what a column's line starts with: its key, indented.
+func columnPrefix(key string) string { return "    \"" + key + "\": " }
 
 // headerLine reports whether a line of the header may be read with the
 // items cut out: a member of the top-level object (two spaces of indent)
@@ -171,19 +209,24 @@ func headerLine(line []byte) bool {
 	return bytes.IndexByte(key, '\\') < 0 && !strings.EqualFold(string(key), "items")
 }
 
-// columnLine reads the line of a column, prefix then the column then, for
-// every column but the last, a comma; at is the line's offset in the file.
-// It returns the column's offset and length ('[' to ']') and the byte after
-// it (',' or '\n').
-func columnLine(br *bufio.Reader, prefix string, at int64) (colAt, colLen int64, after byte, ok bool) {
+// columnLine reads the line of the column key (an array; input_hashes a
+// string), and for every column but the last a comma; at is the line's
+// offset in the file. It returns the column's section and the byte after it
+// (',' or '\n').
+func columnLine(br *bufio.Reader, key string, at int64) (sec section, after byte, ok bool) {
+	prefix := columnPrefix(key)
+	open, close := byte('['), byte(']')
+	if key == "input_hashes" {
+		open, close = '"', '"'
+	}
 	first := true
 	var n int64
 	var tail [3]byte // the line's last bytes
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if first {
-			if !bytes.HasPrefix(chunk, []byte(prefix)) || len(chunk) < len(prefix)+1 || chunk[len(prefix)] != '[' {
-				return 0, 0, 0, false
+			if !bytes.HasPrefix(chunk, []byte(prefix)) || len(chunk) < len(prefix)+1 || chunk[len(prefix)] != open {
+				return sec, 0, false
 			}
 			first = false
 		}
@@ -195,57 +238,87 @@ func columnLine(br *bufio.Reader, prefix string, at int64) (colAt, colLen int64,
 			continue
 		}
 		if err != nil {
-			return 0, 0, 0, false
+			return sec, 0, false
 		}
 		break
 	}
-	colAt = at + int64(len(prefix))
+	sec.at = at + int64(len(prefix))
 	switch {
-	case tail[1] == ']' && tail[2] == '\n':
-		return colAt, n - int64(len(prefix)) - 1, '\n', true
-	case tail[0] == ']' && tail[1] == ',' && tail[2] == '\n':
-		return colAt, n - int64(len(prefix)) - 2, ',', true
+	case tail[1] == close && tail[2] == '\n':
+		sec.n = n - int64(len(prefix)) - 1
+		return sec, '\n', sec.n >= 2
+	case tail[0] == close && tail[1] == ',' && tail[2] == '\n':
+		sec.n = n - int64(len(prefix)) - 2
+		return sec, ',', sec.n >= 2
 	}
-	return 0, 0, 0, false
+	return sec, 0, false
 }
 
-// columns parses the ids and scores columns from f, the scores on a
-// second core from parallelItems items, while the ids are parsed and
-// indexed.
+// columns parses the columns from f: the ids, indexed once parsed, and
+// from parallelItems items the other columns on a second core meanwhile.
 func (lay *layout) columns(f io.ReaderAt) (*wireItems, bool) {
 	n := min(lay.count, maxPresize)
-	var scores []float64
-	scoresOK := false
+	count := lay.count
+	it := &wireItems{Count: &count}
+	othersOK := false
 	done := make(chan struct{})
-	parseScores := func() {
+	others := func() {
 		defer close(done)
-		scores, scoresOK = scoresSection(io.NewSectionReader(f, lay.scoresAt, lay.scoresLen), n)
+		othersOK = lay.otherColumns(f, n, it)
 	}
 	parallel := n >= parallelItems
 	if parallel {
-		go parseScores()
+		go others()
 	}
-	cols, idsOK := idsSection(io.NewSectionReader(f, lay.idsAt, lay.idsLen), n, int(max(lay.idsLen-3*int64(n), 1)))
+	cols, idsOK := idsSection(lay.ids.reader(f), n, int(max(lay.ids.n-3*int64(n), 1)))
 	if idsOK && parallel {
-		cols.HasDuplicate() // index the ids while the scores are parsed
+		cols.HasDuplicate() // index the ids while the other columns are parsed
 	}
 	if !parallel {
-		parseScores()
+		others()
 	}
 	<-done // never leave it reading the file
-	if !idsOK || !scoresOK {
+	if !idsOK || !othersOK {
 		return nil, false
 	}
-	count := lay.count
-	return &wireItems{Count: &count, IDs: &idColumn{cols: cols}, Scores: &scoreColumn{scores: scores}}, true
+	it.IDs = &idColumn{cols: cols}
+	return it, true
 }
 
-// idsSection parses an ids column of plain ids, read from r through a small
-// buffer, with room for n ids of idBytes bytes, as idColumn.parse parses
+// otherColumns parses the columns after the ids into it.
+func (lay *layout) otherColumns(f io.ReaderAt, n int, it *wireItems) bool {
+	scores, ok := numbersSection(lay.scores.reader(f), n)
+	if !ok {
+		return false
+	}
+	it.Scores = &scoreColumn{scores: scores}
+	if lay.answers.n > 0 {
+		ks, ok := numbersSection(lay.answers.reader(f), n)
+		if !ok {
+			return false
+		}
+		vs, ok := numbersSection(lay.vars.reader(f), n)
+		if !ok {
+			return false
+		}
+		it.Answers, it.AnswerVars = &answersColumn{}, &answerVarsColumn{}
+		it.Answers.field, it.Answers.scores = "answers", ks
+		it.AnswerVars.field, it.AnswerVars.scores = "answer_vars", vs
+	}
+	if lay.hashes.n > 0 {
+		data, ok := hashesSection(io.NewSectionReader(f, lay.hashes.at+1, lay.hashes.n-2), lay.hashes.n-2)
+		if !ok {
+			return false
+		}
+		it.InputHashes = &hashColumn{data: data}
+	}
+	return true
+}
+
+// idsSection parses an ids column of plain ids, read through br, with room for n ids of idBytes bytes, as idColumn.parse parses
 // them. ok is false for anything else (an escape, a control character, an
 // id longer than the buffer, a grammar error): the file is then read whole.
-func idsSection(r io.Reader, n, idBytes int) (*gate.ItemColumns, bool) {
-	br := bufio.NewReaderSize(r, sectionBuf)
+func idsSection(br *bufio.Reader, n, idBytes int) (*gate.ItemColumns, bool) {
 	if b, err := br.ReadByte(); err != nil || b != '[' {
 		return nil, false
 	}
@@ -294,11 +367,10 @@ func idsSection(r io.Reader, n, idBytes int) (*gate.ItemColumns, bool) {
 	}
 }
 
-// scoresSection parses a scores column read from r through a small buffer,
-// with room for n scores, as scoreColumn.parse parses it; ok is false for
-// anything else.
-func scoresSection(r io.Reader, n int) ([]float64, bool) {
-	br := bufio.NewReaderSize(r, sectionBuf)
+// numbersSection parses a column of numbers (scores, answers,
+// answer_vars) read through br, with room for n, as scoreColumn.parse
+// parses it; ok is false for anything else.
+func numbersSection(br *bufio.Reader, n int) ([]float64, bool) {
 	if b, err := br.ReadByte(); err != nil || b != '[' {
 		return nil, false
 	}
@@ -332,6 +404,33 @@ func scoresSection(r io.Reader, n int) ([]float64, bool) {
 			return scores, true
 		}
 	}
+}
+
+// hashesSection decodes the input_hashes column's text (the string without
+// its quotes, size bytes) read from r, as hashColumn.parse decodes it: in
+// blocks of whole base64 quanta, padding only in the last. ok is false for
+// anything else (an escape, a control character, bad base64, not 32 bytes
+// an item).
+func hashesSection(r io.Reader, size int64) ([]byte, bool) {
+	data := make([]byte, 0, base64.StdEncoding.DecodedLen(int(size)))
+	buf := make([]byte, sectionBuf) // a multiple of 4
+	for left := size; left > 0; {
+		k, err := io.ReadFull(r, buf[:min(int64(len(buf)), left)])
+		if err != nil {
+			return nil, false
+		}
+		left -= int64(k)
+		text := buf[:k]
+		for _, ch := range text {
+			if ch < 0x20 || ch == '\\' || ch == '=' && left > 0 {
+				return nil, false
+			}
+		}
+		if data, err = base64.StdEncoding.AppendDecode(data, text); err != nil {
+			return nil, false
+		}
+	}
+	return data, len(data)%32 == 0
 }
 
 // atEOF reports whether br has nothing left.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rubricgate/rubricgate/gate"
@@ -67,10 +69,10 @@ func readBoth(t testing.TB, data []byte) (*File, error, bool) {
 	return fromFile, nil, sectioned
 }
 
-// A large file on disk as Write makes it is read in sections, to the file
-// read whole; any other shape (answers, input hashes, escaped ids,
-// reformatted, a header key folding to "items") is read whole, to the same
-// result; a small file, a stream or a file not at its start is read whole.
+// A large file on disk as Write makes it (answer and input-hash columns
+// included) is read in sections, to the file read whole; any other shape
+// (escaped ids, reformatted, a header key folding to "items", a column
+// missing) is read whole, to the same result or error; a small file, a stream or a file not at its start is read whole.
 func TestReadSectioned(t *testing.T) {
 	rb := testRubric("big")
 	many := genItems(parallelItems + 10)
@@ -93,6 +95,13 @@ func TestReadSectioned(t *testing.T) {
 	for i := range hashed.Items.Len() {
 		hashed.Items.SetInputHash(i, gate.HashTask(hashed.Items.ID(i), "", ""))
 	}
+	both := newFile(answers)
+	for i := range both.Items.Len() {
+		both.Items.SetInputHash(i, gate.HashTask(both.Items.ID(i), "q", ""))
+	}
+	withAnswers := file(answers)
+	vars := bytes.Index(withAnswers, []byte(",\n    \"answer_vars\""))
+	noVars := append(slices.Clone(withAnswers[:vars]), withAnswers[bytes.IndexByte(withAnswers[vars+2:], '\n')+vars+2:]...)
 	var indented bytes.Buffer
 	plain := file(genItems(3))
 	if err := json.Indent(&indented, plain, "", "\t"); err != nil {
@@ -102,17 +111,20 @@ func TestReadSectioned(t *testing.T) {
 	for name, c := range map[string]struct {
 		data      []byte
 		sectioned bool
+		fails     bool // with the error of the file read whole
 	}{
-		"as written":             {plain, true},
-		"large":                  {encode(t, big), true},
-		"unicode ids":            {file(unicode), true},
-		"escaped id":             {encode(t, testFile(t, "rag-review")), false},
-		"answers":                {file(answers), false},
-		"input hashes":           {encode(t, hashed), false},
-		"reformatted":            {indented.Bytes(), false},
-		"a key folding to items": {folded, false},
+		"as written":             {plain, true, false},
+		"large":                  {encode(t, big), true, false},
+		"unicode ids":            {file(unicode), true, false},
+		"escaped id":             {encode(t, testFile(t, "rag-review")), false, false},
+		"answers":                {file(answers), true, false},
+		"input hashes":           {encode(t, hashed), true, false},
+		"answers and hashes":     {encode(t, both), true, false},
+		"answers without vars":   {noVars, false, true},
+		"reformatted":            {indented.Bytes(), false, false},
+		"a key folding to items": {folded, false, false},
 	} {
-		if _, err, got := readBoth(t, c.data); err != nil || got != c.sectioned {
+		if _, err, got := readBoth(t, c.data); (err != nil) != c.fails || got != c.sectioned {
 			t.Errorf("%s: read in sections %v (want %v), error %v", name, got, c.sectioned, err)
 		}
 	}
@@ -192,6 +204,14 @@ func FuzzReadSectioned(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(encode(f, big))
+	answers := genItems(3)
+	answers[0].Answers, answers[0].AnswerVar = 4, 2.5
+	withBoth, err := New(rb, reportOf(rb, answers), answers, testMeta)
+	if err != nil {
+		f.Fatal(err)
+	}
+	withBoth.Items.SetInputHash(1, gate.HashTask("x", "", ""))
+	f.Add(encode(f, withBoth))
 	f.Add([]byte("{\n  \"schema\": 1,\n  \"items\": {\n    \"count\": 1,\n    \"ids\": [\"a\"],\n    \"scores\": [1]\n  }\n}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		readBoth(t, data)
@@ -199,7 +219,7 @@ func FuzzReadSectioned(f *testing.F) {
 }
 
 // BenchmarkReadSectioned reads a million-item file from disk, in sections
-// and whole.
+// and whole, without and with input hashes.
 func BenchmarkReadSectioned(b *testing.B) {
 	rb := testRubric("big")
 	items := genItems(1_000_000)
@@ -207,20 +227,29 @@ func BenchmarkReadSectioned(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	path := filepath.Join(b.TempDir(), "b.json")
-	if err := os.WriteFile(path, encode(b, f), 0o644); err != nil {
+	dir := b.TempDir()
+	plain, hashed := filepath.Join(dir, "plain.json"), filepath.Join(dir, "hashed.json")
+	if err := os.WriteFile(plain, encode(b, f), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	for _, min := range []int64{1 << 20, math.MaxInt64} {
-		b.Run(fmt.Sprintf("sectioned=%v", min == 1<<20), func(b *testing.B) {
-			defer func(n int64) { sectionedMin = n }(sectionedMin)
-			sectionedMin = min
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := readPath(path); err != nil {
-					b.Fatal(err)
+	for i := range f.Items.Len() {
+		f.Items.SetInputHash(i, gate.HashTask(f.Items.ID(i), "", ""))
+	}
+	if err := os.WriteFile(hashed, encode(b, f), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, path := range []string{plain, hashed} {
+		for _, min := range []int64{1 << 20, math.MaxInt64} {
+			b.Run(fmt.Sprintf("%s/sectioned=%v", strings.TrimSuffix(filepath.Base(path), ".json"), min == 1<<20), func(b *testing.B) {
+				defer func(n int64) { sectionedMin = n }(sectionedMin)
+				sectionedMin = min
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := readPath(path); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
