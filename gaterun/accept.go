@@ -230,7 +230,9 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 		a.State, a.Why = gate.AcceptUnreadable, whyNoHead
 		return a
 	}
-	applied := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label)
+	// A re-run replays the labeled event: the label was applied once, for
+	// what the comment showed then, not for what it shows now.
+	applied := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) && b.RunAttempt <= 1
 	if previous == nil {
 		if applied {
 			a.State, a.Applied, a.Unbound = gate.AcceptFresh, true, true
@@ -269,16 +271,24 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 // labelActor is who applied the accept label and who wrote the change
 // request: the labeled event's sender when adding the label started the
 // run and the payload's author, else what the host answers (the latest
-// labeled event for the label); why says why either stays unknown.
+// labeled event for the label); why says why either stays unknown. A
+// re-run of the labeled event's run (RunAttempt above 1) replays an old
+// event: the label may have been removed, or applied again by someone
+// else, since, so only the host's answer counts.
 func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, string) (gate.Actor, error), label string) (who gate.Actor, why string) {
 	who.Author = b.Author
-	if b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) {
+	labeled := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label)
+	replayed := labeled && b.RunAttempt > 1
+	if labeled && !replayed {
 		who.AppliedBy, who.AppliedByBot = b.LabelAddedBy, b.LabelAddedByBot
 	}
 	if who.AppliedBy != "" && who.Author != "" {
 		return who, ""
 	}
 	if ask == nil {
+		if replayed {
+			return who, fmt.Sprintf("this run is attempt %d of the labeled event's run, and with no token the gate cannot ask the host whether the label is still on and who applied it", b.RunAttempt)
+		}
 		return who, "no token to ask the host"
 	}
 	got, err := ask(ctx, label)

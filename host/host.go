@@ -75,6 +75,11 @@ type Build struct {
 	// RunID and RunURL identify the CI run (pipeline or workflow run).
 	RunID  int64
 	RunURL string
+	// RunAttempt is the attempt of the run (GitHub's GITHUB_RUN_ATTEMPT:
+	// 1, or more for "Re-run jobs"); 0 when the host does not say. A
+	// re-run replays the event of the run it repeats, so what the event
+	// says of a moment (LabelAdded, LabelAddedBy) is no longer news.
+	RunAttempt int
 	// RunsURL is where this repository's runs live on this server, ending
 	// in "/": a run's URL is RunsURL followed by its number
 	// ("https://github.com/owner/repo/actions/runs/", GitLab's

@@ -140,6 +140,8 @@ func (f *scriptFake) label(had, ls []string) {
 //	                         LABEL was removed since the event was written, in the pull
 //	                         request's events (by octo-reviewer or the login of ghfake
 //	                         by); the event is left as it was, as a re-run keeps it
+//	ghfake labeled-since LABEL
+//	                         LABEL was applied since, as unlabeled-since removes it
 //	ghfake by LOGIN          LOGIN applies the labels added from now on (the pull
 //	                         request's author is octo-author)
 //	ghfake labeled LABEL     LABEL is added to the pull request's labels: the event is the
@@ -207,11 +209,11 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		f.labels = append(f.labels, args[1])
 		f.label(nil, args[1:])
 		writeEvent(ts, f, args[1])
-	case "unlabeled-since":
+	case "unlabeled-since", "labeled-since":
 		if len(args) != 2 {
-			ts.Fatalf("usage: ghfake unlabeled-since LABEL")
+			ts.Fatalf("usage: ghfake %s LABEL", args[0])
 		}
-		f.issues.AddEvent(prNum, f.by, "unlabeled", args[1])
+		f.issues.AddEvent(prNum, f.by, strings.TrimSuffix(args[0], "-since"), args[1])
 	case "by":
 		if len(args) != 2 {
 			ts.Fatalf("usage: ghfake by LOGIN")

@@ -160,6 +160,13 @@ func ReadBuild(getenv func(string) string) (*host.Build, *Event, error) {
 		}
 		b.RunID = n
 	}
+	if a := gha.Getenv("GITHUB_RUN_ATTEMPT"); a != "" {
+		n, err := strconv.Atoi(a)
+		if err != nil || n <= 0 {
+			return nil, nil, fmt.Errorf("GITHUB_RUN_ATTEMPT %q: expected a positive number", a)
+		}
+		b.RunAttempt = n
+	}
 	server := strings.TrimSuffix(gha.Getenv("GITHUB_SERVER_URL"), "/")
 	if server == "" {
 		server = "https://github.com"

@@ -208,6 +208,8 @@ func TestReadBuildErrors(t *testing.T) {
 		"repository without owner": {"GITHUB_REPOSITORY": "hello"},
 		"repository with a path":   {"GITHUB_REPOSITORY": "a/b/c"},
 		"run id not a number":      {"GITHUB_RUN_ID": "12x"},
+		"run attempt zero":         {"GITHUB_RUN_ATTEMPT": "0"},
+		"run attempt not a number": {"GITHUB_RUN_ATTEMPT": "2nd"},
 		"malformed payload":        {"GITHUB_EVENT_PATH": bad},
 		"payload is a directory":   {"GITHUB_EVENT_PATH": t.TempDir()},
 	} {
@@ -219,6 +221,11 @@ func TestReadBuildErrors(t *testing.T) {
 	b, _, err := ReadBuild(env(map[string]string{"GITHUB_EVENT_PATH": filepath.Join(t.TempDir(), "none.json"), "GITHUB_REF_NAME": "dev"}))
 	if err != nil || b.Branch != "dev" || b.APIURL != "https://api.github.com" {
 		t.Errorf("missing payload: %+v, %v", b, err)
+	}
+	// "Re-run jobs" raises the attempt; the event stays the first one's.
+	b, _, err = ReadBuild(env(map[string]string{"GITHUB_RUN_ATTEMPT": "3"}))
+	if err != nil || b.RunAttempt != 3 {
+		t.Errorf("attempt 3: %+v, %v", b, err)
 	}
 }
 
