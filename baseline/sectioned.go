@@ -32,6 +32,11 @@ import (
 // variable for tests).
 var sectionedMin int64 = 1 << 20
 
+// maxSectionHead bounds the header a file read in sections may have (the
+// indented JSON before the items): a file laid out otherwise (on one line,
+// with CRLF line ends) stops being scanned there and is read whole.
+const maxSectionHead = 8 << 20
+
 // sectionBuf is the size of the buffers the sections are read through.
 const sectionBuf = 1 << 16
 
@@ -124,6 +129,9 @@ func layoutOf(r io.Reader, size int64) (layout, bool) {
 		start := len(head)
 		for {
 			chunk, err := br.ReadSlice('\n')
+			if len(head)+len(chunk) > maxSectionHead {
+				return lay, false // not a header as Write writes it: read whole
+			}
 			head = append(head, chunk...)
 			if err == bufio.ErrBufferFull {
 				continue

@@ -123,6 +123,7 @@ func TestReadSectioned(t *testing.T) {
 		"answers without vars":   {noVars, false, true},
 		"reformatted":            {indented.Bytes(), false, false},
 		"a key folding to items": {folded, false, false},
+		"CRLF line ends":         {bytes.ReplaceAll(plain, []byte("\n"), []byte("\r\n")), false, false},
 	} {
 		if _, err, got := readBoth(t, c.data); (err != nil) != c.fails || got != c.sectioned {
 			t.Errorf("%s: read in sections %v (want %v), error %v", name, got, c.sectioned, err)
