@@ -187,26 +187,15 @@ func (c *scoreColumn) parse(raw []byte, n int) int {
 	}
 	for {
 		start := i
-		for i < len(raw) && (raw[i] == '-' || raw[i] == '+' || raw[i] == '.' || raw[i] == 'e' || raw[i] == 'E' || (raw[i] >= '0' && raw[i] <= '9')) {
+		for i < len(raw) && numberChar(raw[i]) {
 			i++
 		}
 		if start == i {
 			return c.fail(raw, start, "field \"items.%s[%d]\": expected a number, found JSON %s", c.name(), len(c.scores), kind(raw, start))
 		}
-		v, ok := parseNumber(raw[start:i])
-		if !ok {
-			v, ok = nc.get(raw[start:i])
-		}
-		if !ok {
-			if !jsonNumber(raw[start:i]) {
-				return c.fail(raw, start, "field \"items.%s[%d]\": %s is not a JSON number", c.name(), len(c.scores), raw[start:i])
-			}
-			var err error
-			v, err = strconv.ParseFloat(string(raw[start:i]), 64)
-			if err != nil || math.IsInf(v, 0) {
-				return c.fail(raw, start, "field \"items.%s[%d]\": %s is not a finite number", c.name(), len(c.scores), raw[start:i])
-			}
-			nc.put(raw[start:i], v)
+		v, bad := nc.number(raw[start:i])
+		if bad != "" {
+			return c.fail(raw, start, "field \"items.%s[%d]\": %s is not a %s", c.name(), len(c.scores), raw[start:i], bad)
 		}
 		c.scores = append(c.scores, v)
 		if i = skipWSb(raw, i); i < len(raw) && raw[i] == ',' {
@@ -235,6 +224,33 @@ func numSlot(b []byte) uint32 {
 		h = (h ^ uint32(c)) * 16777619
 	}
 	return h >> (32 - 10)
+}
+
+// numberChar reports whether c may be part of a JSON number.
+func numberChar(c byte) bool {
+	return c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || (c >= '0' && c <= '9')
+}
+
+// number converts b, an element of a numbers column made of the number
+// grammar's characters, to its value; bad says what it is not ("JSON
+// number", "finite number"), "" when it converts.
+func (c *numCache) number(b []byte) (v float64, bad string) {
+	v, ok := parseNumber(b)
+	if !ok {
+		v, ok = c.get(b)
+	}
+	if ok {
+		return v, ""
+	}
+	if !jsonNumber(b) {
+		return 0, "JSON number"
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, "finite number"
+	}
+	c.put(b, v)
+	return v, ""
 }
 
 // get returns the value of the number b when it is cached.

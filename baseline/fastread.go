@@ -179,14 +179,14 @@ func (r *itemsReader) member(data []byte, key string, i, n int) int {
 			return -1
 		}
 	case key == "ids" && r.it.IDs == nil:
-		if n >= parallelItems && r.it.Scores == nil && r.spec == nil {
-			r.spec = parseScoresAhead(data, i, n)
-		}
 		var c idColumn
 		if e, ok := skipValue(data, i); ok && n > 0 {
 			// Size the ids' buffer from the column's length (two quotes
 			// and a comma an id): a guess per id overshoots by megabytes.
 			c.idBytes = max(e-i-3*n, 1)
+			if n >= parallelItems && r.it.Scores == nil && r.spec == nil {
+				r.spec = parseScoresAhead(data, e, n)
+			}
 		}
 		if ve = parseColumn(data, i, n, c.parse); ve < 0 {
 			return -1
@@ -252,13 +252,17 @@ type scoresAhead struct {
 }
 
 // parseScoresAhead starts parsing, on another goroutine, the column of the
-// last "scores" key in data (after i, the ids column): where Write puts it.
-// The result is used only if the items object's own parse reaches a
-// "scores" key at that very offset, so a "scores" anywhere else (an id, a
-// key elsewhere) only wastes the work. nil when there is none.
-func parseScoresAhead(data []byte, i, n int) *scoresAhead {
-	p := bytes.LastIndex(data, []byte(`"scores"`))
-	if p <= i {
+// "scores" member that follows the ids column ending at e: where Write puts
+// it. The result is used only if the items object's own parse reaches that
+// "scores" key at that very offset. nil when the next member is not
+// "scores" (the columns are then parsed one after the other).
+func parseScoresAhead(data []byte, e, n int) *scoresAhead {
+	p := skipWSb(data, e)
+	if p >= len(data) || data[p] != ',' {
+		return nil
+	}
+	p = skipWSb(data, p+1)
+	if !bytes.HasPrefix(data[p:], []byte(`"scores"`)) {
 		return nil
 	}
 	q := skipWSb(data, p+len(`"scores"`))

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -238,7 +239,8 @@ func TestScoreColumnValues(t *testing.T) {
 
 // A large file's scores column is parsed on a second core while the ids
 // are: the result is the same, also when another "scores" key follows the
-// items (the work ahead is then thrown away).
+// items or the columns come in another order (then they are parsed one
+// after the other).
 func TestReadFastScoresAhead(t *testing.T) {
 	rb := testRubric("big")
 	items := genItems(parallelItems + 1000)
@@ -248,7 +250,21 @@ func TestReadFastScoresAhead(t *testing.T) {
 	}
 	data := encode(t, f)
 	decoy := append(bytes.Clone(bytes.TrimSuffix(bytes.TrimRight(data, "\n"), []byte("}"))), []byte(`, "extra": {"scores": [1, 2]}}`)...)
-	for name, d := range map[string][]byte{"as written": data, "another scores key after": decoy} {
+	ids := bytes.Index(data, []byte(`"ids": `)) + len(`"ids": `)
+	idsEnd, ok := skipValue(data, ids)
+	if !ok {
+		t.Fatal("no ids column")
+	}
+	scores := bytes.Index(data, []byte(`"scores": `))
+	scoresEnd, ok := skipValue(data, scores+len(`"scores": `))
+	if !ok || scores < idsEnd {
+		t.Fatal("no scores column after the ids")
+	}
+	// count, scores, ids: the scores column comes first.
+	head, sep := data[:ids-len(`"ids": `)], []byte(",\n    ")
+	swapped := slices.Concat(head, data[scores:scoresEnd], sep, data[len(head):idsEnd], data[scoresEnd:])
+	swappedIDsEnd := len(head) + scoresEnd - scores + len(sep) + idsEnd - len(head)
+	for name, d := range map[string][]byte{"as written": data, "another scores key after": decoy, "scores before ids": swapped} {
 		if !sameDecode(t, d) {
 			t.Fatalf("%s: not read by the fast path", name)
 		}
@@ -260,10 +276,13 @@ func TestReadFastScoresAhead(t *testing.T) {
 			t.Errorf("%s: items differ", name)
 		}
 	}
-	if spec := parseScoresAhead(data, 0, 10); spec == nil {
+	if spec := parseScoresAhead(data, idsEnd, 10); spec == nil {
 		t.Error("the scores column was not found ahead")
 	} else if <-spec.done; spec.end < 0 {
 		t.Error("the scores column ahead did not parse")
+	}
+	if parseScoresAhead(data, 0, 10) != nil || parseScoresAhead(swapped, swappedIDsEnd, 10) != nil {
+		t.Error("a scores column looked for where it does not follow the ids")
 	}
 }
 

@@ -32,18 +32,15 @@ func (f *File) UnmarshalJSON(data []byte) error {
 // a history whose hash chain does not verify (see [History]). Unknown
 // fields are ignored (later schema-1 writers may add some). Errors name the file and, for JSON errors, the line and column.
 //
-// The checks run section by section, in this order: the bytes
-// ([readData]), the JSON and its schema ([decodeWire]), the required
+// The checks run section by section, in this order: the bytes and the
+// JSON and its schema ([readWire]: a large file on disk as Write lays it
+// out is read in sections, anything else whole), the required
 // fields ([wire.required]), the item columns ([readItemColumns]), the
 // embedded rubric ([readRubric]), the history, input hashes and answers,
 // the pooling fields ([File.setPooled]), and last the figures
 // ([File.validate]).
 func Read(r io.Reader, name string, limit int64) (*File, error) {
-	data, err := readData(r, name, limit)
-	if err != nil {
-		return nil, err
-	}
-	w, err := decodeWire(data, name)
+	w, data, err := readWire(r, name, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +107,29 @@ func Read(r io.Reader, name string, limit int64) (*File, error) {
 	return f, nil
 }
 
+// readWire reads and decodes the file: a large file on disk as Write lays
+// it out in sections ([readSectioned]), anything else whole ([readData],
+// [decodeWire]). data is the file's bytes when read whole, nil when read
+// in sections (whose columns have no errors).
+func readWire(r io.Reader, name string, limit int64) (w *wire, data []byte, err error) {
+	if limit <= 0 {
+		limit = DefaultMaxSize
+	}
+	if w, ok := readSectioned(r, limit); ok {
+		if err := w.checkSchema(name); err != nil {
+			return nil, nil, err
+		}
+		return w, nil, nil
+	}
+	if data, err = readData(r, name, limit); err != nil {
+		return nil, nil, err
+	}
+	if w, err = decodeWire(data, name); err != nil {
+		return nil, nil, err
+	}
+	return w, data, nil
+}
+
 // readData reads the file's bytes, at most limit (<= 0: DefaultMaxSize),
 // and refuses a larger or empty file.
 func readData(r io.Reader, name string, limit int64) ([]byte, error) {
@@ -146,8 +166,8 @@ func decodeWire(data []byte, name string) (*wire, error) {
 		line, col := position(data, syn.Offset)
 		return nil, fmt.Errorf("%s:%d:%d: invalid JSON: %w", name, line, col, err)
 	}
-	if w.Schema != nil && *w.Schema != Schema {
-		return nil, fmt.Errorf("%s: baseline schema %d is not supported (this rubricgate reads schema %d); use a matching rubricgate or make a new baseline", name, *w.Schema, Schema)
+	if err := w.checkSchema(name); err != nil {
+		return nil, err
 	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
@@ -162,6 +182,14 @@ func decodeWire(data []byte, name string) (*wire, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &w, nil
+}
+
+// checkSchema refuses a schema other than Schema.
+func (w *wire) checkSchema(name string) error {
+	if w.Schema != nil && *w.Schema != Schema {
+		return fmt.Errorf("%s: baseline schema %d is not supported (this rubricgate reads schema %d); use a matching rubricgate or make a new baseline", name, *w.Schema, Schema)
+	}
+	return nil
 }
 
 // required refuses a file missing a required field, naming the first.

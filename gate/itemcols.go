@@ -3,6 +3,7 @@ package gate
 import (
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"strings"
 )
 
@@ -241,65 +242,59 @@ func (c *ItemColumns) index() *idIndex {
 	return c.idx
 }
 
-// idIndex finds an item's position by id. The items' positions are sorted
-// (stably, by a radix sort) on the top bits of a 64-bit hash of their ids,
-// a bucket per item or two, and a directory gives where each bucket starts:
-// a lookup reads the directory, one bucket of about one position and the
-// id. Building it streams through memory (the hashes, two radix passes),
-// where inserting a million items into a hash table is a million cache
-// misses. For a million items it takes 8 MB (16 MB more while it is built).
+// idIndex finds an item's position by id. The items' positions are
+// counting-sorted on the top bits of a 64-bit hash of their ids, about four
+// items a bucket, and a directory gives where each bucket starts: a lookup
+// reads the directory and one bucket of a few entries, and compares the id
+// only where an entry's tag matches. An entry is 32 bits: the position in
+// the low bits and, in the bits a position does not need (12 for a million
+// items), a tag from the id's hash, so neither a lookup nor the duplicate
+// check reads the ids of other items whose hashes merely share a bucket.
+// For a million items it takes 5 MB (a 1 MB directory, small enough to
+// stay in cache while it is counted and filled), built in two passes over
+// the ids, the hash recomputed in the second rather than kept.
 type idIndex struct {
-	seed   maphash.Seed
-	shift  uint     // 64 - the number of bucket bits
-	dir    []uint32 // bucket b's items are pos[dir[b]:dir[b+1]]
-	pos    []uint32
-	unique bool // no id repeats
+	seed    maphash.Seed
+	shift   uint     // 64 - the number of bucket bits
+	posMask uint32   // an entry's position bits; the others are its tag
+	dir     []uint32 // bucket b's entries are pos[dir[b]:dir[b+1]]
+	pos     []uint32 // entries: tag | position
+	unique  bool     // no id repeats
 }
-
-// radixBits is the width of a radix sort pass's digit.
-const radixBits = 11
 
 // newIDIndex indexes the ids of c (at most 1<<32-1 items).
 func newIDIndex(c *ItemColumns) *idIndex {
 	n := c.Len()
-	bits := uint(1)
-	for 1<<bits < n && bits < 32 {
-		bits++
+	nb := uint(1)
+	for 4<<nb < n && nb < 30 {
+		nb++
 	}
-	x := &idIndex{seed: maphash.MakeSeed(), shift: 64 - bits, unique: true}
-	ent := make([]uint64, n)
+	x := &idIndex{seed: maphash.MakeSeed(), shift: 64 - nb, unique: true}
+	x.posMask = uint32(uint64(1)<<bits.Len(uint(max(n-1, 0))) - 1)
+	// Count each bucket's items, then place each item at its bucket's end,
+	// last item first: dir[b] ends at the bucket's start, and the entries
+	// of a bucket are in item order.
+	x.dir = make([]uint32, 1<<nb+1)
 	for i := range n {
-		ent[i] = maphash.String(x.seed, c.ID(i))>>32<<32 | uint64(i)
+		x.dir[maphash.String(x.seed, c.ID(i))>>x.shift]++
 	}
-	// Least significant digit first over the top bits: stable, so equal
-	// hashes keep the items' order.
-	tmp := make([]uint64, n)
-	var count [1 << radixBits]int
-	for lo := x.shift; lo < 64; lo += radixBits {
-		w := min(radixBits, 64-lo)
-		mask := uint64(1)<<w - 1
-		clear(count[:])
-		for _, e := range ent {
-			count[(e>>lo)&mask]++
-		}
-		pos := 0
-		for d := range count[:1<<w] {
-			count[d], pos = pos, pos+count[d]
-		}
-		for _, e := range ent {
-			d := (e >> lo) & mask
-			tmp[count[d]] = e
-			count[d]++
-		}
-		ent, tmp = tmp, ent
+	for b := 1; b < len(x.dir)-1; b++ {
+		x.dir[b] += x.dir[b-1]
 	}
-	x.setDir(bits, ent)
-	// A repeated id: two entries of a bucket with the same hash and id.
+	x.dir[len(x.dir)-1] = uint32(n)
+	x.pos = make([]uint32, n)
+	for i := n - 1; i >= 0; i-- {
+		h := maphash.String(x.seed, c.ID(i))
+		b := h >> x.shift
+		x.dir[b]--
+		x.pos[x.dir[b]] = uint32(h)&^x.posMask | uint32(i)
+	}
+	// A repeated id: two entries of a bucket with the same tag and id.
 	for b := 0; b < len(x.dir)-1 && x.unique; b++ {
-		bucket := ent[x.dir[b]:x.dir[b+1]]
+		bucket := x.pos[x.dir[b]:x.dir[b+1]]
 		for i := 1; i < len(bucket) && x.unique; i++ {
 			for j := range i {
-				if bucket[i]>>32 == bucket[j]>>32 && c.ID(int(uint32(bucket[i]))) == c.ID(int(uint32(bucket[j]))) {
+				if (bucket[i]^bucket[j])&^x.posMask == 0 && c.ID(x.at(bucket[i])) == c.ID(x.at(bucket[j])) {
 					x.unique = false
 					break
 				}
@@ -307,47 +302,46 @@ func newIDIndex(c *ItemColumns) *idIndex {
 		}
 	}
 	if !x.unique {
-		// Keep only the last item of each id (as a map would), so that a
-		// bucket never holds many copies of one id. Only a baseline built in
-		// memory gets here: a baseline file with a repeated id is refused.
-		last := make(map[string]int, n)
-		for i := range n {
-			last[c.ID(i)] = i
-		}
-		kept := ent[:0]
-		for _, e := range ent {
-			if i := int(uint32(e)); last[c.ID(i)] == i {
-				kept = append(kept, e)
-			}
-		}
-		ent = kept
-		x.setDir(bits, ent)
-	}
-	// The positions alone: a lookup compares the id itself.
-	x.pos = make([]uint32, len(ent))
-	for k, e := range ent {
-		x.pos[k] = uint32(e)
+		x.keepLast(c)
 	}
 	return x
 }
 
-// setDir builds the directory of the sorted entries.
-func (x *idIndex) setDir(bits uint, ent []uint64) {
-	x.dir = make([]uint32, 1<<bits+1)
-	for _, e := range ent {
-		x.dir[e>>x.shift+1]++
+// at is the position of an entry.
+func (x *idIndex) at(e uint32) int { return int(e & x.posMask) }
+
+// keepLast keeps only the last item of each id (as a map would), so that a
+// bucket never holds many copies of one id. Only a baseline built in memory
+// gets here: a baseline file with a repeated id is refused.
+func (x *idIndex) keepLast(c *ItemColumns) {
+	last := make(map[string]int, c.Len())
+	for i := range c.Len() {
+		last[c.ID(i)] = i
 	}
-	for b := 1; b < len(x.dir); b++ {
-		x.dir[b] += x.dir[b-1]
+	w := uint32(0)
+	for b := 0; b < len(x.dir)-1; b++ {
+		from, to := x.dir[b], x.dir[b+1]
+		x.dir[b] = w
+		for _, e := range x.pos[from:to] {
+			if i := x.at(e); last[c.ID(i)] == i {
+				x.pos[w] = e
+				w++
+			}
+		}
 	}
+	x.dir[len(x.dir)-1] = w
+	x.pos = x.pos[:w]
 }
 
 // find returns the position of id in c, or -1; of repeated ids, the last.
 func (x *idIndex) find(c *ItemColumns, id string) int {
-	b := maphash.String(x.seed, id) >> x.shift
-	for _, p := range x.pos[x.dir[b]:x.dir[b+1]] {
-		if i := int(p); c.ID(i) == id {
-			return i
+	h := maphash.String(x.seed, id)
+	tag := uint32(h) &^ x.posMask
+	for _, e := range x.pos[x.dir[h>>x.shift]:x.dir[h>>x.shift+1]] {
+		if e&^x.posMask == tag {
+			if i := x.at(e); c.ID(i) == id {
+				return i
+			}
 		}
 	}
 	return -1

@@ -177,7 +177,7 @@ func TestPairerSwitchesToNormal(t *testing.T) {
 
 // The id index finds every item, misses absent ids, lets a later duplicate
 // win as a map would (also when one id fills a bucket), and finds every one
-// of many items at sizes that take one and two radix passes.
+// of many items at sizes from one bucket to many.
 func TestIDIndex(t *testing.T) {
 	items := []ItemScore{{ID: "a", Score: 1}, {ID: "b", Score: 2}, {ID: "a", Score: 3}, {ID: "", Score: 4}}
 	bi := ColumnsOf(items)

@@ -9,7 +9,9 @@
 # `gate` on the run against that N-item baseline, in PAIRS (default 5)
 # alternating runs of score then gate, each a whole process (a CI run pays
 # the first iteration). Targets: the median of the pairs' time ratios
-# gate/score within 1.3x, gate peak RSS under 96 MiB; the write's own cost
+# gate/score within 1.3x, gate peak RSS under 96 MiB (the pairs' CPU time,
+# user + system, and its median ratio are printed beside, without a target:
+# on a busy machine they follow the load much less); the write's own cost
 # (gate writing the baseline minus score on that run) under 1 s. At 1M
 # items, also the allocation of one in-process run of each
 # (cmd/rubricgate BenchmarkMillion, -benchtime 1x): gate within 1.5x of
@@ -46,7 +48,8 @@ else
 	go_name="genrun -score (gate.Score)"
 fi
 
-# measure NAME CMD...: best-of-RUNS wall time; prints "wall user maxrss_kb".
+# measure NAME CMD...: best-of-RUNS wall time; prints "wall cpu maxrss_kb"
+# (cpu: user + system time).
 have_time=0
 [[ -x /usr/bin/time ]] && have_time=1
 # Exit status 1 is accepted: `rubricgate score` says "blocked" that way (the
@@ -58,9 +61,9 @@ measure() {
 	for ((i = 0; i < runs; i++)); do
 		if ((have_time)); then
 			rc=0
-			/usr/bin/time -f "%e %U %M" -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+			/usr/bin/time -f "%e %U %S %M" -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
 			((rc <= 1)) || { cat "$tmp/err" >&2; return 1; }
-			line="$(tail -1 "$tmp/t")"
+			line="$(tail -1 "$tmp/t" | awk '{printf "%s %.2f %s", $1, $2 + $3, $4}')"
 		else
 			local s e
 			s=$(date +%s.%N)
@@ -85,7 +88,7 @@ cp "$tmp/out" "$tmp/py.json"
 
 read -r gw gu gm <<<"$go_m"
 read -r pw pu pm <<<"$py_m"
-printf '%-28s %8s %8s %10s %12s\n' tool wall_s user_s maxrss_MiB items/s
+printf '%-28s %8s %8s %10s %12s\n' tool wall_s cpu_s maxrss_MiB items/s
 row() { awk -v t="$1" -v w="$2" -v u="$3" -v m="$4" -v n="$N" 'BEGIN{printf "%-28s %8.2f %8.2f %10.1f %12.0f\n", t, w, u, m/1024, (w>0 ? n/w : 0)}'; }
 row "$go_name" "$gw" "$gu" "$gm"
 row "python3 scripts/score.py" "$pw" "$pu" "$pm"
@@ -140,16 +143,19 @@ if [[ -x "$tmp/rubricgate" ]]; then
 	cp "$bfile" "$DATA/baseline-$N.json"
 	# Alternating pairs, score then gate, each run once.
 	PAIRS="${PAIRS:-5}"
-	ratios=() score_runs=() gate_runs=()
+	ratios=() cpu_ratios=() score_runs=() gate_runs=()
 	for ((p = 0; p < PAIRS; p++)); do
 		s_m=$(measure 1 "$rg" score --rubric "$rubric" --results "$run" --max-unscored 1% --json /dev/null)
 		g_m=$(measure 1 "$rg" gate --rubric "$rubric" --results "$run" --max-unscored 1% --baseline "$DATA/baseline-$N.json" --comment never --json "$tmp/gate.json")
 		score_runs+=("$s_m")
 		gate_runs+=("$g_m")
 		ratios+=("$(awk -v g="${g_m%% *}" -v s="${s_m%% *}" 'BEGIN{print (s>0 ? g/s : 0)}')")
+		read -r _ gc _ <<<"$g_m"
+		read -r _ sc _ <<<"$s_m"
+		cpu_ratios+=("$(awk -v g="$gc" -v s="$sc" 'BEGIN{print (s>0 ? g/s : 0)}')")
 	done
 	echo
-	printf '%-44s %8s %8s %10s\n' "gate, $N items" wall_s user_s maxrss_MiB
+	printf '%-44s %8s %8s %10s\n' "gate, $N items" wall_s cpu_s maxrss_MiB
 	grow() { awk -v t="$1" -v w="$2" -v u="$3" -v m="$4" 'BEGIN{printf "%-44s %8.2f %8.2f %10.1f\n", t, w, u, m/1024}'; }
 	grow "score (baseline run)" $bscore_m
 	grow "gate, no baseline yet, saves the baseline" $write_m
@@ -165,6 +171,10 @@ if [[ -x "$tmp/rubricgate" ]]; then
 	python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["paired"]; print("paired: %d common, interval %s %s" % (p["common"], p["interval"], p["ci95"]))' "$tmp/gate.json"
 	ratio=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
 	echo "gate/score time ratios: ${ratios[*]}"
+	# No target for CPU time, but it follows the load much less than the
+	# wall time does: on a busy machine it is the figure to compare.
+	cpu_ratio=$(printf '%s\n' "${cpu_ratios[@]}" | sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+	printf 'gate/score CPU (user+sys) ratios: %s; median %.2f\n' "${cpu_ratios[*]}" "$cpu_ratio"
 	awk -v r="$ratio" 'BEGIN{exit !(r<=1.3)}' && printf 'gate %.2fx the time of score, median of %d pairs (target <= 1.3x)\n' "$ratio" "$PAIRS" || { printf 'FAIL: gate %.2fx the time of score, median of %d pairs (target <= 1.3x)\n' "$ratio" "$PAIRS"; status=1; }
 	wcost=$(awk -v w="$ww" -v s="$bw" 'BEGIN{print w-s}')
 	awk -v c="$wcost" 'BEGIN{exit !(c<1)}' && printf 'baseline write: %.2f s over scoring (target < 1 s)\n' "$wcost" || { printf 'FAIL: baseline write %.2f s over scoring (target < 1 s)\n' "$wcost"; status=1; }

@@ -39,11 +39,14 @@ type State struct {
 	// the rubric's model_families, plus "" for unknown). extra is the
 	// rubric's model_families; unknownPast counts the items past the cap
 	// judged by a model of unknown family not kept.
-	judges      map[string]int
+	judges      map[string]bool
 	families    map[string]bool
 	extra       map[string][]string
 	unknownPast int
 	lengths     []calibrate.LengthPoint
+	// lastKept is the last item's judge model when judges holds it: a
+	// run's items mostly share one, found without a map lookup.
+	lastKept string
 }
 
 // MaxJudgeModels is how many distinct per-item judge models are kept by
@@ -60,27 +63,29 @@ func (t *State) Observe(it *gate.ItemResult) {
 		return
 	}
 	if t.judges == nil {
-		t.judges = map[string]int{}
+		t.judges = map[string]bool{}
 	}
-	if m := it.JudgeModel; m != "" {
+	if m := it.JudgeModel; m != "" && m != t.lastKept {
 		if t.families == nil {
 			t.families = map[string]bool{}
 		}
-		switch _, kept := t.judges[m]; {
-		case kept:
-			t.judges[m]++
+		switch {
+		case t.judges[m]:
 		case len(t.judges) < MaxJudgeModels:
-			t.judges[m] = 1
+			t.judges[m] = true
 			t.families[family.Family(m, t.extra)] = true
 		default:
 			// Past the cap every model is still checked, by its family:
 			// the family check depends on the family only.
 			if f := family.Family(m, t.extra); !t.families[f] {
 				t.families[f] = true
-				t.judges[m] = 1
+				t.judges[m] = true
 			} else if f == "" {
 				t.unknownPast++
 			}
+		}
+		if t.judges[m] {
+			t.lastKept = m
 		}
 	}
 	if it.Length >= 0 {
