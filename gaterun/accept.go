@@ -230,11 +230,16 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 		a.State, a.Why = gate.AcceptUnreadable, whyNoHead
 		return a
 	}
+	labeled := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label)
 	// A re-run replays the labeled event: the label was applied once, for
 	// what the comment showed then, not for what it shows now.
-	applied := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label) && b.RunAttempt <= 1
+	applied := labeled && b.RunAttempt <= 1
 	if previous == nil {
-		if applied {
+		// No comment binds the label: a re-run of the labeled event's run
+		// accepts its head as the first attempt did, once the host says
+		// the label is still on and who applied it (labelActor asks on
+		// every re-run).
+		if labeled {
 			a.State, a.Applied, a.Unbound = gate.AcceptFresh, true, true
 			return a
 		}
