@@ -151,10 +151,15 @@ func TestResolution(t *testing.T) {
 	if r.AnswerNoise > 0.12 || r.AnswersNeeded != 0 || r.ItemsNeeded == 0 {
 		t.Errorf("item-level change: %+v", r)
 	}
-	// Decide fills it from the paired interval's half-width.
+	// Decide fills it from the paired interval's half-width. That interval
+	// is the expanded percentile bootstrap over 50 items: it spans
+	// √(50/49)·t(49) = 2.030 standard errors each side, not 1.96, so its
+	// standard error is 0.04/2.030 (t(49) = 2.00957524 from the tables).
 	g := decide(runReport(79.5), base(80), func(in *DecideInput) { in.Paired = pairedCI(50, -0.05, 0.03) })
-	if res := g.DropCheck.Resolution; res == nil || res.Items != 50 || res.HalfWidth != 0.04 || res.ItemsNeeded != wantItems {
-		t.Errorf("resolution %+v", res)
+	seB := 0.04 / (math.Sqrt(50.0/49) * 2.0095752344892093)
+	wantB := int(math.Ceil(50 * (seB / target) * (seB / target)))
+	if res := g.DropCheck.Resolution; res == nil || res.Items != 50 || res.HalfWidth != 0.04 || math.Abs(res.SE-seB) > 1e-8 || res.ItemsNeeded != wantB {
+		t.Errorf("resolution %+v, want SE %v, items %d", res, seB, wantB)
 	}
 }
 
@@ -170,7 +175,7 @@ func TestMinDetectablePower(t *testing.T) {
 	}{{NoisyBlock, 0.02}, {NoisyWarn, 0.02}, {NoisyWarn, 0.005}, {NoisyWarn, 0.04}, {NoisyRerun, 0.02}, {NoisyRerun, 0.005}} {
 		th := DefaultThresholds
 		th.NoisyDrop, th.Final = tc.mode, true
-		mdd := MinDetectable(tc.se, th)
+		mdd := MinDetectable(tc.se, z975*tc.se, th)
 		const trials = 20000
 		blocked := 0
 		for range trials {

@@ -30,7 +30,8 @@ type Resolution struct {
 	Items           int     `json:"items"`
 	Answers         float64 `json:"answers"`
 	BaselineAnswers float64 `json:"baseline_answers"`
-	// HalfWidth is the 95% interval's half-width; SE = HalfWidth / 1.96.
+	// HalfWidth is the 95% interval's half-width; SE = HalfWidth / 1.96,
+	// or, for the expanded paired bootstrap, over √(n/(n-1))·t.
 	HalfWidth float64 `json:"half_width"`
 	SE        float64 `json:"se"`
 	// Target is max-drop.
@@ -78,12 +79,12 @@ type Resolution struct {
 // NewResolution computes the resolution of the paired interval of p
 // (half-width half) against th, base being the compared baseline mean.
 func NewResolution(p *Paired, base, half float64, th Thresholds) *Resolution {
-	r := &Resolution{Items: p.Common, HalfWidth: half, SE: half / z975, Target: th.MaxDrop, NoisyDrop: th.NoisyDrop,
+	r := &Resolution{Items: p.Common, HalfWidth: half, SE: half / p.intervalZ(), Target: th.MaxDrop, NoisyDrop: th.NoisyDrop,
 		Answers: max(p.Answers, 1), BaselineAnswers: max(p.BaselineAnswers, 1)}
 	if r.NoisyDrop == "" {
 		r.NoisyDrop = NoisyBlock
 	}
-	r.MinDetectable = MinDetectable(r.SE, th)
+	r.MinDetectable = MinDetectable(r.SE, half, th)
 	target := th.MaxDrop / (z975 + z80)
 	n := float64(r.Items)
 	vd := n * r.SE * r.SE // variance of one item's relative change
@@ -129,13 +130,14 @@ func NewResolution(p *Paired, base, half float64, th Thresholds) *Resolution {
 }
 
 // MinDetectable is the smallest real relative drop the gate blocks with
-// 80% power when the relative change's standard error is se, under th's
-// noisy-drop mode (see Resolution.MinDetectable). The observed drop is
-// taken as normal around the real one.
-func MinDetectable(se float64, th Thresholds) float64 {
+// 80% power when the relative change's standard error is se and its 95%
+// interval's half-width is half, under th's noisy-drop mode (see
+// Resolution.MinDetectable). The observed drop is taken as normal around
+// the real one.
+func MinDetectable(se, half float64, th Thresholds) float64 {
 	t := th.MaxDrop
 	if th.NoisyDrop == NoisyWarn {
-		t = max(t, z975*se)
+		t = max(t, half)
 		if th.HardDrop > th.MaxDrop {
 			t = min(t, th.HardDrop)
 		}

@@ -21,9 +21,31 @@ func ExpandedTail(n int) float64 {
 	return 0.5 * math.Erfc(q/math.Sqrt2)
 }
 
+// intervalZ is how many standard errors the 95% interval of p spans on
+// each side of its estimate: √(n/(n-1))·t for the expanded paired bootstrap
+// over n items ([ExpandedTail]), z975 for the normal and unpaired
+// intervals. The half-width divided by it is the standard error s/√n,
+// which the resolution, the anchor and the attempts project to other sizes
+// and pool; dividing by z975 would carry the small-sample widening into
+// those projections.
+func (p *Paired) intervalZ() float64 {
+	if p == nil || p.Method != MethodPaired || p.Interval != IntervalBootstrap || p.Common < 2 {
+		return z975
+	}
+	n := float64(p.Common)
+	return math.Sqrt(n/(n-1)) * tQuantile975(p.Common-1)
+}
+
 // tQuantile975 is the 97.5th percentile of Student's t distribution with
-// df >= 1 degrees of freedom, by bisection on tWithin.
+// df >= 1 degrees of freedom, by bisection on tWithin; above 1,000
+// degrees of freedom (where the sums grow long) the Cornish-Fisher
+// expansion, within 1e-9 there.
 func tQuantile975(df int) float64 {
+	if df > 1000 {
+		z, v := z975, float64(df)
+		z3, z5 := z*z*z, z*z*z*z*z
+		return z + (z3+z)/(4*v) + (5*z5+16*z3+3*z)/(96*v*v)
+	}
 	lo, hi := 0.0, 1.0
 	for tWithin(hi, df) < 0.95 {
 		lo, hi = hi, 2*hi

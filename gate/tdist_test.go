@@ -27,6 +27,18 @@ func TestTQuantile975(t *testing.T) {
 			t.Errorf("expanded tail at %d items: %.5f, want %.5f", tc.n, got, tc.want)
 		}
 	}
+	// Above 1,000 degrees of freedom the expansion takes over from the
+	// sums, continuous with them and bounded in time however large df is
+	// (t(10,000) = 1.960201 from the tables).
+	if a, b := tQuantile975(1000), tQuantile975(1001); a < b || a-b > 1e-5 {
+		t.Errorf("t quantile at 1000 and 1001 degrees of freedom: %.9f, %.9f", a, b)
+	}
+	if got := tQuantile975(10000); math.Abs(got-1.960201) > 1e-6 {
+		t.Errorf("t quantile, 10000 degrees of freedom: %.7f, want 1.960201", got)
+	}
+	if got := tQuantile975(1 << 40); math.Abs(got-z975) > 1e-9 {
+		t.Errorf("t quantile, 2^40 degrees of freedom: %.10f, want z975", got)
+	}
 	prev := 0.0
 	for n := 2; n <= 5000; n += 7 {
 		tail := ExpandedTail(n)

@@ -158,7 +158,7 @@ func TestMarkdownDropCases(t *testing.T) {
 		resolving string
 	}{
 		{"drop-real.md", gate.NoisyWarn, 78, [2]float64{-0.04, -0.01}, 1000, "### ❌ rubricgate blocked: score dropped 2.50% (limit 2%); at 1000 items × 1 answer the gate resolves drops of 2.6% or more",
-			"_Resolution: ±1.5% (95%) at 1000 items × 1 answer; it resolves drops of 2.6% or more (80% power, noisy-drop warn)._\n\n<details><summary>How to resolve a 2% drop</summary>\n\nTo tell a 2% drop from noise: 2 answers per item (regenerated, in this run and the baseline), or about 1150 items"},
+			"_Resolution: ±1.5% (95%) at 1000 items × 1 answer; it resolves drops of 2.6% or more (80% power, noisy-drop warn)._\n\n<details><summary>How to resolve a 2% drop</summary>\n\nTo tell a 2% drop from noise: 2 answers per item (regenerated, in this run and the baseline), or about 1146 items"},
 		{"drop-noise-warn.md", gate.NoisyWarn, 78, [2]float64{-0.06, 0.01}, 50, "### ⚠️ rubricgate passed: score dropped 2.50% (limit 2%); at 50 items × 1 answer the gate resolves drops of 5% or more",
 			"_Resolution: ±3.5% (95%) at 50 items × 1 answer; it resolves drops of 5% or more (80% power, noisy-drop warn)._"},
 		{"drop-noise-block.md", gate.NoisyBlock, 78, [2]float64{-0.06, 0.01}, 50, "### ❌ rubricgate blocked: score dropped 2.50% (limit 2%); at 50 items × 1 answer the gate resolves drops of 3.5% or more",
