@@ -199,6 +199,14 @@ func TestDecideFreshAcceptanceBoundToShown(t *testing.T) {
 			t.Errorf("%s: %s %q %+v", name, g.Decision, g.Reasons, g.Acceptance)
 		}
 	}
+	// The same drop in its last bits (pooled over another number of
+	// attempts) is the same drop.
+	last := *shown
+	d := *shown.Drop + 2e-17 // drops are negative: this one a hair smaller
+	last.Drop = &d
+	if g := decide(runReport(66), base(70), fresh(Acceptance{Shown: &last})); g.Decision != Pass || !g.Accepted {
+		t.Errorf("the shown drop in its last bits: %s %q %+v", g.Decision, g.Reasons, g.Acceptance)
+	}
 	// Any larger drop (no max-drop margin, unlike a recorded acceptance).
 	notShown("larger drop", decide(runReport(65.9), base(70), fresh(Acceptance{Shown: shown})), "a larger drop (5.86%, shown 5.71%)")
 	notShown("much larger drop", decide(runReport(10), base(70), fresh(Acceptance{Shown: shown})), "a larger drop")

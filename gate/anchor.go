@@ -123,7 +123,7 @@ func RunNoise(p *Paired, base float64) (run, baseline float64, ok bool) {
 	if p == nil || p.Method != MethodPaired || p.CI95 == nil || p.Common < 2 || !(base > 0) {
 		return 0, 0, false
 	}
-	se := (p.CI95[1] - p.CI95[0]) / 2 / p.intervalZ()
+	se := p.stdErr((p.CI95[1] - p.CI95[0]) / 2)
 	n := float64(p.Common)
 	kc, kb := max(p.Answers, 1), max(p.BaselineAnswers, 1)
 	var sc, sb float64 // per-answer variances, relative

@@ -72,6 +72,23 @@ type Paired struct {
 	AnswerVarItems         int     `json:"answer_var_items"`
 	BaselineAnswerVar      float64 `json:"baseline_answer_var"`
 	BaselineAnswerVarItems int     `json:"baseline_answer_var_items"`
+	// se is the paired relative change's standard error from the items'
+	// moments (the delta method, sample variance): what the resolution,
+	// the anchor and the attempts project and pool. 0 when not computed
+	// (see stdErr).
+	se float64
+}
+
+// stdErr is the relative change's standard error: from the items' moments
+// when the Pairer computed it, else from the interval's half-width over
+// the multiple of standard errors it spans ([Paired.intervalZ]). On few
+// items the bootstrap interval is never wider than the items' own changes
+// (on 2 items it is their range), so only the moments tell its error.
+func (p *Paired) stdErr(half float64) float64 {
+	if p != nil && p.se > 0 {
+		return p.se
+	}
+	return half / p.intervalZ()
 }
 
 // ItemDelta is one item's change against the baseline.
@@ -312,6 +329,7 @@ func (pr *Pairer) Result() *Paired {
 	switch {
 	case p.Common >= 2:
 		p.Method = MethodPaired
+		p.se = pr.paired.stdErr()
 		if p.Common >= NormalIntervalItems {
 			p.Interval = IntervalNormal
 			p.CI95 = pr.paired.normalCI()
@@ -407,6 +425,18 @@ func (s *moments2) normalCI() *[2]float64 {
 	r := s.mc / s.mb
 	v := (s.scc - 2*r*s.sbc + r*r*s.sbb) / n / (s.mb * s.mb)
 	return normalAround(r-1, v/n)
+}
+
+// stdErr is the delta method's standard error of mc/mb - 1 with the
+// sample variance (over n-1), 0 when there is none.
+func (s *moments2) stdErr() float64 {
+	if s.n < 2 || !(s.mb > 0) {
+		return 0
+	}
+	n := float64(s.n)
+	r := s.mc / s.mb
+	v := (s.scc - 2*r*s.sbc + r*r*s.sbb) / (n - 1) / (s.mb * s.mb)
+	return math.Sqrt(max(v, 0) / n)
 }
 
 // normalUnpaired is the delta method's 95% normal interval of mc/mb - 1 for

@@ -79,7 +79,7 @@ type Resolution struct {
 // NewResolution computes the resolution of the paired interval of p
 // (half-width half) against th, base being the compared baseline mean.
 func NewResolution(p *Paired, base, half float64, th Thresholds) *Resolution {
-	r := &Resolution{Items: p.Common, HalfWidth: half, SE: half / p.intervalZ(), Target: th.MaxDrop, NoisyDrop: th.NoisyDrop,
+	r := &Resolution{Items: p.Common, HalfWidth: half, SE: p.stdErr(half), Target: th.MaxDrop, NoisyDrop: th.NoisyDrop,
 		Answers: max(p.Answers, 1), BaselineAnswers: max(p.BaselineAnswers, 1)}
 	if r.NoisyDrop == "" {
 		r.NoisyDrop = NoisyBlock

@@ -178,11 +178,10 @@ func attemptEstimate(dc *DropCheck) (Estimate, bool) {
 	if dc == nil || dc.CI95 == nil || !(dc.CI95[1] > dc.CI95[0]) {
 		return Estimate{}, false
 	}
-	z := dc.z
-	if z == 0 {
-		z = z975
+	se := dc.se
+	if se == 0 {
+		se = (dc.CI95[1] - dc.CI95[0]) / 2 / z975
 	}
-	se := (dc.CI95[1] - dc.CI95[0]) / 2 / z
 	share := 0.5
 	if r := dc.Resolution; r != nil && r.ownShare > 0 {
 		share = r.ownShare

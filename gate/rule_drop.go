@@ -75,7 +75,7 @@ func checkDrop(base, cur float64, th Thresholds, p *Paired) *DropCheck {
 	}
 	if p != nil && p.Method == MethodPaired && p.CI95 != nil {
 		ci := *p.CI95
-		dc.CI95, dc.z = &ci, p.intervalZ()
+		dc.CI95, dc.se = &ci, p.stdErr((ci[1]-ci[0])/2)
 		if th.MaxDrop > 0 {
 			dc.Resolution = NewResolution(p, base, (ci[1]-ci[0])/2, th)
 		}
@@ -144,8 +144,8 @@ type DropCheck struct {
 	// Resolution is what the interval's width lets the gate tell apart; nil
 	// without an interval.
 	Resolution *Resolution `json:"resolution"`
-	// z is how many standard errors CI95 spans each side (intervalZ).
-	z float64
+	// se is the change's standard error (Paired.stdErr), 0 without CI95.
+	se float64
 	// Rerun is true for a drop within noise under noisy-drop rerun (not
 	// Final): the decision is Rerun. RerunAnswers is how many more answers
 	// per item the re-run should bring (Resolution.RerunAnswers).

@@ -94,3 +94,39 @@ func TestPairedIntervalCoverageSmallN(t *testing.T) {
 		t.Logf("%d items: covered %.2f%%", n, 100*got)
 	}
 }
+
+// The standard error the resolution, the anchor and the attempts use is
+// the items' own (the delta method over n-1), not the interval's width
+// over a multiple: on 2 items the bootstrap interval is the two items'
+// changes and no wider, whatever the noise.
+func TestPairedStdErr(t *testing.T) {
+	// Two items, baseline 80 and 80, changes -4 and +2 (relative -5% and
+	// +2.5%): the mean change is -1.25% and its standard error is the two
+	// changes' sample standard deviation over √2: 3.75%.
+	pr := NewPairer([]ItemScore{{ID: "a", Score: 80}, {ID: "b", Score: 80}}, 0)
+	pr.Add(&ItemResult{ID: "a", Score: 76})
+	pr.Add(&ItemResult{ID: "b", Score: 82})
+	p := pr.Result()
+	if math.Abs(p.se-0.0375) > 1e-12 {
+		t.Errorf("2 items: SE %v, want 0.0375", p.se)
+	}
+	if half := (p.CI95[1] - p.CI95[0]) / 2; half > 0.0376 || p.stdErr(half) != p.se {
+		t.Errorf("2 items: half-width %v (never wider than the changes), SE %v", half, p.stdErr(half))
+	}
+	// On 50 items the items' standard error and the expanded interval's
+	// half-width over the multiple it spans agree within a tenth.
+	rng := rand.New(rand.NewPCG(5, 5))
+	base := make([]ItemScore, 50)
+	for i := range base {
+		base[i] = ItemScore{ID: fmt.Sprintf("q%02d", i), Score: 60 + 20*rng.Float64()}
+	}
+	pr = NewPairer(base, 0)
+	for i := range base {
+		pr.Add(&ItemResult{ID: base[i].ID, Score: base[i].Score + 8*rng.NormFloat64()})
+	}
+	p = pr.Result()
+	half := (p.CI95[1] - p.CI95[0]) / 2
+	if r := p.se / (half / p.intervalZ()); r < 0.9 || r > 1.1 {
+		t.Errorf("50 items: SE %v against the interval's %v", p.se, half/p.intervalZ())
+	}
+}
