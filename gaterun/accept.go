@@ -230,10 +230,10 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 		a.State, a.Why = gate.AcceptUnreadable, whyNoHead
 		return a
 	}
-	labeled := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label)
+	labeled := b.StartedByLabel(label)
 	// A re-run replays the labeled event: the label was applied once, for
 	// what the comment showed then, not for what it shows now.
-	applied := labeled && b.RunAttempt <= 1
+	applied := labeled && !b.Replayed()
 	if previous == nil {
 		// No comment binds the label: a re-run of the labeled event's run
 		// accepts its head as the first attempt did, once the host says
@@ -282,8 +282,8 @@ func readAcceptance(ctx context.Context, b *host.Build, previous func(context.Co
 // else, since, so only the host's answer counts.
 func labelActor(ctx context.Context, b *host.Build, ask func(context.Context, string) (gate.Actor, error), label string) (who gate.Actor, why string) {
 	who.Author = b.Author
-	labeled := b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, label)
-	replayed := labeled && b.RunAttempt > 1
+	labeled := b.StartedByLabel(label)
+	replayed := labeled && b.Replayed()
 	if labeled && !replayed {
 		who.AppliedBy, who.AppliedByBot = b.LabelAddedBy, b.LabelAddedByBot
 	}

@@ -95,6 +95,19 @@ type Build struct {
 	BaselineEvent bool
 }
 
+// StartedByLabel reports whether adding the label name started the run
+// (the change request's "labeled" event for it, compared without case).
+// A re-run (RunAttempt above 1) replays that event: see Replayed.
+func (b *Build) StartedByLabel(name string) bool {
+	return b.ChangeRequestEvent && b.LabelAdded != "" && strings.EqualFold(b.LabelAdded, name)
+}
+
+// Replayed reports whether the run is a re-run of an earlier one, whose
+// event it replays (RunAttempt above 1).
+func (b *Build) Replayed() bool {
+	return b.RunAttempt > 1
+}
+
 // HasLabel reports whether the change request carries the label (case
 // insensitive, as GitHub and GitLab compare labels).
 func (b *Build) HasLabel(name string) bool {
